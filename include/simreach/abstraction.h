@@ -1,0 +1,79 @@
+/* Enclosures, successor lists and the exact containment test (SPEC §5, §7).
+
+   The abstraction of a model over a set of cells lives on a communicator: cells are split
+   into contiguous blocks, one per rank; each rank encloses and checks its own block, and
+   the successor lists are gathered so that every rank holds all of them (the training loss
+   needs every cell's target list).  All verdicts are reduced so every rank agrees, and every
+   count and volume is independent of the number of ranks. */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/cells.h>
+#include <simreach/loss.h>
+#include <simreach/model.h>
+
+typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2 } SREnclosureType;
+extern const char *const SREnclosureTypes[];
+typedef enum { SR_TARGET_EMPIRICAL = 0, SR_TARGET_NOMINAL = 1, SR_TARGET_CERTIFIED = 2 } SRTargetType;
+extern const char *const SRTargetTypes[];
+
+/* Per-cell status of an enclosure or a containment test. */
+typedef enum { SR_CELL_OK = 0, SR_CELL_NOT_CONTAINED = 1, SR_CELL_NONFINITE = 2 } SRCellStatus;
+
+/* Sound enclosure E_k of f_phi over the (outward-rounded) box of each cell k in [kstart, kend).
+   E has (kend - kstart) rows of 2n doubles: lo[0..n) then hi[0..n).  status[k - kstart] is
+   SR_CELL_NONFINITE when a weight, input or result is NaN/Inf (E is then the entire space).
+   Not collective. */
+PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status);
+
+/* Certified list of one cell from its enclosure: every cell meeting E plus the sink if E leaves D
+   (grid index arithmetic when grid-aligned, the spatial index otherwise).  Not collective. */
+typedef struct _p_SRCellIndex *SRCellIndex; /* spatial index over free boxes */
+PetscErrorCode SRCellIndexCreate(SRCells cells, SRCellIndex *index);
+PetscErrorCode SRCellIndexDestroy(SRCellIndex *index);
+/* Cells whose outward box meets [lo, hi]; returns count and fills idx (capacity cap; count may exceed cap). */
+PetscErrorCode SRCellIndexQuery(SRCellIndex index, const double *lo, const double *hi, PetscInt cap, PetscInt *idx, PetscInt *count);
+
+/* Exact test E within union of C(k) (the sink standing for R^n \ D).  On failure a witness
+   point of E that no listed box (nor the sink) covers is written to witness (n doubles). */
+PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRCellStatus *status, double *witness);
+
+typedef struct {
+  double   succ_certified; /* mean |C(k)| (sink counts one) */
+  double   succ_minimal;   /* mean number of cells (+ sink) meeting E_k */
+  double   succ_empirical; /* mean number of cells (+ sink) hit by sampled f_phi(x), x in Psi_k */
+  double   vol_E;          /* mean vol(E_k) */
+  double   vol_union;      /* mean vol(union of the cells of C(k)) (sink excluded) */
+  PetscInt failures;       /* cells whose containment test failed */
+  PetscInt nonfinite;      /* cells with a NaN/Inf enclosure */
+} SRAbstractionMetrics;
+
+typedef struct _p_SRAbstraction *SRAbstraction;
+
+/* Collective on comm.  model and cells are borrowed (the guard swaps in candidates). */
+PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs);
+PetscErrorCode SRAbstractionSetEnclosureType(SRAbstraction abs, SREnclosureType type);
+PetscErrorCode SRAbstractionSetTarget(SRAbstraction abs, SRTargetType type, double mass, PetscInt samples_per_cell, uint64_t seed);
+PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs); /* -enclosure, -target, -target_mass, -target_samples */
+PetscErrorCode SRAbstractionDestroy(SRAbstraction *abs);
+/* Block [kstart, kend) of this rank for K cells. */
+PetscErrorCode SRAbstractionGetOwnership(SRAbstraction abs, PetscInt K, PetscInt *kstart, PetscInt *kend);
+/* Build the certified lists C(k) from E_k for (model, cells) and the targets T(k).  Collective. */
+PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells);
+/* Containment of every cell of (model, cells) in the stored C(k); nfail identical on all ranks;
+   first = lowest failing cell (-1 if none) with its witness broadcast.  Collective. */
+PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt *nfail, PetscInt *first, double *witness);
+/* Remove from C(k) every cell E_k (of the last accepted model/cells) no longer meets. Collective. */
+PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cells);
+/* Rebuild the targets T(k) (subset of C(k)) for the current model/cells.  Collective. */
+PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCells cells);
+PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells cells, SRAbstractionMetrics *m);
+PetscErrorCode SRAbstractionGetCertified(SRAbstraction abs, const SRSuccessorList **C);
+PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList **T);
+/* Replace the lists (resume from a checkpoint).  Collective; every rank passes the same lists. */
+PetscErrorCode SRAbstractionSetLists(SRAbstraction abs, const SRSuccessorList *C, const SRSuccessorList *T);
+PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer);
+
+PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *L);
+PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L);
+PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList *to);

@@ -1,0 +1,19 @@
+/* simreach: common definitions shared by every object of the library. */
+#pragma once
+
+#include <petscsys.h>
+#include <stdint.h>
+
+/* PETSc 3.18 (Debian 12) predates PETSC_SUCCESS. */
+#ifndef PETSC_SUCCESS
+  #define PETSC_SUCCESS 0
+#endif
+
+#define SR_VERSION_MAJOR 0
+#define SR_VERSION_MINOR 1
+#define SR_VERSION_STRING "0.1.0"
+
+/* Largest state dimension of any system of SPEC §2 (Dubins car). */
+#define SR_MAX_DIM 3
+/* Largest number of hidden layers of the MLP (SPEC §3). */
+#define SR_MAX_LAYERS 8

@@ -1,0 +1,44 @@
+/* The simulation loss L_sim, the hard metric H and eps-coverage of SPEC §6. */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/cells.h>
+
+/* Soft operators with max shift: softmin_tau(a) = -tau log sum exp(-a_j / tau),
+   softmax_tau(a) = tau log sum exp(a_i / tau).  If w is non-NULL it receives the weights
+   d softmin / d a_j (a softmin / softmax distribution). */
+double SRSoftmin(PetscInt n, const double *a, double tau, double *w);
+double SRSoftmax(PetscInt n, const double *a, double tau, double *w);
+
+/* A CSR list of candidate successors per cell; the index K stands for the sink. */
+typedef struct {
+  PetscInt  K;
+  PetscInt *ptr; /* K + 1 */
+  PetscInt *idx;
+} SRSuccessorList;
+
+typedef enum { SR_ASSIGN_HARD = 0, SR_ASSIGN_GAUSS = 1 } SRAssignType;
+extern const char *const SRAssignTypes[];
+
+typedef struct {
+  double       tau, eps, lambda_eps;
+  SRAssignType assign;
+  PetscInt     assign_neighbors;
+} SRLossParams;
+
+typedef struct {
+  double Lsim;        /* L_sim (smooth) */
+  double H;           /* hard metric: the same expression with min / max */
+  double coverage;    /* eps-coverage */
+  double gap_min;     /* max over samples of min(a) - softmin_tau(a) (measured tau log n check) */
+  double gap_max;     /* softmax_tau(r) - max(r) */
+  double taulogn;     /* tau log n for the largest candidate set (successors) */
+  double taulogN;     /* tau log N for the sample softmax */
+} SRLossValues;
+
+/* L_sim over N samples X with images Y = f_phi(X) and targets T.
+   dY (N x n) and dtheta (2 n K: dc then dw, same layout as cells) receive dL_sim/dY and
+   dL_sim/dtheta when non-NULL (overwritten).  Not collective: the caller reduces. */
+PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val, double *dY, double *dtheta);
+/* H, coverage on the (held-out) samples; fills val->H and val->coverage only. */
+PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val);

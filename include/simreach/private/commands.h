@@ -1,0 +1,12 @@
+/* The subcommands of the simreach program; each lives in src/command_<name>.c.
+   argc/argv are what follows the subcommand word; options are already in the database. */
+#pragma once
+
+#include <simreach.h>
+
+PetscErrorCode SRCommandTrain(MPI_Comm comm);                      /* simreach train    (SPEC §8) */
+PetscErrorCode SRCommandAbstract(MPI_Comm comm);                   /* simreach abstract (SPEC §5, §7) */
+PetscErrorCode SRCommandStudy(MPI_Comm comm);                      /* simreach study    (SPEC §9) */
+PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[]); /* simreach gather FILE.h5 */
+/* Error out, naming them, if options were given that nothing read (like -options_left). */
+PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);

@@ -1,0 +1,56 @@
+/* One guarded training run for one (beta, tau, seed) on a communicator (SPEC §8). */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/abstraction.h>
+
+typedef enum { SR_GUARD_REJECT = 0, SR_GUARD_BACKTRACK = 1, SR_GUARD_PROJECT = 2, SR_GUARD_NONE = 3 } SRGuardType;
+extern const char *const SRGuardTypes[];
+
+typedef enum { SR_RUN_PENDING = 0, SR_RUN_RUNNING = 1, SR_RUN_DONE = 2, SR_RUN_DIVERGED = 3, SR_RUN_INTERRUPTED = 4 } SRRunStatus;
+extern const char *const SRRunStatusNames[];
+
+/* One row of a run's checkpoint table (SPEC §8).  Everything but wall is a deterministic
+   function of the options and (beta, tau, seed), whatever the rank count. */
+typedef struct {
+  PetscInt checkpoint, epoch;
+  double   Lsim, H, task, pred_error, coverage;
+  double   succ_certified, succ_minimal, succ_empirical;
+  double   vol_E, vol_union;
+  double   gap_min, taulogn, gap_max, taulogN;
+  PetscInt accepted, rejected, backtracked;
+  PetscInt recheck_failures; /* containment redone with the other enclosure + sampled falsification */
+  PetscInt falsified;        /* cells where a sampled f_phi(x) escaped C(k) */
+  double   wall;             /* seconds since the run started (not reproducible) */
+} SRCheckpoint;
+#define SR_CHECKPOINT_NFIELDS 21
+
+typedef struct _p_SRRun *SRRun;
+
+/* Collective on comm. */
+PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run);
+/* Reads every knob of SPEC §3-§8 (-sys, -model, -mlp_widths, -cells, ..., -tao_*). */
+PetscErrorCode SRRunSetFromOptions(SRRun run);
+/* The sweep's grid point; overrides -beta / -tau / -seed. */
+PetscErrorCode SRRunSetGridPoint(SRRun run, double beta, double tau, PetscInt seed);
+PetscErrorCode SRRunSetUp(SRRun run);
+/* Called on every rank of the run after each checkpoint (the study writes it to HDF5). */
+PetscErrorCode SRRunSetMonitor(SRRun run, PetscErrorCode (*monitor)(SRRun, const SRCheckpoint *, void *), void *ctx);
+/* Collective: trains through all checkpoints (or from the restored one to the end).
+   Stops cleanly (status SR_RUN_INTERRUPTED) at the next checkpoint if *stop becomes nonzero on any rank. */
+PetscErrorCode SRRunSetStopFlag(SRRun run, volatile int *stop);
+PetscErrorCode SRRunSolve(SRRun run);
+PetscErrorCode SRRunGetStatus(SRRun run, SRRunStatus *status, const char **reason);
+PetscErrorCode SRRunGetCheckpoints(SRRun run, PetscInt *n, const SRCheckpoint **table);
+PetscErrorCode SRRunGetNumCheckpoints(SRRun run, PetscInt *ncheckpoints); /* -checkpoints */
+PetscErrorCode SRRunGetObjects(SRRun run, SRModel *model, SRCells *cells, SRAbstraction *abs);
+
+/* Complete state after a checkpoint, for resume (bit-identical continuation):
+   phi, Adam moments and step, theta, grid flag, counters, checkpoint index, and the
+   successor lists.  Both sizes are fixed by the options alone (the lists are stored at
+   their capacity), so the study can create its HDF5 datasets up front. */
+PetscErrorCode SRRunGetStateSizes(SRRun run, PetscInt *ndouble, PetscInt *nint);
+PetscErrorCode SRRunGetState(SRRun run, double *dstate, PetscInt *istate);
+PetscErrorCode SRRunSetState(SRRun run, const double *dstate, const PetscInt *istate);
+PetscErrorCode SRRunView(SRRun run, PetscViewer viewer);
+PetscErrorCode SRRunDestroy(SRRun *run);

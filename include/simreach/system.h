@@ -1,0 +1,44 @@
+/* The systems of SPEC §2 as rows of one table.
+
+   A system is a value (constants + function pointers); SRSystemCreate copies the table row
+   and applies the options (-sr_pendulum_g, ...).  The pendulum's LQR gain is computed by
+   discrete Riccati iteration on the linearisation at the upright equilibrium. */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/interval.h>
+
+typedef struct _n_SRTaylor *SRTaylorVec; /* forward: see enclosure.h */
+typedef struct _p_SRSystem *SRSystem;
+
+struct _p_SRSystem {
+  char      name[16];
+  PetscInt  n;                 /* state dimension */
+  PetscInt  nu;                /* control dimension (0: dynamics mode only) */
+  double    dlo[SR_MAX_DIM];   /* domain D = [dlo, dhi] */
+  double    dhi[SR_MAX_DIM];
+  double    umax;              /* |u| <= umax */
+  double    dt;
+  double    param[8];          /* system constants (pendulum: g, b; dubins: v) */
+  double    K[SR_MAX_DIM];     /* reference feedback gain, u = clip(-K x) */
+  PetscBool has_controller;
+  /* point step y = F(x, u); u is ignored when nu == 0 */
+  void (*step)(SRSystem, const double *x, const double *u, double *y);
+  /* Jacobians dF/dx (n x n, row-major) and dF/du (n x nu) at (x, u) */
+  void (*step_jacobian)(SRSystem, const double *x, const double *u, double *Jx, double *Ju);
+  /* sound interval step: Y contains F(x, u) for all x in X, u in U */
+  void (*step_interval)(SRSystem, const SRInterval *X, const SRInterval *U, SRInterval *Y);
+};
+
+/* Logically collective on comm (reads options with the given prefix). name: toy1d|pendulum|dubins */
+PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefix[], SRSystem *sys);
+PetscErrorCode SRSystemDestroy(SRSystem *sys);
+PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer);
+/* List of the known names, for error messages: "toy1d, pendulum, dubins". */
+const char *SRSystemNames(void);
+/* Reference controller u_ref(x) = clip(-K x, -umax, umax). Error if the system has none. */
+void SRSystemReferenceControl(SRSystem sys, const double *x, double *u);
+/* True closed-loop reference step F_ref(x) = F(x, u_ref(x)) (dynamics with no control for toy1d). */
+void SRSystemReferenceStep(SRSystem sys, const double *x, double *y);
+/* The discrete LQR gain for (A, B, Q, R) by Riccati iteration; A n x n, B n x m row-major. */
+PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K);
