@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: set up (packages, build), then run the default study (jobs/pendulum.opts) on
+# 2 MPI ranks, print the verdict table, and write the analysis report to report/.
+# Extra arguments go to simreach (e.g. -force to overwrite an existing results.h5).
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$top/jobs/setup.sh"
+cd "$top"
+mpiflags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpiflags+=(--allow-run-as-root)
+out="${SR_OUTPUT:-results.h5}"
+extra=()
+[ -e "$out" ] && [[ " $* " != *" -resume "* ]] && [[ " $* " != *" -force "* ]] && {
+  echo "quickstart: $out exists; keeping it and writing results-$(date +%Y%m%d-%H%M%S).h5 instead (pass -force to overwrite, -resume to continue)"
+  out="results-$(date +%Y%m%d-%H%M%S).h5"
+}
+mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/pendulum.opts -output "$out" "${extra[@]}" "$@"
+if [ -f analysis/report.py ]; then
+  /usr/bin/python3 analysis/report.py "$out" -o report
+  echo "quickstart: report written to report/report.md"
+fi
