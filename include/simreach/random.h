@@ -18,6 +18,9 @@ typedef enum {
   SR_STREAM_TEST     = 7  /* tests and benchmarks */
 } SRStream;
 
+/* The Philox4x32-10 block function (Random123 conventions), exposed for known-answer tests. */
+void SRRandomPhilox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+/* 64 bits: Philox4x32-10 with key = seed, counter = (index, stream); words 1:0 of the block. */
 uint64_t SRRandomBits(uint64_t seed, uint64_t stream, uint64_t index);
 /* Uniform in [0, 1) with 53 random bits. */
 double SRRandomUniform(uint64_t seed, uint64_t stream, uint64_t index);
