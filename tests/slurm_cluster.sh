@@ -7,6 +7,7 @@
 # Everything lives in one temporary directory ($SR_CLUSTER_DIR): the munge key, socket and
 # pid, slurm.conf, the controller's state, the node's spool and both daemons' logs.  Nothing
 # in /etc or /run is touched; the client commands find the cluster through SLURM_CONF.
+# cred_expire=10 so a requeued job may start again after 10 s (default 120).
 # Only the daemons started here are stopped, by the pids they wrote (trap on EXIT).
 # Needs root (slurmd runs jobs as their submitter and must be able to setuid).
 # Knobs: SR_CLUSTER_CPUS (default 4: jobs oversubscribe the machine's cores on purpose),
@@ -48,7 +49,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$d/munge/munge.sock
+AuthInfo=socket=$d/munge/munge.sock,cred_expire=10
 StateSaveLocation=$d/state
 SlurmdSpoolDir=$d/spool/%n
 SlurmctldPidFile=$d/slurmctld.pid
