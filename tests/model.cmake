@@ -1,2 +1,3 @@
 # Runs of the random / system / model tests (serial: each checks values on one rank).
 sr_add_mpi_test(NAME random COMMAND test_random RANKS 1 TIMEOUT 60)
+sr_add_mpi_test(NAME system COMMAND test_system RANKS 1 TIMEOUT 120)

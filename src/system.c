@@ -1,0 +1,335 @@
+/* The systems of SPEC §2 as rows of one table: toy1d, pendulum, dubins.
+
+   Each row gives the point step F(x, u), its Jacobians and a sound interval extension
+   (SRInterval operations are outward rounded, so Y contains the exact real F(x, u) for every
+   x in X, u in U).  Constants are options read in SRSystemCreate; the pendulum's LQR gain is
+   computed, not typed in. */
+#include <simreach/system.h>
+
+#include <petscviewer.h>
+
+#define SR_LQR_MAX 8
+
+/* ---- toy1d: x' = a x + b sin(k x); param = (a, b, k) ------------------------------------- */
+static void SRStepToy1d_Private(SRSystem sys, const double *x, const double *u, double *y)
+{
+  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
+  y[0] = a * x[0] + b * sin(k * x[0]);
+}
+
+static void SRJacobianToy1d_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
+{
+  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
+  Jx[0] = a + b * k * cos(k * x[0]);
+}
+
+static void SRStepIntervalToy1d_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
+{
+  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
+  Y[0] = SRIntervalAdd(SRIntervalScale(a, X[0]), SRIntervalScale(b, SRIntervalSin(SRIntervalScale(k, X[0]))));
+}
+
+/* ---- pendulum: x = (th, w), semi-implicit Euler; param = (g, b) ---------------------------- */
+static void SRStepPendulum_Private(SRSystem sys, const double *x, const double *u, double *y)
+{
+  const double g = sys->param[0], b = sys->param[1], dt = sys->dt;
+  const double w1 = x[1] + dt * (g * sin(x[0]) - b * x[1] + u[0]);
+  y[0] = x[0] + dt * w1;
+  y[1] = w1;
+}
+
+static void SRJacobianPendulum_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
+{
+  const double g = sys->param[0], b = sys->param[1], dt = sys->dt;
+  const double dw_dth = dt * g * cos(x[0]), dw_dw = 1.0 - dt * b, dw_du = dt;
+  Jx[0] = 1.0 + dt * dw_dth; /* th' = th + dt w' */
+  Jx[1] = dt * dw_dw;
+  Jx[2] = dw_dth;
+  Jx[3] = dw_dw;
+  if (Ju) {
+    Ju[0] = dt * dw_du;
+    Ju[1] = dw_du;
+  }
+}
+
+/* w' = (1 - dt b) w + (dt g) sin th + dt u, written so that w appears once; the constant
+   products are enclosed as intervals because dt b and dt g are not exact in double. */
+static void SRStepIntervalPendulum_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
+{
+  const double     g = sys->param[0], b = sys->param[1], dt = sys->dt;
+  const SRInterval c1 = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
+  const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
+  const SRInterval w1 = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(c1, X[1]), SRIntervalMul(dtg, SRIntervalSin(X[0]))), SRIntervalScale(dt, U[0]));
+  Y[0] = SRIntervalAdd(X[0], SRIntervalScale(dt, w1));
+  Y[1] = w1;
+}
+
+/* ---- dubins: x = (px, py, h); param = (v) -------------------------------------------------- */
+static void SRStepDubins_Private(SRSystem sys, const double *x, const double *u, double *y)
+{
+  const double v = sys->param[0], dt = sys->dt;
+  y[0] = x[0] + v * dt * cos(x[2]);
+  y[1] = x[1] + v * dt * sin(x[2]);
+  y[2] = x[2] + dt * u[0];
+}
+
+static void SRJacobianDubins_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
+{
+  const double v = sys->param[0], dt = sys->dt;
+  for (int i = 0; i < 9; i++) Jx[i] = 0.0;
+  Jx[0] = Jx[4] = Jx[8] = 1.0;
+  Jx[2] = -v * dt * sin(x[2]);
+  Jx[5] = v * dt * cos(x[2]);
+  if (Ju) {
+    Ju[0] = Ju[1] = 0.0;
+    Ju[2] = dt;
+  }
+}
+
+static void SRStepIntervalDubins_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
+{
+  const double     v = sys->param[0], dt = sys->dt;
+  const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
+  Y[0] = SRIntervalAdd(X[0], SRIntervalMul(vdt, SRIntervalCos(X[2])));
+  Y[1] = SRIntervalAdd(X[1], SRIntervalMul(vdt, SRIntervalSin(X[2])));
+  Y[2] = SRIntervalAdd(X[2], SRIntervalScale(dt, U[0]));
+}
+
+/* ---- the table (SPEC §2 defaults) ------------------------------------------------------------ */
+#define SR_HALF_PI 1.5707963267948966192313216916398 /* rounded to nearest: the domain edge */
+
+static const struct _p_SRSystem SRSystemTable[] = {
+  {.name = "toy1d", .n = 1, .nu = 0, .dlo = {-2}, .dhi = {2}, .umax = 0, .dt = 1, .param = {0.9, 0.25, 3.0}, .K = {0}, .has_controller = PETSC_FALSE, .step = SRStepToy1d_Private, .step_jacobian = SRJacobianToy1d_Private, .step_interval = SRStepIntervalToy1d_Private},
+  {.name = "pendulum", .n = 2, .nu = 1, .dlo = {-1, -2}, .dhi = {1, 2}, .umax = 8, .dt = 0.05, .param = {9.81, 0.1}, .K = {0}, .has_controller = PETSC_TRUE, .step = SRStepPendulum_Private, .step_jacobian = SRJacobianPendulum_Private, .step_interval = SRStepIntervalPendulum_Private},
+  {.name = "dubins", .n = 3, .nu = 1, .dlo = {-2, -1, -SR_HALF_PI}, .dhi = {2, 1, SR_HALF_PI}, .umax = 1, .dt = 0.1, .param = {1.0}, .K = {0, 1.5, 2}, .has_controller = PETSC_TRUE, .step = SRStepDubins_Private, .step_jacobian = SRJacobianDubins_Private, .step_interval = SRStepIntervalDubins_Private},
+};
+#define SR_NSYSTEMS ((int)(sizeof(SRSystemTable) / sizeof(SRSystemTable[0])))
+
+const char *SRSystemNames(void)
+{
+  return "toy1d, pendulum, dubins";
+}
+
+static PetscErrorCode SRCheckPositive_Private(MPI_Comm comm, const char prefix[], const char opt[], double v)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(isfinite(v) && v > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%s%s = %g: must be a finite number > 0", prefix ? prefix : "", opt, v);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefix[], SRSystem *sys)
+{
+  SRSystem  s;
+  int       row = -1;
+  PetscBool match;
+
+  PetscFunctionBeginUser;
+  PetscCheck(name, comm, PETSC_ERR_ARG_NULL, "system name is NULL; allowed: %s", SRSystemNames());
+  for (int r = 0; r < SR_NSYSTEMS; r++) {
+    PetscCall(PetscStrcmp(name, SRSystemTable[r].name, &match));
+    if (match) row = r;
+  }
+  PetscCheck(row >= 0, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown system -sys %s; allowed: %s", name, SRSystemNames());
+  PetscCall(PetscNew(&s));
+  *s = SRSystemTable[row];
+
+  PetscOptionsBegin(comm, prefix, "System constants (SPEC 2)", "SRSystem");
+  if (row == 0) {
+    PetscCall(PetscOptionsReal("-toy1d_a", "linear coefficient a of x' = a x + b sin(k x)", "SRSystemCreate", s->param[0], &s->param[0], NULL));
+    PetscCall(PetscOptionsReal("-toy1d_b", "amplitude b of x' = a x + b sin(k x)", "SRSystemCreate", s->param[1], &s->param[1], NULL));
+    PetscCall(PetscOptionsReal("-toy1d_k", "frequency k of x' = a x + b sin(k x)", "SRSystemCreate", s->param[2], &s->param[2], NULL));
+  } else if (row == 1) {
+    PetscCall(PetscOptionsReal("-pendulum_g", "gravity g (m = l = 1)", "SRSystemCreate", s->param[0], &s->param[0], NULL));
+    PetscCall(PetscOptionsReal("-pendulum_b", "damping b", "SRSystemCreate", s->param[1], &s->param[1], NULL));
+    PetscCall(PetscOptionsReal("-pendulum_dt", "time step of the semi-implicit Euler step", "SRSystemCreate", s->dt, &s->dt, NULL));
+    PetscCall(PetscOptionsReal("-pendulum_umax", "torque bound |u| <= umax", "SRSystemCreate", s->umax, &s->umax, NULL));
+  } else {
+    PetscCall(PetscOptionsReal("-dubins_v", "forward speed v", "SRSystemCreate", s->param[0], &s->param[0], NULL));
+    PetscCall(PetscOptionsReal("-dubins_dt", "time step", "SRSystemCreate", s->dt, &s->dt, NULL));
+    PetscCall(PetscOptionsReal("-dubins_umax", "turn-rate bound |u| <= umax", "SRSystemCreate", s->umax, &s->umax, NULL));
+  }
+  PetscOptionsEnd();
+
+  for (int i = 0; i < 3; i++) PetscCheck(isfinite(s->param[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "system %s: constant %d is %g; must be finite", name, i, s->param[i]);
+  if (row == 1) {
+    PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_dt", s->dt));
+    PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_umax", s->umax));
+    PetscCheck(s->param[0] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%spendulum_g = %g: must be > 0 (upright equilibrium is unstable)", prefix ? prefix : "", s->param[0]);
+  } else if (row == 2) {
+    PetscCall(SRCheckPositive_Private(comm, prefix, "dubins_dt", s->dt));
+    PetscCall(SRCheckPositive_Private(comm, prefix, "dubins_umax", s->umax));
+  }
+
+  /* SPEC 2: the pendulum's gain is the discrete LQR gain (Q = I, R = 1) of the
+     linearisation of the semi-implicit Euler step at the upright equilibrium */
+  if (row == 1) {
+    const double zero[SR_MAX_DIM] = {0}, Q[4] = {1, 0, 0, 1}, R[1] = {1};
+    double       A[4], B[2];
+    s->step_jacobian(s, zero, zero, A, B);
+    PetscCall(SRLQRGain(2, 1, A, B, Q, R, s->K));
+  }
+  *sys = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSystemDestroy(SRSystem *sys)
+{
+  PetscFunctionBeginUser;
+  if (!sys || !*sys) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(*sys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
+{
+  PetscFunctionBeginUser;
+  if (!viewer) viewer = PETSC_VIEWER_STDOUT_WORLD;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "SRSystem %s: n = %" PetscInt_FMT ", nu = %" PetscInt_FMT ", dt = %g, umax = %g\n", sys->name, sys->n, sys->nu, sys->dt, sys->umax));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  for (PetscInt i = 0; i < sys->n; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "D[%" PetscInt_FMT "] = [%.17g, %.17g]\n", i, sys->dlo[i], sys->dhi[i]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "constants: %.17g %.17g %.17g\n", sys->param[0], sys->param[1], sys->param[2]));
+  if (sys->has_controller) {
+    char kstr[128] = "", buf[32];
+    for (PetscInt i = 0; i < sys->n; i++) {
+      PetscCall(PetscSNPrintf(buf, sizeof(buf), " %.17g", sys->K[i]));
+      PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "reference controller u = clip(-K x), K =%s\n", kstr));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "no reference controller (dynamics mode only)\n"));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* u = clip(-K x, -umax, umax) (SPEC 2); all systems have nu <= 1.  Leaves u untouched when the
+   system has no reference controller (nu = 0): SRModelCreate refuses that combination. */
+void SRSystemReferenceControl(SRSystem sys, const double *x, double *u)
+{
+  if (!sys->has_controller || sys->nu == 0) return;
+  double v = 0.0;
+  for (PetscInt i = 0; i < sys->n; i++) v -= sys->K[i] * x[i];
+  u[0] = fmin(fmax(v, -sys->umax), sys->umax);
+}
+
+void SRSystemReferenceStep(SRSystem sys, const double *x, double *y)
+{
+  double u[SR_MAX_DIM] = {0};
+  SRSystemReferenceControl(sys, x, u);
+  sys->step(sys, x, u, y);
+}
+
+/* Solve S X = G for X (m x n) by Gaussian elimination with partial pivoting; S is m x m. */
+static PetscErrorCode SRSolveSmall_Private(PetscInt m, PetscInt n, const double *S, const double *G, double *X)
+{
+  double a[SR_LQR_MAX * SR_LQR_MAX], b[SR_LQR_MAX * SR_LQR_MAX];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < m * m; i++) a[i] = S[i];
+  for (PetscInt i = 0; i < m * n; i++) b[i] = G[i];
+  for (PetscInt k = 0; k < m; k++) {
+    PetscInt p = k;
+    for (PetscInt i = k + 1; i < m; i++)
+      if (fabs(a[i * m + k]) > fabs(a[p * m + k])) p = i;
+    PetscCheck(a[p * m + k] != 0.0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "SRLQRGain: R + B^T P B is singular (R must be positive definite)");
+    if (p != k) {
+      for (PetscInt j = 0; j < m; j++) {
+        const double t = a[k * m + j];
+        a[k * m + j] = a[p * m + j];
+        a[p * m + j] = t;
+      }
+      for (PetscInt j = 0; j < n; j++) {
+        const double t = b[k * n + j];
+        b[k * n + j] = b[p * n + j];
+        b[p * n + j] = t;
+      }
+    }
+    for (PetscInt i = k + 1; i < m; i++) {
+      const double l = a[i * m + k] / a[k * m + k];
+      for (PetscInt j = k; j < m; j++) a[i * m + j] -= l * a[k * m + j];
+      for (PetscInt j = 0; j < n; j++) b[i * n + j] -= l * b[k * n + j];
+    }
+  }
+  for (PetscInt k = m - 1; k >= 0; k--) {
+    for (PetscInt j = 0; j < n; j++) {
+      double t = b[k * n + j];
+      for (PetscInt i = k + 1; i < m; i++) t -= a[k * m + i] * X[i * n + j];
+      X[k * n + j] = t / a[k * m + k];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* From P: PA = P A, G = B^T P A and K = (R + B^T P B)^{-1} G. */
+static PetscErrorCode SRRiccatiGain_Private(PetscInt n, PetscInt m, const double *A, const double *B, const double *R, const double *P, double *PA, double *G, double *K)
+{
+  double PB[SR_LQR_MAX * SR_LQR_MAX], S[SR_LQR_MAX * SR_LQR_MAX];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt j = 0; j < n; j++) {
+      double t = 0.0;
+      for (PetscInt k = 0; k < n; k++) t += P[i * n + k] * A[k * n + j];
+      PA[i * n + j] = t;
+    }
+    for (PetscInt j = 0; j < m; j++) {
+      double t = 0.0;
+      for (PetscInt k = 0; k < n; k++) t += P[i * n + k] * B[k * m + j];
+      PB[i * m + j] = t;
+    }
+  }
+  for (PetscInt i = 0; i < m; i++) {
+    for (PetscInt j = 0; j < m; j++) {
+      double t = R[i * m + j];
+      for (PetscInt k = 0; k < n; k++) t += B[k * m + i] * PB[k * m + j];
+      S[i * m + j] = t;
+    }
+    for (PetscInt j = 0; j < n; j++) {
+      double t = 0.0;
+      for (PetscInt k = 0; k < n; k++) t += B[k * m + i] * PA[k * n + j];
+      G[i * n + j] = t;
+    }
+  }
+  PetscCall(SRSolveSmall_Private(m, n, S, G, K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Discrete Riccati iteration P <- Q + A^T P A - A^T P B (R + B^T P B)^{-1} B^T P A from P = Q,
+   until the update is at rounding level; K = (R + B^T P B)^{-1} B^T P A.  Converges when
+   (A, B) is stabilisable and Q > 0. */
+PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K)
+{
+  double         P[SR_LQR_MAX * SR_LQR_MAX], Pn[SR_LQR_MAX * SR_LQR_MAX], PA[SR_LQR_MAX * SR_LQR_MAX], G[SR_LQR_MAX * SR_LQR_MAX];
+  const PetscInt maxit = 1000000;
+  PetscBool      converged = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 1 && n <= SR_LQR_MAX && m >= 1 && m <= SR_LQR_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRLQRGain: n = %" PetscInt_FMT ", m = %" PetscInt_FMT "; allowed 1..%d", n, m, SR_LQR_MAX);
+  for (PetscInt i = 0; i < n * n; i++) P[i] = Q[i];
+  for (PetscInt it = 0; it < maxit && !converged; it++) {
+    double diff = 0.0, scale = 1.0;
+
+    PetscCall(SRRiccatiGain_Private(n, m, A, B, R, P, PA, G, K));
+    /* Pn = Q + A^T P A - G^T K, symmetrised */
+    for (PetscInt i = 0; i < n; i++) {
+      for (PetscInt j = 0; j < n; j++) {
+        double t = Q[i * n + j];
+        for (PetscInt k = 0; k < n; k++) t += A[k * n + i] * PA[k * n + j];
+        for (PetscInt k = 0; k < m; k++) t -= G[k * n + i] * K[k * n + j];
+        Pn[i * n + j] = t;
+      }
+    }
+    for (PetscInt i = 0; i < n; i++) {
+      for (PetscInt j = 0; j < i; j++) Pn[i * n + j] = Pn[j * n + i] = 0.5 * (Pn[i * n + j] + Pn[j * n + i]);
+    }
+    for (PetscInt i = 0; i < n * n; i++) {
+      PetscCheck(isfinite(Pn[i]), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: Riccati iteration diverged ((A, B) not stabilisable?)");
+      diff = fmax(diff, fabs(Pn[i] - P[i]));
+      scale = fmax(scale, fabs(Pn[i]));
+      P[i] = Pn[i];
+    }
+    converged = (PetscBool)(diff <= 1e-13 * scale);
+  }
+  PetscCheck(converged, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: Riccati iteration did not converge in %" PetscInt_FMT " steps", maxit);
+  /* the loop's K belongs to the previous iterate: recompute from the converged P */
+  PetscCall(SRRiccatiGain_Private(n, m, A, B, R, P, PA, G, K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
