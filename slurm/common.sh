@@ -50,3 +50,8 @@ sr_launch() {
   SR_CHILD=""
   return $rc
 }
+
+# sr_slice_file RESULTS.h5 I N: the file slice I of N is written to.
+sr_slice_file() {
+  echo "${1%.h5}.slice-$2-of-$3.h5"
+}
