@@ -47,8 +47,9 @@ SRInterval SRIntervalDiv(SRInterval a, SRInterval b)
   }
   /* 0 in b */
   if (b.lo == 0 && b.hi == 0) return SRIntervalEmpty();
-  if (a.lo <= 0 && 0 <= a.hi) return SRIntervalEntire();
-  if (a.hi < 0) {
+  if (a.lo == 0 && a.hi == 0) return (SRInterval){0.0, 0.0};
+  if (a.lo < 0 && 0 < a.hi) return SRIntervalEntire();
+  if (a.hi <= 0) { /* a <= 0: the sign of the quotient follows the sign of y in b \ {0} */
     if (b.lo == 0) return (SRInterval){-INFINITY, SRDivUp(a.hi, b.hi)};
     if (b.hi == 0) return (SRInterval){SRDivDown(a.hi, b.lo), INFINITY};
     return SRIntervalEntire();
