@@ -1,2 +1,3 @@
 # Runs of the cells and loss tests (serial: each checks values on one rank; SPEC §4, §6).
 sr_add_mpi_test(NAME cells COMMAND test_cells RANKS 1 TIMEOUT 120)
+sr_add_mpi_test(NAME loss COMMAND test_loss RANKS 1 TIMEOUT 120)

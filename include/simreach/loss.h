@@ -34,6 +34,10 @@ typedef struct {
   double gap_max;     /* softmax_tau(r) - max(r) */
   double taulogn;     /* tau log n for the largest candidate set (successors) */
   double taulogN;     /* tau log N for the sample softmax */
+  /* The two terms, so that a caller can reduce over ranks (log-sum-exp of L_r / tau, max of
+     the others): Lsim = Lsim_r + lambda_eps Lsim_eps, H = H_r + lambda_eps H_eps.  With
+     N = 0 they are the identities (-inf, -inf, -inf, 0), the gradients 0.  Added by cells/loss. */
+  double Lsim_r, Lsim_eps, H_r, H_eps;
 } SRLossValues;
 
 /* L_sim over N samples X with images Y = f_phi(X) and targets T.
