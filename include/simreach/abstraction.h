@@ -29,13 +29,18 @@ PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells c
 /* Certified list of one cell from its enclosure: every cell meeting E plus the sink if E leaves D
    (grid index arithmetic when grid-aligned, the spatial index otherwise).  Not collective. */
 typedef struct _p_SRCellIndex *SRCellIndex; /* spatial index over free boxes */
+/* The list itself: fills idx (capacity cap, sorted, sink = K last) and returns count (may exceed cap).
+   index may be NULL when cells are grid-aligned.  E must be finite (lo <= hi). */
+PetscErrorCode SRSuccessorsCertified(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt cap, PetscInt *idx, PetscInt *count);
 PetscErrorCode SRCellIndexCreate(SRCells cells, SRCellIndex *index);
 PetscErrorCode SRCellIndexDestroy(SRCellIndex *index);
 /* Cells whose outward box meets [lo, hi]; returns count and fills idx (capacity cap; count may exceed cap). */
 PetscErrorCode SRCellIndexQuery(SRCellIndex index, const double *lo, const double *hi, PetscInt cap, PetscInt *idx, PetscInt *count);
 
 /* Exact test E within union of C(k) (the sink standing for R^n \ D).  On failure a witness
-   point of E that no listed box (nor the sink) covers is written to witness (n doubles). */
+   point of E that no listed box (nor the sink) covers is written to witness (n doubles, may be NULL);
+   the witness is NaN when E is nonfinite (status SR_CELL_NONFINITE, never contained) or when the
+   uncovered part is thinner than the rounding of the boxes (still SR_CELL_NOT_CONTAINED). */
 PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRCellStatus *status, double *witness);
 
 typedef struct {
@@ -73,6 +78,8 @@ PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList 
 /* Replace the lists (resume from a checkpoint).  Collective; every rank passes the same lists. */
 PetscErrorCode SRAbstractionSetLists(SRAbstraction abs, const SRSuccessorList *C, const SRSuccessorList *T);
 PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer);
+/* Seconds this rank spent so far in enclosures, list building and containment tests. Not collective. */
+PetscErrorCode SRAbstractionGetPhaseTimes(SRAbstraction abs, double *t_enclosure, double *t_successors, double *t_containment);
 
 PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *L);
 PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L);

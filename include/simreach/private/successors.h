@@ -1,0 +1,67 @@
+/* Kernels shared by the successor lists, the containment test and the abstraction
+   (SPEC §5, §6, §7).  Private to src/successors.c, src/containment.c, src/abstraction.c. */
+#pragma once
+
+#include <simreach/abstraction.h>
+
+/* A growable array of PetscInt (the entries of one cell's list while it is built). */
+typedef struct {
+  PetscInt  n, cap;
+  PetscInt *a;
+} SRIntBuf;
+
+PetscErrorCode SRIntBufPush_Private(SRIntBuf *b, PetscInt v);
+PetscErrorCode SRIntBufReserve_Private(SRIntBuf *b, PetscInt cap);
+PetscErrorCode SRIntBufDestroy_Private(SRIntBuf *b);
+
+/* Closed boxes [alo, ahi] and [blo, bhi] share a point (false if any endpoint is NaN). */
+static inline PetscBool SRBoxMeets_Private(PetscInt n, const double *alo, const double *ahi, const double *blo, const double *bhi)
+{
+  for (PetscInt d = 0; d < n; d++)
+    if (!(alo[d] <= bhi[d] && blo[d] <= ahi[d])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* E = [elo, ehi] lies inside the closed domain D (so it cannot meet the sink R^n \ D). */
+static inline PetscBool SRBoxInsideDomain_Private(SRCells cells, const double *elo, const double *ehi)
+{
+  for (PetscInt d = 0; d < cells->n; d++)
+    if (!(cells->dlo[d] <= elo[d] && ehi[d] <= cells->dhi[d])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Every endpoint finite and lo <= hi. */
+static inline PetscBool SRBoxIsFinite_Private(PetscInt n, const double *lo, const double *hi)
+{
+  for (PetscInt d = 0; d < n; d++)
+    if (!(isfinite(lo[d]) && isfinite(hi[d]) && lo[d] <= hi[d])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Appends to out the certified list of SPEC §5 for a finite E (sorted, sink = K last). */
+PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, SRIntBuf *out);
+
+/* Pruning (SPEC §8): the entries of list[0..nlist) whose outward box still meets E (the sink
+   kept only while E leaves D), appended to out in the same order. */
+PetscErrorCode SRSuccessorsPruneAppend_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRIntBuf *out);
+
+/* The position in list[0..nlist) that a sampled image y is attributed to (SPEC §5 targets):
+   the first listed cell with d(y, j) = 0, else the sink if listed and d(y, sink) = 0, else the
+   listed entry nearest to y (first on ties).  nlist >= 1. */
+PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y);
+
+/* Target T(k) within C(k) (SPEC §5), appended to out; *ndistinct receives the number of
+   distinct entries hit by the samples (the empirical count of SPEC §6) when non-NULL,
+   whatever the target type.  work: caller scratch. */
+typedef struct {
+  SRTargetType type;
+  double       mass;
+  PetscInt     samples;
+  uint64_t     seed;
+} SRTargetParams;
+
+PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, SRIntBuf *out, PetscInt *ndistinct);
+
+/* Exact volume of the union of the outward boxes of the cells list[0..nlist) (the sink,
+   index K, skipped) by coordinate compression; summed in a fixed order. */
+PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol);

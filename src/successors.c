@@ -1,0 +1,359 @@
+/* Successor lists (SPEC §5): the CSR list object, the certified list of one cell from its
+   enclosure, pruning, the targets T(k) and the union volume of SPEC §6. */
+#include <simreach/private/successors.h>
+#include <simreach/random.h>
+
+const char *const SRTargetTypes[] = {"empirical", "nominal", "certified", "SRTargetType", "SR_TARGET_", NULL};
+
+/* Not collective.  nnz is the number of entries; ptr is zeroed for the caller to fill. */
+PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *L)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(K >= 0 && nnz >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "successor list: K = %" PetscInt_FMT " and nnz = %" PetscInt_FMT " must be >= 0", K, nnz);
+  L->K = K;
+  PetscCall(PetscCalloc1(K + 1, &L->ptr));
+  PetscCall(PetscMalloc1(PetscMax(nnz, 1), &L->idx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Accepts a zeroed or already destroyed list. */
+PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L)
+{
+  PetscFunctionBeginUser;
+  if (!L) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(L->ptr));
+  PetscCall(PetscFree(L->idx));
+  L->K = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* to must be zeroed or a list from SRSuccessorListCreate; its storage is replaced. */
+PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList *to)
+{
+  PetscInt nnz;
+
+  PetscFunctionBeginUser;
+  PetscCheck(from->ptr, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "successor list copy: the source list was never created");
+  if (from == to) PetscFunctionReturn(PETSC_SUCCESS);
+  nnz = from->ptr[from->K];
+  PetscCall(SRSuccessorListDestroy(to));
+  PetscCall(SRSuccessorListCreate(from->K, nnz, to));
+  PetscCall(PetscArraycpy(to->ptr, from->ptr, from->K + 1));
+  PetscCall(PetscArraycpy(to->idx, from->idx, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRIntBufReserve_Private(SRIntBuf *b, PetscInt cap)
+{
+  PetscFunctionBeginUser;
+  if (cap > b->cap) {
+    PetscInt  ncap = PetscMax(cap, 2 * b->cap + 16);
+    PetscInt *a;
+    PetscCall(PetscMalloc1(ncap, &a));
+    if (b->n) PetscCall(PetscArraycpy(a, b->a, b->n));
+    PetscCall(PetscFree(b->a));
+    b->a   = a;
+    b->cap = ncap;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRIntBufPush_Private(SRIntBuf *b, PetscInt v)
+{
+  PetscFunctionBeginUser;
+  if (b->n == b->cap) PetscCall(SRIntBufReserve_Private(b, b->n + 1));
+  b->a[b->n++] = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRIntBufDestroy_Private(SRIntBuf *b)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(b->a));
+  b->n = b->cap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Outward box of the grid-aligned cells of index i in dimension d meets [lo, hi] in that
+   dimension.  Grid-aligned cells are separable: c and w in dimension d depend on i only. */
+static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt stride, PetscInt i, double lo, double hi, PetscBool *right_of)
+{
+  const PetscInt n = cells->n, k = i * stride;
+  const double   olo = SRSubDown(cells->c[k * n + d], cells->w[k * n + d]);
+  const double   ohi = SRAddUp(cells->c[k * n + d], cells->w[k * n + d]);
+
+  *right_of = (PetscBool)(olo > hi);
+  return (PetscBool)(olo <= hi && lo <= ohi);
+}
+
+/* Index range [*a, *b] of the grid cells of dimension d whose outward box meets [lo, hi];
+   *a > *b when there is none.  Starts from the estimate and walks, so a rounding error in the
+   estimate costs a step, never a cell (the outward boxes are ordered in i). */
+static void SRGridRange_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi, PetscInt *a, PetscInt *b)
+{
+  const PetscInt N = cells->grid[d];
+  const double   h = (cells->dhi[d] - cells->dlo[d]) / (double)N;
+  double         t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) / h;
+  PetscInt       i;
+  PetscBool      right;
+
+  if (!(t >= 0.0)) t = 0.0;
+  if (t > (double)(N - 1)) t = (double)(N - 1);
+  i = (PetscInt)t;
+  if (!SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) {
+    if (right) {
+      while (i > 0 && !SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) i--;
+    } else {
+      while (i < N - 1 && !SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) i++;
+    }
+    if (!SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) {
+      *a = 1;
+      *b = 0;
+      return;
+    }
+  }
+  *a = *b = i;
+  while (*a > 0 && SRGridMeets1_Private(cells, d, stride, *a - 1, lo, hi, &right)) (*a)--;
+  while (*b < N - 1 && SRGridMeets1_Private(cells, d, stride, *b + 1, lo, hi, &right)) (*b)++;
+}
+
+/* SPEC §5: every cell whose outward box meets E, then the sink if E leaves D. */
+PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, SRIntBuf *out)
+{
+  const PetscInt n = cells->n;
+
+  PetscFunctionBeginUser;
+  PetscCheck(SRBoxIsFinite_Private(n, elo, ehi), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "certified successors need a finite enclosure with lo <= hi");
+  if (cells->grid_aligned) {
+    PetscInt a[SR_MAX_DIM] = {0}, b[SR_MAX_DIM] = {0}, stride[SR_MAX_DIM], s = 1;
+    PetscBool empty = PETSC_FALSE;
+
+    for (PetscInt d = 0; d < n; d++) {
+      stride[d] = s;
+      SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a[d], &b[d]);
+      if (a[d] > b[d]) empty = PETSC_TRUE;
+      s *= cells->grid[d];
+    }
+    if (!empty) {
+      /* k = i0 + N0 (i1 + N1 i2): dimension 0 innermost gives increasing k. */
+      for (PetscInt i2 = (n > 2 ? a[2] : 0); i2 <= (n > 2 ? b[2] : 0); i2++)
+        for (PetscInt i1 = (n > 1 ? a[1] : 0); i1 <= (n > 1 ? b[1] : 0); i1++)
+          for (PetscInt i0 = a[0]; i0 <= b[0]; i0++) {
+            const PetscInt k = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
+            PetscCall(SRIntBufPush_Private(out, k));
+          }
+    }
+  } else {
+    PetscInt count, start = out->n;
+
+    PetscCheck(index, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "certified successors of free cells need a cell index (SRCellIndexCreate)");
+    PetscCall(SRCellIndexQuery(index, elo, ehi, out->cap - start, out->a ? out->a + start : NULL, &count));
+    if (count > out->cap - start) {
+      PetscCall(SRIntBufReserve_Private(out, start + count));
+      PetscCall(SRCellIndexQuery(index, elo, ehi, out->cap - start, out->a + start, &count));
+    }
+    out->n = start + count;
+  }
+  if (!SRBoxInsideDomain_Private(cells, elo, ehi)) PetscCall(SRIntBufPush_Private(out, cells->K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSuccessorsCertified(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt cap, PetscInt *idx, PetscInt *count)
+{
+  SRIntBuf b = {0, 0, NULL};
+
+  PetscFunctionBeginUser;
+  PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, elo, ehi, &b));
+  *count = b.n;
+  if (idx) PetscCall(PetscArraycpy(idx, b.a, PetscMin(cap, b.n)));
+  PetscCall(SRIntBufDestroy_Private(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A cell whose outward box misses E covers no point of E, and the sink (R^n \ D) covers none
+   when E is inside D: dropping them keeps E within the union (SPEC §8 pruning). */
+PetscErrorCode SRSuccessorsPruneAppend_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRIntBuf *out)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  double         lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+  const PetscBool inside = SRBoxInsideDomain_Private(cells, elo, ehi);
+
+  PetscFunctionBeginUser;
+  for (PetscInt t = 0; t < nlist; t++) {
+    const PetscInt j = list[t];
+    if (j == K) {
+      if (!inside) PetscCall(SRIntBufPush_Private(out, j));
+      continue;
+    }
+    SRCellsBoxOuter(cells, j, lo, hi);
+    if (SRBoxMeets_Private(n, lo, hi, elo, ehi)) PetscCall(SRIntBufPush_Private(out, j));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
+{
+  const PetscInt K    = cells->K;
+  PetscInt       sink = -1, best = 0;
+  double         dbest = PETSC_INFINITY;
+
+  for (PetscInt t = 0; t < nlist; t++) {
+    if (list[t] == K) {
+      sink = t;
+      continue;
+    }
+    const double d = SRCellsDistance(cells, y, list[t], NULL, NULL, NULL);
+    if (d == 0.0) return t;
+    if (d < dbest) {
+      dbest = d;
+      best  = t;
+    }
+  }
+  if (sink >= 0) {
+    const double d = SRCellsSinkDistance(cells, y, NULL);
+    if (d == 0.0 || !(d >= dbest)) return sink;
+  }
+  return best;
+}
+
+/* Sample s of cell k: x uniform in the (inward-rounded, so inside the cell) box, coordinate d
+   drawn at index (k * samples + s) * n + d of SR_STREAM_TARGET: independent of the rank. */
+static void SRTargetSample_Private(SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt s, const double *lo, const double *hi, double *x)
+{
+  const PetscInt n = cells->n;
+  for (PetscInt d = 0; d < n; d++) {
+    const uint64_t idx = ((uint64_t)k * (uint64_t)tp->samples + (uint64_t)s) * (uint64_t)n + (uint64_t)d;
+    x[d]               = SRRandomRange(tp->seed, SR_STREAM_TARGET, idx, lo[d], hi[d]);
+    if (x[d] > hi[d]) x[d] = hi[d];
+    if (x[d] < lo[d]) x[d] = lo[d];
+  }
+}
+
+PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, SRIntBuf *out, PetscInt *ndistinct)
+{
+  const PetscInt n = cells->n;
+  const PetscBool sample = (PetscBool)(tp->type == SR_TARGET_EMPIRICAL || want_distinct);
+
+  PetscFunctionBeginUser;
+  PetscCheck(nlist >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": the certified list is empty, no target can be chosen", k);
+  if (ndistinct) *ndistinct = 0;
+  if (sample) {
+    const PetscInt S = tp->samples;
+    double        *X, *Y, lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+    PetscInt      *hits, *order, distinct = 0;
+
+    PetscCheck(S >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-target_samples %" PetscInt_FMT ": must be >= 1", S);
+    PetscCall(PetscMalloc4(S * n, &X, S * n, &Y, nlist, &hits, nlist, &order));
+    SRCellsBoxInner(cells, k, lo, hi);
+    for (PetscInt d = 0; d < n; d++)
+      if (!(lo[d] <= hi[d])) lo[d] = hi[d] = cells->c[k * n + d];
+    for (PetscInt s = 0; s < S; s++) SRTargetSample_Private(cells, tp, k, s, lo, hi, X + s * n);
+    PetscCall(SRModelEvaluate(model, S, X, Y));
+    PetscCall(PetscArrayzero(hits, nlist));
+    for (PetscInt s = 0; s < S; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, Y + s * n)]++;
+    for (PetscInt t = 0; t < nlist; t++) {
+      if (hits[t] > 0) distinct++;
+      order[t] = t;
+    }
+    if (ndistinct) *ndistinct = distinct;
+    if (tp->type == SR_TARGET_EMPIRICAL) {
+      /* SPEC §5: the smallest set carrying >= mass of the hits: most hits first, ties by index
+         (list order is increasing index, the sink last).  Insertion sort: lists are short. */
+      PetscInt cum = 0, start = out->n;
+      for (PetscInt a = 1; a < nlist; a++) {
+        const PetscInt v = order[a];
+        PetscInt       b = a - 1;
+        while (b >= 0 && (hits[order[b]] < hits[v] || (hits[order[b]] == hits[v] && list[order[b]] > list[v]))) {
+          order[b + 1] = order[b];
+          b--;
+        }
+        order[b + 1] = v;
+      }
+      for (PetscInt a = 0; a < nlist; a++) {
+        if (a > 0 && (double)cum >= tp->mass * (double)S) break;
+        if (hits[order[a]] == 0 && a > 0) break;
+        PetscCall(SRIntBufPush_Private(out, list[order[a]]));
+        cum += hits[order[a]];
+      }
+      PetscCall(PetscSortInt(out->n - start, out->a + start));
+    }
+    PetscCall(PetscFree4(X, Y, hits, order));
+  }
+  if (tp->type == SR_TARGET_CERTIFIED) {
+    for (PetscInt t = 0; t < nlist; t++) PetscCall(SRIntBufPush_Private(out, list[t]));
+  } else if (tp->type == SR_TARGET_NOMINAL) {
+    /* The listed cells (and the sink) containing f_phi(c_k); the nearest entry if none does. */
+    double   y[SR_MAX_DIM];
+    PetscInt start = out->n;
+
+    PetscCall(SRModelEvaluate(model, 1, cells->c + k * n, y));
+    for (PetscInt t = 0; t < nlist; t++) {
+      const double d = list[t] == cells->K ? SRCellsSinkDistance(cells, y, NULL) : SRCellsDistance(cells, y, list[t], NULL, NULL, NULL);
+      if (d == 0.0) PetscCall(SRIntBufPush_Private(out, list[t]));
+    }
+    if (out->n == start) PetscCall(SRIntBufPush_Private(out, list[SRSuccessorsHit_Private(cells, nlist, list, y)]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Coordinate compression: the sorted distinct endpoints of the boxes cut space into
+   elementary boxes, each either inside a box or outside all of them; mark the covered ones
+   and add their volumes in index order (a fixed order, so the sum never depends on ranks). */
+PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  PetscInt       m = 0, nc[SR_MAX_DIM] = {1, 1, 1}, ncell = 1;
+  double        *lo, *hi, *crd[SR_MAX_DIM];
+  PetscBool     *covered;
+
+  PetscFunctionBeginUser;
+  *vol = 0.0;
+  PetscCall(PetscMalloc2(nlist * n, &lo, nlist * n, &hi));
+  for (PetscInt t = 0; t < nlist; t++) {
+    if (list[t] == K) continue;
+    SRCellsBoxOuter(cells, list[t], lo + m * n, hi + m * n);
+    m++;
+  }
+  if (m == 0) {
+    PetscCall(PetscFree2(lo, hi));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt d = 0; d < n; d++) {
+    PetscInt c = 0;
+    PetscCall(PetscMalloc1(2 * m, &crd[d]));
+    for (PetscInt b = 0; b < m; b++) {
+      crd[d][c++] = lo[b * n + d];
+      crd[d][c++] = hi[b * n + d];
+    }
+    PetscCall(PetscSortRemoveDupsReal(&c, crd[d]));
+    nc[d] = c - 1;
+    ncell *= PetscMax(nc[d], 0);
+  }
+  PetscCall(PetscCalloc1(PetscMax(ncell, 1), &covered));
+  for (PetscInt b = 0; b < m && ncell > 0; b++) {
+    PetscInt a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0};
+    for (PetscInt d = 0; d < n; d++) {
+      PetscInt ilo, ihi;
+      PetscCall(PetscFindReal(lo[b * n + d], nc[d] + 1, crd[d], 0.0, &ilo));
+      PetscCall(PetscFindReal(hi[b * n + d], nc[d] + 1, crd[d], 0.0, &ihi));
+      a[d] = ilo;
+      z[d] = ihi - 1; /* elementary intervals [crd_i, crd_{i+1}] for ilo <= i < ihi */
+    }
+    for (PetscInt i2 = a[2]; i2 <= (n > 2 ? z[2] : 0); i2++)
+      for (PetscInt i1 = a[1]; i1 <= (n > 1 ? z[1] : 0); i1++)
+        for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) covered[i0 + nc[0] * (i1 + (n > 1 ? nc[1] : 1) * i2)] = PETSC_TRUE;
+  }
+  for (PetscInt i2 = 0; i2 < (n > 2 ? nc[2] : 1); i2++)
+    for (PetscInt i1 = 0; i1 < (n > 1 ? nc[1] : 1); i1++)
+      for (PetscInt i0 = 0; i0 < nc[0]; i0++) {
+        if (!covered[i0 + nc[0] * (i1 + (n > 1 ? nc[1] : 1) * i2)]) continue;
+        double v = crd[0][i0 + 1] - crd[0][i0];
+        if (n > 1) v *= crd[1][i1 + 1] - crd[1][i1];
+        if (n > 2) v *= crd[2][i2 + 1] - crd[2][i2];
+        *vol += v;
+      }
+  PetscCall(PetscFree(covered));
+  for (PetscInt d = 0; d < n; d++) PetscCall(PetscFree(crd[d]));
+  PetscCall(PetscFree2(lo, hi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
