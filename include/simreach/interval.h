@@ -63,12 +63,13 @@ static inline double SRSubUp(double a, double b) { return SRAddUp(a, -b); }
 static inline double SRSubDown(double a, double b) { return -SRAddUp(-a, b); }
 
 /* p = fl(a b), e = fma(a, b, -p) = a b - p exactly when |p| >= SR_EFT_TINY; below, a nonzero
-   error may round to 0, so the result is widened by one ulp unless the product is exactly 0. */
+   error may round to 0, so the result is widened by one ulp unless the product is exactly 0
+   (or underflowed to 0 with a negative exact value). */
 static inline double SRMulUp(double a, double b)
 {
   double p = a * b, e = fma(a, b, -p);
   if (e > 0) return SRNextUp(p);
-  if (!(fabs(p) >= SR_EFT_TINY) && a != 0 && b != 0 && e == 0) return SRNextUp(p);
+  if (!(fabs(p) >= SR_EFT_TINY) && a != 0 && b != 0 && e == 0 && (p != 0 || (a > 0) == (b > 0))) return SRNextUp(p);
   if (p == -INFINITY && isfinite(a) && isfinite(b)) return -DBL_MAX;
   return p;
 }
@@ -82,7 +83,7 @@ static inline double SRDivUp(double a, double b)
   double q = a / b, r = fma(-q, b, a);
   if (b > 0 ? r > 0 : r < 0) return SRNextUp(q);
   if (r == 0 && a != 0 && (fabs(a) < SR_EFT_TINY || fabs(q) < 0x1p-1021)) return SRNextUp(q);
-  if (q == -INFINITY && isfinite(a) && isfinite(b)) return -DBL_MAX;
+  if (q == -INFINITY && isfinite(a) && isfinite(b) && b != 0) return -DBL_MAX;
   return q;
 }
 static inline double SRDivDown(double a, double b) { return -SRDivUp(-a, b); }
@@ -152,8 +153,9 @@ static inline SRInterval SRIntervalSub(SRInterval a, SRInterval b)
 /* IEEE 1788 products of endpoints: 0 * inf = 0 (the set product never reaches inf). */
 static inline double SRMulUp_Private(double a, double b) { return (a == 0 || b == 0) ? 0.0 : SRMulUp(a, b); }
 static inline double SRMulDown_Private(double a, double b) { return (a == 0 || b == 0) ? 0.0 : SRMulDown(a, b); }
-static inline double SRMin_Private(double a, double b) { return a < b ? a : b; }
-static inline double SRMax_Private(double a, double b) { return a > b ? a : b; }
+/* min / max that keep a NaN first argument (clamps must not turn a NaN into a number) */
+static inline double SRMin_Private(double a, double b) { return b < a ? b : a; }
+static inline double SRMax_Private(double a, double b) { return b > a ? b : a; }
 /* The four endpoint products bound the product of the sets for every sign pattern (the
    bilinear map attains its extrema at corners), so mixed signs need no case analysis:
    [-1,3]*[-2,1] = [min(2,-1,-6,3), max(...)] = [-6,3]. */
