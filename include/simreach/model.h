@@ -23,6 +23,7 @@ struct _p_SRMLP {
   PetscInt cache_batch;
   double  *cache;                      /* activations of every layer for the last forward */
   double  *scratch;
+  PetscInt cache_nb;                   /* batch size of the last SRMLPForward (checked by Backward) */
 };
 
 /* Not collective. widths: the nhidden hidden widths. */
@@ -32,7 +33,8 @@ PetscErrorCode SRMLPDestroy(SRMLP *mlp);
 PetscErrorCode SRMLPInitialize(SRMLP mlp, uint64_t seed);
 /* Y (nb x nout) = N(X) (nb x nin); keeps the activations for SRMLPBackward. */
 PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y);
-/* After SRMLPForward on the same batch: grad += d(sum dY.N(X))/dparams; dX (nb x nin) if non-NULL. */
+/* After SRMLPForward on the same batch: grad += d(sum dY.N(X))/dparams; dX (nb x nin) is
+   overwritten with d(sum dY.N(X))/dX if non-NULL.  Error if nb differs from the last forward. */
 PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *grad, double *dX);
 /* Sound interval forward pass (outward rounded): Y contains N(x) for every x in X. */
 PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *Y);
@@ -52,13 +54,17 @@ struct _p_SRModel {
   PetscInt    scratch_len;
 };
 
+/* Not collective.  The MLP starts Glorot-initialised from seed 0; runs call
+   SRMLPInitialize(model->mlp, seed).  Error (naming -model and -sys) for a controller on a
+   system without a reference controller. */
 PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model);
 PetscErrorCode SRModelDestroy(SRModel *model);
 /* Y (nb x n) = f_phi(X). */
 PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, double *Y);
 /* After SRModelEvaluate on the same batch: grad += d(sum_i dY_i . f(x_i))/dphi. */
 PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad);
-/* Task loss of SPEC §3 on the batch; grad (nparams) += its gradient when non-NULL. */
+/* Task loss of SPEC §3 on the batch; grad (nparams) += its gradient when non-NULL.  Runs its
+   own forward pass on X (a following SRModelVJP must be on the same X). */
 PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, double *loss, double *grad);
 /* Sound enclosures of f_phi over the box [lo, hi]: interval and first-order Taylor model. */
 PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi);

@@ -1,0 +1,174 @@
+/* The learned map f_phi of SPEC §3 around the MLP N_phi:
+     dynamics:   f(x) = x + N(x),                 task = mean ||f(x) - F_ref(x)||^2
+     controller: f(x) = F(x, umax tanh(N(x))),    task = mean ||u(x) - u_ref(x)||^2
+   SRModelEncloseTaylor lives in src/taylor.c.  Not collective. */
+#include <simreach/model.h>
+
+const char *const SRModelTypes[] = {"dynamics", "controller", "SRModelType", "SR_MODEL_", NULL};
+
+PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model)
+{
+  SRModel m;
+
+  PetscFunctionBeginUser;
+  PetscCheck(type == SR_MODEL_DYNAMICS || type == SR_MODEL_CONTROLLER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-model %d: allowed dynamics, controller", (int)type);
+  PetscCheck(type != SR_MODEL_CONTROLLER || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
+  PetscCall(PetscNew(&m));
+  m->type = type;
+  m->sys  = sys;
+  m->n    = sys->n;
+  PetscCall(SRMLPCreate(sys->n, nhidden, widths, type == SR_MODEL_DYNAMICS ? sys->n : sys->nu, &m->mlp));
+  /* a usable default; the run re-initialises from its own seed (SPEC §3) */
+  PetscCall(SRMLPInitialize(m->mlp, 0));
+  *model = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRModelDestroy(SRModel *model)
+{
+  PetscFunctionBeginUser;
+  if (!model || !*model) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SRMLPDestroy(&(*model)->mlp));
+  PetscCall(PetscFree((*model)->scratch));
+  PetscCall(PetscFree(*model));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* scratch layout for a batch of nb: N (nb x nout) | work (nb x SR_MAX_DIM >= nb x nout) */
+static PetscErrorCode SRModelScratch_Private(SRModel model, PetscInt nb, double **N, double **work)
+{
+  const PetscInt len = PetscMax(nb, 1) * (model->mlp->width[model->mlp->nlayers] + SR_MAX_DIM);
+
+  PetscFunctionBeginUser;
+  if (len > model->scratch_len) {
+    PetscCall(PetscFree(model->scratch));
+    PetscCall(PetscMalloc1(len, &model->scratch));
+    model->scratch_len = len;
+  }
+  *N = model->scratch;
+  if (work) *work = model->scratch + PetscMax(nb, 1) * model->mlp->width[model->mlp->nlayers];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, double *Y)
+{
+  const PetscInt n = model->n;
+  SRSystem       sys = model->sys;
+  double        *N;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRModelScratch_Private(model, nb, &N, NULL));
+  PetscCall(SRMLPForward(model->mlp, nb, X, N));
+  if (model->type == SR_MODEL_DYNAMICS) {
+    for (PetscInt i = 0; i < nb * n; i++) Y[i] = X[i] + N[i];
+  } else {
+    const PetscInt nu = sys->nu;
+    for (PetscInt i = 0; i < nb; i++) {
+      double u[SR_MAX_DIM];
+      for (PetscInt j = 0; j < nu; j++) u[j] = sys->umax * tanh(N[i * nu + j]);
+      sys->step(sys, X + i * n, u, Y + i * n);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* grad += d/dphi sum_i dY_i . f(x_i).  dynamics: dN = dY.  controller: by the chain rule through
+   F, dN_ij = umax (1 - tanh(N_ij)^2) sum_k dY_ik dF_k/du_j (x_i, u_i). */
+PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad)
+{
+  const PetscInt n = model->n;
+  SRSystem       sys = model->sys;
+  double        *N, *dN;
+
+  PetscFunctionBeginUser;
+  PetscCheck(nb == model->mlp->cache_nb, PETSC_COMM_SELF, PETSC_ERR_ORDER, "SRModelVJP: batch of %" PetscInt_FMT " but the last SRModelEvaluate had %" PetscInt_FMT, nb, model->mlp->cache_nb);
+  if (model->type == SR_MODEL_DYNAMICS) {
+    PetscCall(SRMLPBackward(model->mlp, nb, dY, grad, NULL));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const PetscInt nu = sys->nu;
+  PetscCheck(nu <= SR_MAX_DIM, PETSC_COMM_SELF, PETSC_ERR_SUP, "SRModelVJP: %" PetscInt_FMT " controls; at most %d supported", nu, SR_MAX_DIM);
+  PetscCall(SRModelScratch_Private(model, nb, &N, &dN));
+  for (PetscInt i = 0; i < nb; i++) {
+    double u[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
+    for (PetscInt j = 0; j < nu; j++) u[j] = sys->umax * tanh(N[i * nu + j]);
+    sys->step_jacobian(sys, X + i * n, u, Jx, Ju);
+    for (PetscInt j = 0; j < nu; j++) {
+      const double t = tanh(N[i * nu + j]);
+      double       s = 0.0;
+      for (PetscInt k = 0; k < n; k++) s += dY[i * n + k] * Ju[k * nu + j];
+      dN[i * nu + j] = sys->umax * (1.0 - t * t) * s;
+    }
+  }
+  PetscCall(SRMLPBackward(model->mlp, nb, dN, grad, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SPEC §3 task losses; the gradient goes through SRMLPBackward with dL/dN. */
+PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, double *loss, double *grad)
+{
+  const PetscInt n = model->n;
+  SRSystem       sys = model->sys;
+  double        *N, *work, L = 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(nb >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRModelTaskLoss: batch of %" PetscInt_FMT " samples; the mean needs >= 1", nb);
+  PetscCall(SRModelScratch_Private(model, nb, &N, &work));
+  PetscCall(SRMLPForward(model->mlp, nb, X, N));
+  if (model->type == SR_MODEL_DYNAMICS) {
+    /* r = x + N(x) - F_ref(x); dL/dN = 2 r / nb into work (N stays valid for SRModelVJP) */
+    for (PetscInt i = 0; i < nb; i++) {
+      double yref[SR_MAX_DIM];
+      SRSystemReferenceStep(sys, X + i * n, yref);
+      for (PetscInt k = 0; k < n; k++) {
+        const double r = X[i * n + k] + N[i * n + k] - yref[k];
+        L += r * r;
+        work[i * n + k] = 2.0 * r / (double)nb;
+      }
+    }
+  } else {
+    const PetscInt nu = sys->nu;
+    for (PetscInt i = 0; i < nb; i++) {
+      double uref[SR_MAX_DIM];
+      SRSystemReferenceControl(sys, X + i * n, uref);
+      for (PetscInt j = 0; j < nu; j++) {
+        const double t = tanh(N[i * nu + j]), r = sys->umax * t - uref[j];
+        L += r * r;
+        work[i * nu + j] = 2.0 * r / (double)nb * sys->umax * (1.0 - t * t);
+      }
+    }
+  }
+  *loss = L / (double)nb;
+  if (grad) PetscCall(SRMLPBackward(model->mlp, nb, work, grad, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SPEC §7 interval: X + N(X) (dynamics), or the interval step at U = umax tanh(N(X)) intersected
+   with [-umax, umax] (true values of umax tanh lie there, so the intersection stays sound). */
+PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi)
+{
+  const PetscInt n = model->n;
+  SRSystem       sys = model->sys;
+  SRInterval     X[SR_MAX_DIM], Y[SR_MAX_DIM], N[SR_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    X[i] = SRIntervalMake(lo[i], hi[i]);
+    PetscCheck(!SRIntervalIsNaI(X[i]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRModelEncloseInterval: box [%g, %g] in dimension %" PetscInt_FMT " is not an interval", lo[i], hi[i], i);
+  }
+  PetscCall(SRMLPForwardInterval(model->mlp, X, N));
+  if (model->type == SR_MODEL_DYNAMICS) {
+    for (PetscInt i = 0; i < n; i++) Y[i] = SRIntervalAdd(X[i], N[i]);
+  } else {
+    SRInterval U[SR_MAX_DIM];
+    for (PetscInt j = 0; j < sys->nu; j++) U[j] = SRIntervalIntersect(SRIntervalScale(sys->umax, SRIntervalTanh(N[j])), SRIntervalMake(-sys->umax, sys->umax));
+    sys->step_interval(sys, X, U, Y);
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCheck(!SRIntervalIsNaI(Y[i]) && !SRIntervalIsEmpty(Y[i]), PETSC_COMM_SELF, PETSC_ERR_FP, "SRModelEncloseInterval: enclosure of dimension %" PetscInt_FMT " is not a valid interval (NaN in the weights?)", i);
+    elo[i] = Y[i].lo;
+    ehi[i] = Y[i].hi;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
