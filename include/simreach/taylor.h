@@ -29,3 +29,11 @@ SRTaylor   SRTaylorSin(PetscInt n, SRTaylor a);
 SRTaylor   SRTaylorCos(PetscInt n, SRTaylor a);
 /* Sound interval range of the model over xi in [-1,1]^n. */
 SRInterval SRTaylorRange(PetscInt n, SRTaylor a);
+/* C a for an interval constant C (e.g. an inexact product dt g): mid(C) a + (C - mid C) Range(a). */
+SRTaylor   SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a);
+
+typedef struct _p_SRSystem *SRSystem;
+/* Taylor step Y = F(X, U) of the system (SPEC §2; dispatches on sys->name): Y contains
+   F(x, u) for every x, u enclosed by X, U over the same cell coordinates.  U is ignored when
+   the system has no control (toy1d).  Not collective. */
+PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);

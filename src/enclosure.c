@@ -1,0 +1,287 @@
+/* Enclosure kernels over a block of cells (SPEC §7): interval, taylor1 and their intersection.
+
+   The interval kernel is a batched midpoint-radius propagation through the MLP (Rump 1999):
+   cells are processed SR_ENC_BLOCK at a time in structure-of-arrays layout so that every inner
+   loop runs over cells and vectorises.  For an affine layer z = W x + b with x in m +- r:
+       W x + b  in  M +- rho,   M = fl(W m + b),
+       rho = (R + A g)(1 + g) + DBL_MIN,  R = fl(|W| r),  g = (nin + 3) 2^-52,
+   where A bounds sum_j |W_ij m_j| + |b_i|: computed in floating point on the first layer, and
+   the precomputed upward row sum sum_j |W_ij| + |b_i| on later layers (their inputs are tanh
+   midpoints, |m_j| <= 1).  g covers gamma_{nin+1} (Higham Thm 3.1) for the error of M and the
+   1/(1 - gamma) of R and of the final three roundings with a factor-2 margin.
+   tanh is monotone and 1-Lipschitz: on [l, h] = [fl(M - rho), fl(M + rho)]
+       tanh in [T(l) - 2 eps - 2^-52 |l|, T(h) + 2 eps + 2^-52 |h|]  intersected with [-1, 1],
+   with T = SRTanhFast_Private (|T - tanh| <= eps, private/enclosure.h), the 2^-52 |l| term
+   for the rounding of l, the second eps for the final rounding (values <= 2 in magnitude).
+   Back to midpoint-radius: m = fl(a/2 + b/2) (|m| <= 1), r = fl(b/2 - a/2) + 2^-50 (>= 5u
+   more than needed).  The last layer and the true step use directed-rounding interval ops. */
+#include <simreach/abstraction.h>
+#include <simreach/private/enclosure.h>
+
+#include <float.h>
+
+const char *const SREnclosureTypes[] = {"interval", "taylor1", "both", "SREnclosureType", "SR_ENCLOSURE_", NULL};
+
+#define SR_ENC_BLOCK 64
+
+typedef struct {
+  SRMLP   mlp;
+  double *absW; /* |params| */
+  double *arow; /* upward bound of sum_j |W_ij| + |b_i| per row, layers >= 1 (offset boff) */
+  double *m0, *r0, *m1, *r1;
+  double  lo[SR_MAX_DIM * SR_ENC_BLOCK], hi[SR_MAX_DIM * SR_ENC_BLOCK];
+  double  nf[SR_ENC_BLOCK]; /* 0 while the cell's values are finite, NaN otherwise */
+  double  flops; /* per cell */
+} SREncWork_Private;
+
+static PetscErrorCode SREncWorkCreate_Private(SRMLP mlp, SREncWork_Private *w)
+{
+  const PetscInt mw = mlp->maxwidth;
+
+  PetscFunctionBeginUser;
+  w->mlp = mlp;
+  PetscCall(PetscMalloc2(mlp->nparams, &w->absW, mlp->nparams, &w->arow));
+  PetscCall(PetscMalloc4(mw * SR_ENC_BLOCK, &w->m0, mw * SR_ENC_BLOCK, &w->r0, mw * SR_ENC_BLOCK, &w->m1, mw * SR_ENC_BLOCK, &w->r1));
+  for (PetscInt p = 0; p < mlp->nparams; p++) w->absW[p] = fabs(mlp->params[p]);
+  w->flops = 0;
+  for (PetscInt l = 0; l < mlp->nlayers; l++) {
+    const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
+    for (PetscInt i = 0; i < nout; i++) {
+      double s = w->absW[mlp->boff[l] + i];
+      for (PetscInt j = 0; j < nin; j++) s = SRAddUp(s, w->absW[mlp->woff[l] + i * nin + j]);
+      w->arow[mlp->boff[l] + i] = s;
+    }
+    w->flops += 4.0 * nin * nout + 4.0 * nout + (l < mlp->nlayers - 1 ? 2 * 45.0 * nout : 0);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SREncWorkDestroy_Private(SREncWork_Private *w)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(w->absW, w->arow));
+  PetscCall(PetscFree4(w->m0, w->r0, w->m1, w->r1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One affine layer (+ tanh when hidden) over a block: inputs (m, r) -> outputs (mo, ro).
+   On the last layer mo, ro receive M and rho. */
+static void SREncLayer_Private(const SREncWork_Private *w, PetscInt l, const double *restrict m, const double *restrict r, double *restrict mo, double *restrict ro, double *restrict nf)
+{
+  const SRMLP    mlp = w->mlp;
+  const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+  const double  *aW = w->absW + mlp->woff[l], *ab = w->absW + mlp->boff[l];
+  const double   g = (double)(nin + 3) * 0x1p-52, g1 = 1.0 + g;
+  const int      last = l == mlp->nlayers - 1;
+
+  for (PetscInt i = 0; i < nout; i++) {
+    double M[SR_ENC_BLOCK], R[SR_ENC_BLOCK], A[SR_ENC_BLOCK];
+    for (int c = 0; c < SR_ENC_BLOCK; c++) {
+      M[c] = b[i];
+      R[c] = 0.0;
+    }
+    if (l == 0) {
+      for (int c = 0; c < SR_ENC_BLOCK; c++) A[c] = ab[i];
+      for (PetscInt j = 0; j < nin; j++) {
+        const double wij = W[i * nin + j], aij = aW[i * nin + j];
+        const double *restrict mj = m + j * SR_ENC_BLOCK, *restrict rj = r + j * SR_ENC_BLOCK;
+        for (int c = 0; c < SR_ENC_BLOCK; c++) {
+          M[c] += wij * mj[c];
+          A[c] += aij * fabs(mj[c]);
+          R[c] += aij * rj[c];
+        }
+      }
+    } else {
+      for (int c = 0; c < SR_ENC_BLOCK; c++) A[c] = w->arow[mlp->boff[l] + i];
+      for (PetscInt j = 0; j < nin; j++) {
+        const double wij = W[i * nin + j], aij = aW[i * nin + j];
+        const double *restrict mj = m + j * SR_ENC_BLOCK, *restrict rj = r + j * SR_ENC_BLOCK;
+        for (int c = 0; c < SR_ENC_BLOCK; c++) {
+          M[c] += wij * mj[c];
+          R[c] += aij * rj[c];
+        }
+      }
+    }
+    double *restrict moi = mo + i * SR_ENC_BLOCK, *restrict roi = ro + i * SR_ENC_BLOCK;
+    double rho[SR_ENC_BLOCK];
+    for (int c = 0; c < SR_ENC_BLOCK; c++) {
+      rho[c] = (R[c] + A[c] * g) * g1 + DBL_MIN;
+      nf[c] += (M[c] - M[c]) + (rho[c] - rho[c]); /* stays 0 while M, rho are finite, NaN after */
+    }
+    if (last) {
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        moi[c] = M[c];
+        roi[c] = rho[c];
+      }
+    } else {
+      double lo[SR_ENC_BLOCK], hi[SR_ENC_BLOCK], ylo[SR_ENC_BLOCK], yhi[SR_ENC_BLOCK];
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        lo[c] = M[c] - rho[c];
+        hi[c] = M[c] + rho[c];
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        const double nl = -fabs(lo[c]), nh = -fabs(hi[c]);
+        ylo[c] = nl > -20.0 ? nl : -20.0;
+        yhi[c] = nh > -20.0 ? nh : -20.0;
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        const double tl = copysign(SRTanhFastHalf_Private(-2.0 * ylo[c]), lo[c]);
+        const double th = copysign(SRTanhFastHalf_Private(-2.0 * yhi[c]), hi[c]);
+        ylo[c]          = tl - (2.0 * SR_TANH_FAST_ERR + fabs(lo[c]) * 0x1p-52);
+        yhi[c]          = th + (2.0 * SR_TANH_FAST_ERR + fabs(hi[c]) * 0x1p-52);
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        ylo[c] = ylo[c] > -1.0 ? ylo[c] : -1.0;
+        yhi[c] = yhi[c] < 1.0 ? yhi[c] : 1.0;
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        moi[c] = 0.5 * ylo[c] + 0.5 * yhi[c];
+        roi[c] = (0.5 * yhi[c] - 0.5 * ylo[c]) + 0x1p-50;
+      }
+    }
+  }
+}
+
+/* Interval enclosure of nb <= SR_ENC_BLOCK cells whose boxes are in w->lo / w->hi (SoA). */
+static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, PetscInt nb, double *E, SRCellStatus *status)
+{
+  const SRMLP    mlp = w->mlp;
+  const PetscInt n   = model->n;
+  double        *m = w->m0, *r = w->r0, *mo = w->m1, *ro = w->r1;
+
+  for (int c = 0; c < SR_ENC_BLOCK; c++) w->nf[c] = 0.0;
+  for (PetscInt d = 0; d < n; d++)
+    for (int c = 0; c < SR_ENC_BLOCK; c++) {
+      const double lo = w->lo[d * SR_ENC_BLOCK + c], hi = w->hi[d * SR_ENC_BLOCK + c];
+      const double mid = 0.5 * lo + 0.5 * hi;
+      m[d * SR_ENC_BLOCK + c] = mid;
+      r[d * SR_ENC_BLOCK + c] = PetscMax(SRSubUp(hi, mid), SRSubUp(mid, lo));
+      if (!(isfinite(lo) && isfinite(hi))) w->nf[c] = NAN;
+    }
+  for (PetscInt l = 0; l < mlp->nlayers; l++) {
+    double *t;
+    SREncLayer_Private(w, l, m, r, mo, ro, w->nf);
+    t  = m;
+    m  = mo;
+    mo = t;
+    t  = r;
+    r  = ro;
+    ro = t;
+  }
+  /* m, r: N(x) in m +- r for the cells of the block */
+  for (PetscInt c = 0; c < nb; c++) {
+    double    *Ec = E + 2 * n * c;
+    PetscBool  fin = PETSC_TRUE;
+    SRInterval X[SR_MAX_DIM], Y[SR_MAX_DIM];
+    for (PetscInt d = 0; d < n; d++) X[d] = SRIntervalMake(w->lo[d * SR_ENC_BLOCK + c], w->hi[d * SR_ENC_BLOCK + c]);
+    if (model->type == SR_MODEL_DYNAMICS) {
+      for (PetscInt d = 0; d < n; d++) {
+        const double M = m[d * SR_ENC_BLOCK + c], rho = r[d * SR_ENC_BLOCK + c];
+        Y[d] = SRIntervalMake(SRAddDown(X[d].lo, SRSubDown(M, rho)), SRAddUp(X[d].hi, SRAddUp(M, rho))); /* f = x + N(x) */
+      }
+    } else {
+      SRInterval U[SR_MAX_DIM];
+      for (PetscInt k = 0; k < model->sys->nu; k++) {
+        const double M = m[k * SR_ENC_BLOCK + c], rho = r[k * SR_ENC_BLOCK + c];
+        U[k] = SRIntervalScale(model->sys->umax, SRIntervalTanh(SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho))));
+      }
+      model->sys->step_interval(model->sys, X, U, Y);
+    }
+    for (PetscInt d = 0; d < n; d++) {
+      Ec[d]     = Y[d].lo;
+      Ec[n + d] = Y[d].hi;
+      fin       = (PetscBool)(fin && isfinite(Y[d].lo) && isfinite(Y[d].hi));
+    }
+    status[c] = (w->nf[c] == 0.0 && fin) ? SR_CELL_OK : SR_CELL_NONFINITE;
+  }
+}
+
+PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
+{
+  PetscLogEvent        ev;
+  const PetscInt       n  = model->n;
+  PetscBool            finite_weights = PETSC_TRUE;
+  SREncWork_Private    w;
+  SRTaylor            *tw = NULL;
+  double              *Et = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCheck(type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-enclosure %d: allowed interval, taylor1, both", (int)type);
+  PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
+  PetscCheck(0 <= kstart && kstart <= kend && kend <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell range [%" PetscInt_FMT ", %" PetscInt_FMT ") not within [0, %" PetscInt_FMT ")", kstart, kend, cells->K);
+  PetscCall(PetscLogEventRegister("SREnclosure", PETSC_OBJECT_CLASSID, &ev)); /* returns the existing id after the first call */
+  PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
+  for (PetscInt p = 0; p < model->mlp->nparams; p++)
+    if (!isfinite(model->mlp->params[p])) finite_weights = PETSC_FALSE;
+  if (!finite_weights) {
+    for (PetscInt k = kstart; k < kend; k++) {
+      for (PetscInt d = 0; d < n; d++) {
+        E[2 * n * (k - kstart) + d]     = -INFINITY;
+        E[2 * n * (k - kstart) + n + d] = INFINITY;
+      }
+      status[k - kstart] = SR_CELL_NONFINITE;
+    }
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SREncWorkCreate_Private(model->mlp, &w));
+  if (type != SR_ENCLOSURE_INTERVAL) PetscCall(PetscMalloc1(2 * model->mlp->maxwidth, &tw));
+  if (type == SR_ENCLOSURE_BOTH) PetscCall(PetscMalloc1(2 * n * SR_ENC_BLOCK, &Et));
+  for (PetscInt k0 = kstart; k0 < kend; k0 += SR_ENC_BLOCK) {
+    const PetscInt nb = PetscMin((PetscInt)SR_ENC_BLOCK, kend - k0);
+    double        *Eb = E + 2 * n * (k0 - kstart);
+    SRCellStatus  *sb = status + (k0 - kstart);
+    for (PetscInt c = 0; c < SR_ENC_BLOCK; c++) {
+      double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+      SRCellsBoxOuter(cells, k0 + PetscMin(c, nb - 1), lo, hi); /* pad with the last cell */
+      for (PetscInt d = 0; d < n; d++) {
+        w.lo[d * SR_ENC_BLOCK + c] = lo[d];
+        w.hi[d * SR_ENC_BLOCK + c] = hi[d];
+      }
+    }
+    if (type != SR_ENCLOSURE_TAYLOR1) SREncBlockInterval_Private(&w, model, nb, Eb, sb);
+    if (type != SR_ENCLOSURE_INTERVAL) {
+      double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
+      for (PetscInt c = 0; c < nb; c++) {
+        double    lo[SR_MAX_DIM], hi[SR_MAX_DIM], *Ec = Eo + 2 * n * c;
+        PetscBool fin = PETSC_TRUE;
+        for (PetscInt d = 0; d < n; d++) {
+          lo[d] = w.lo[d * SR_ENC_BLOCK + c];
+          hi[d] = w.hi[d * SR_ENC_BLOCK + c];
+          fin   = (PetscBool)(fin && isfinite(lo[d]) && isfinite(hi[d]));
+        }
+        if (fin) PetscCall(SRModelEncloseTaylorWork_Private(model, lo, hi, Ec, Ec + n, tw));
+        for (PetscInt d = 0; d < n; d++) fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
+        if (type == SR_ENCLOSURE_TAYLOR1) sb[c] = fin ? SR_CELL_OK : SR_CELL_NONFINITE;
+        else if (fin && sb[c] != SR_CELL_OK) {
+          /* both, interval box non-finite: the Taylor box alone is sound */
+          for (PetscInt d = 0; d < 2 * n; d++) Eb[2 * n * c + d] = Ec[d];
+          sb[c] = SR_CELL_OK;
+        } else if (fin) {
+          /* both: intersection of two sound boxes; an empty intersection (impossible for sound
+             operands) keeps the interval box */
+          for (PetscInt d = 0; d < n; d++) {
+            const double l = PetscMax(Eb[2 * n * c + d], Ec[d]), h = PetscMin(Eb[2 * n * c + n + d], Ec[n + d]);
+            if (l <= h) {
+              Eb[2 * n * c + d]     = l;
+              Eb[2 * n * c + n + d] = h;
+            }
+          }
+        }
+      }
+    }
+    for (PetscInt c = 0; c < nb; c++)
+      if (sb[c] == SR_CELL_NONFINITE)
+        for (PetscInt d = 0; d < n; d++) {
+          Eb[2 * n * c + d]     = -INFINITY;
+          Eb[2 * n * c + n + d] = INFINITY;
+        }
+  }
+  PetscCall(PetscLogFlops((type != SR_ENCLOSURE_TAYLOR1 ? w.flops : 0) * (kend - kstart) + (type != SR_ENCLOSURE_INTERVAL ? (double)(2 * (n + 3) * model->mlp->nparams) * (kend - kstart) : 0)));
+  PetscCall(PetscFree(Et));
+  PetscCall(PetscFree(tw));
+  PetscCall(SREncWorkDestroy_Private(&w));
+  PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
