@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The Slurm batch scripts on a real single-node Slurm cluster (tests/slurm_cluster.sh).
+#
+#   tests/slurm_jobs.sh sweep|requeue|array SIMREACH_BINARY [OPTIONS_FILE]
+#
+# Each mode first runs the study directly (mpiexec -n 2) as the reference, then:
+#   sweep    sbatch slurm/sweep.sbatch (2 ranks, srun --mpi=pmix) and, the fallback,
+#            SR_SRUN_MPI=mpiexec: both files must equal the reference
+#   requeue  `scontrol requeue` of a running sweep job (SIGTERM to every rank: they
+#            checkpoint, the job restarts with -resume), and USR1 to the batch shell only
+#            (`scancel --batch --signal=USR1`, what --signal=B:USR1@120 does): the script
+#            forwards it, the study checkpoints, the script requeues itself; both final
+#            files must equal the reference, and both jobs must have restarted
+#   array    slurm/submit_array.sh 2: two slice tasks and the afterok gather job; the merged
+#            file must equal the reference
+# "Equal" is dataset by dataset and attribute by attribute, except /runs/wall (wall-clock
+# seconds) and the 'options' attribute (it names the -output file); the canonical options are
+# compared.  Exit 0 pass, 1 fail, 77 skipped (no root, no Slurm, or simreach without the
+# commands the mode needs).
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+mode="${1:?usage: slurm_jobs.sh sweep|requeue|array SIMREACH [OPTIONS_FILE]}"
+export SIMREACH="${2:?give the simreach binary}"
+opts="${3:-$here/data/study_tiny.opts}"
+SIMREACH=$(readlink -f "$SIMREACH")
+opts=$(readlink -f "$opts")
+
+log() { echo "slurm_jobs[$mode]: $*" >&2; }
+fail() { log "FAIL: $*"; for f in "$work"/*.out; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
+
+if "$SIMREACH" study -help 2>&1 | grep -q "not built yet"; then
+  log "simreach study is not built yet: skipped"
+  exit 77
+fi
+if [ "$mode" = array ] && ! "$SIMREACH" gather -help 2>&1 | grep -q -- "-merge"; then
+  log "simreach gather has no -merge option yet: skipped"
+  exit 77
+fi
+
+. "$here/slurm_cluster.sh"
+work=$(mktemp -d /tmp/sr-slurm-jobs.XXXXXX)
+cleanup() {
+  sr_cluster_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+sr_cluster_start 4 || exit $?
+cd "$work" || exit 1
+export SR_OPTIONS="$opts" SR_SLURM_DIR="$top/slurm"
+
+# compare A.h5 B.h5: equal content (see the header); prints the differences.
+compare() {
+  /usr/bin/python3 - "$1" "$2" <<'EOF'
+import sys, h5py, numpy as np
+skip_dsets, skip_attrs = {"/runs/wall"}, {"options"}
+bad = []
+def attrs(name, a, b):
+    for k in sorted(set(a.attrs) | set(b.attrs)):
+        if k in skip_attrs: continue
+        if k not in a.attrs or k not in b.attrs: bad.append(f"{name}: attribute {k} only in one file"); continue
+        x, y = a.attrs[k], b.attrs[k]
+        if not np.array_equal(np.asarray(x), np.asarray(y)): bad.append(f"{name}: attribute {k} differs: {x!r} vs {y!r}")
+with h5py.File(sys.argv[1], "r") as A, h5py.File(sys.argv[2], "r") as B:
+    names = lambda f: (lambda l: (f.visit(l.append), l)[1])([])
+    na, nb = set(names(A)), set(names(B))
+    for n in sorted(na ^ nb): bad.append(f"/{n} only in one file")
+    attrs("/", A, B)
+    for n in sorted(na & nb):
+        a, b = A[n], B[n]
+        attrs("/" + n, a, b)
+        if not isinstance(a, h5py.Dataset) or "/" + n in skip_dsets: continue
+        x, y = a[()], b[()]
+        if x.shape != y.shape: bad.append(f"/{n}: shape {x.shape} vs {y.shape}"); continue
+        same = np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f" else np.array_equal(x, y)
+        if not same:
+            idx = np.argwhere(~((x == y) | (np.isnan(x) & np.isnan(y))) if x.dtype.kind == "f" else x != y)
+            bad.append(f"/{n}: {len(idx)} entries differ, first at {tuple(idx[0])}: {x[tuple(idx[0])]!r} vs {y[tuple(idx[0])]!r}")
+for m in bad: print("  " + m)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+mpiflags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpiflags+=(--allow-run-as-root)
+log "reference: mpiexec -n 2 simreach study -options_file $opts"
+mpiexec -n 2 "${mpiflags[@]}" "$SIMREACH" study -options_file "$opts" -output ref.h5 > ref.out 2>&1 || fail "reference study failed: $(cat ref.out)"
+
+# job_field JOB FIELD: one field of scontrol show job.
+job_field() { scontrol show job "$1" | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
+
+check_job() { # check_job JOB RESULTS.h5 WHAT
+  [ "$(sr_job_state "$1" | sort -u)" = COMPLETED ] || fail "$3: job $1 ended $(sr_job_state "$1" | tr '\n' ' ')"
+  compare ref.h5 "$2" || fail "$3: $2 differs from the direct mpiexec result"
+  log "ok: $3"
+}
+
+# wait_started JOB LOG: until the study runs in the job (its log names the command) + 2 s.
+wait_started() {
+  for _ in $(seq 1 240); do
+    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach.* study" "$2" 2> /dev/null && { sleep 2; return 0; }
+    sleep 0.25
+  done
+  fail "job $1 never started running"
+}
+
+case "$mode" in
+  sweep)
+    j1=$(SR_OUTPUT=pmix.h5 sbatch --parsable -n 2 -o pmix.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    j2=$(SR_OUTPUT=mpiexec.h5 SR_SRUN_MPI=mpiexec sbatch --parsable -n 2 -o mpiexec.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    sr_cluster_wait "$j1" "$j2" || fail "timeout"
+    check_job "$j1" pmix.h5 "sweep.sbatch with srun --mpi=pmix"
+    check_job "$j2" mpiexec.h5 "sweep.sbatch with SR_SRUN_MPI=mpiexec"
+    ;;
+  requeue)
+    j1=$(SR_OUTPUT=requeue.h5 sbatch --parsable -n 2 -o requeue.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    wait_started "$j1" requeue.out
+    [ -e requeue.h5 ] || fail "no results file while the job runs"
+    log "scontrol requeue $j1"
+    scontrol requeue "$j1" || fail "scontrol requeue"
+    j2=$(SR_OUTPUT=usr1.h5 sbatch --parsable -n 2 -o usr1.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    wait_started "$j2" usr1.out
+    log "USR1 to the batch shell of $j2"
+    scancel --batch --signal=USR1 "$j2" || fail "scancel --signal=USR1"
+    sr_cluster_wait "$j1" "$j2" || fail "timeout"
+    [ "$(job_field "$j1" Restarts)" -ge 1 ] || fail "job $j1 was not restarted"
+    [ "$(job_field "$j2" Restarts)" -ge 1 ] || fail "job $j2 did not requeue itself on USR1"
+    grep -q -- "-resume" requeue.out || fail "the requeued job $j1 did not resume"
+    grep -q "forwarded SIGUSR1" usr1.out || fail "USR1 was not forwarded to the study"
+    check_job "$j1" requeue.h5 "scontrol requeue of a running sweep, then -resume"
+    check_job "$j2" usr1.h5 "USR1 (B:) checkpoint, self-requeue, then -resume"
+    ;;
+  array)
+    read -r a g < <(SR_OUTPUT=array.h5 "$top/slurm/submit_array.sh" 2 -n 1) || fail "submit_array.sh"
+    sr_cluster_wait "$a" "$g" || fail "timeout"
+    [ "$(sr_job_state "$a" | sort -u)" = COMPLETED ] || fail "array job $a ended $(sr_job_state "$a" | tr '\n' ' ')"
+    check_job "$g" array.h5 "job array of 2 slices + afterok gather"
+    ;;
+  *) fail "unknown mode $mode (allowed: sweep, requeue, array)" ;;
+esac
+exit 0
