@@ -1,0 +1,91 @@
+/* The results file of the study (SPEC §9), one parallel HDF5 file; the schema is documented
+   in analysis/results-schema.md.  Every dataset is created collectively up front
+   (contiguous, early allocation, metadata flushed once); afterwards each rank group's
+   rank 0 writes its own rows with independent transfers, so no write after creation
+   touches HDF5 metadata and a kill -9 at any moment leaves a readable file. */
+#pragma once
+
+#include <simreach/study.h>
+#include <petscviewer.h>
+#include <hdf5.h>
+
+#define SR_RESULTS_FORMAT "simreach-results-1"
+#define SR_RESULTS_MAX_LIST 256 /* longest -beta / -tau / -seed_list */
+#define SR_RESULTS_REASON_LEN 128
+
+/* Check an HDF5 return code (negative = failure). */
+#define SRCallHDF5(...) \
+  do { \
+    if ((__VA_ARGS__) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
+  } while (0)
+/* Assign an HDF5 identifier and check it. */
+#define SRCallHDF5Id(id, ...) \
+  do { \
+    (id) = (__VA_ARGS__); \
+    if ((id) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
+  } while (0)
+
+/* Everything that fixes the shape of the file. Run r = (ib * ntau + it) * nseed + is. */
+typedef struct {
+  PetscInt nbeta, ntau, nseed;
+  double   beta[SR_RESULTS_MAX_LIST], tau[SR_RESULTS_MAX_LIST];
+  PetscInt seed[SR_RESULTS_MAX_LIST];
+  PetscInt nruns;
+  PetscInt nrows;    /* checkpoint table rows per run: checkpoints 0..-checkpoints */
+  PetscInt nparams;  /* network parameters */
+  PetscInt ntheta;   /* 2 n K */
+  PetscInt K;        /* cells */
+  PetscInt ncap;     /* capacity of the stored successor index list */
+  PetscInt ndstate, nistate;
+} SRResultsLayout;
+
+/* Columns of a checkpoint row: the fields of SRCheckpoint in order. */
+extern const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS];
+void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS]);
+
+/* Columns of /summary/table (per beta, tau: statistics over seeds). */
+#define SR_SUMMARY_NCOLS 18
+extern const char *const SRSummaryColumns[SR_SUMMARY_NCOLS];
+
+typedef struct _p_SRResults *SRResults;
+
+/* Collective on comm.  Creates file.part with every dataset, writes the grid and the
+   attributes, flushes, then renames it to file (atomic), so file is either absent or complete. */
+PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], SRResults *res);
+/* Collective on comm.  Opens an existing results file; errors naming the file if it is not
+   a readable simreach results file.  Read-only unless write. */
+PetscErrorCode SRResultsOpen(MPI_Comm comm, const char file[], PetscBool write, SRResults *res);
+PetscErrorCode SRResultsDestroy(SRResults *res); /* collective close */
+PetscErrorCode SRResultsGetLayout(SRResults res, const SRResultsLayout **lay);
+/* The canonical options text stored at creation (for the -resume check); owned by res. */
+PetscErrorCode SRResultsGetCanonicalOptions(SRResults res, const char **canonical);
+
+/* Independent reads/writes of one run's rows (any single rank). */
+PetscErrorCode SRResultsReadRunInfo(SRResults res, PetscInt r, PetscInt *status, PetscInt *last, PetscInt *slot);
+PetscErrorCode SRResultsWriteCheckpoint(SRResults res, PetscInt r, const SRCheckpoint *cp);
+PetscErrorCode SRResultsWriteState(SRResults res, PetscInt r, PetscInt slot, const double *d, const PetscInt *i);
+PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i);
+/* The "last complete checkpoint / slot" index; written after the slot it points to. */
+PetscErrorCode SRResultsWriteResume(SRResults res, PetscInt r, PetscInt last, PetscInt slot);
+PetscErrorCode SRResultsWriteStatus(SRResults res, PetscInt r, PetscInt status, const char reason[]);
+PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RESULTS_REASON_LEN]);
+/* Final network, cells theta = (c, w) and certified lists (CSR, sink = K). */
+PetscErrorCode SRResultsWriteFinal(SRResults res, PetscInt r, const double *params, const double *theta, const SRSuccessorList *C);
+/* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
+PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
+
+/* /summary (written by one rank, independent). */
+typedef struct {
+  double *spearman_run;    /* nruns */
+  double *spearman_tau;    /* ntau, pooled over the runs of each tau */
+  double  spearman_all;    /* pooled over every run */
+  double *table;           /* nbeta x ntau x SR_SUMMARY_NCOLS */
+  PetscInt failures, falsified, runs_done, runs_diverged;
+  double  gap_ratio_max;   /* max over rows of gap / (tau log n) */
+  PetscInt verdict[3];     /* spearman, reduction, containment: 1 holds, 0 not */
+} SRSummary;
+PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s);
+
+/* The gather phase of SPEC §9 on an open results file: computes the summary on every rank,
+   prints the table and verdict on viewer, and (write) stores /summary from rank 0.  Collective. */
+PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewer);

@@ -1,0 +1,376 @@
+/* Tests of the study's parts that stand on their own (SPEC §9): Spearman against brute-force
+   ranks and the closed form, the atomic ticket counter, the results file round trip with
+   independent single-rank writes, and the gather against hand-computed reductions.
+   Runs on 1, 2 and 4 ranks; every verdict is reduced over the ranks. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <simreach.h>
+#include <simreach/random.h>
+#include <simreach/private/results.h>
+#include <simreach/private/study_counter.h>
+
+static char tmpdir[256];
+
+static int AllTrue(int ok)
+{
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD);
+  return all;
+}
+
+/* Independent oracle: average rank by counting (1 + #smaller + (#equal - 1)/2), Pearson in long double. */
+static double SpearmanBrute(int n, const double *x, const double *y)
+{
+  long double rx[512], ry[512], mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+  for (int i = 0; i < n; i++) {
+    int lx = 0, ex = 0, ly = 0, ey = 0;
+    for (int j = 0; j < n; j++) {
+      lx += x[j] < x[i];
+      ex += x[j] == x[i];
+      ly += y[j] < y[i];
+      ey += y[j] == y[i];
+    }
+    rx[i] = 1 + lx + (ex - 1) / 2.0L;
+    ry[i] = 1 + ly + (ey - 1) / 2.0L;
+    mx += rx[i];
+    my += ry[i];
+  }
+  mx /= n;
+  my /= n;
+  for (int i = 0; i < n; i++) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  return (double)(sxy / sqrtl(sxx * syy));
+}
+
+static void test_spearman_no_ties_closed_form(void **state)
+{
+  int ok = 1;
+  for (int trial = 0; trial < 20; trial++) {
+    int    n = 5 + 7 * trial;
+    double x[512], y[512], d2 = 0;
+    for (int i = 0; i < n; i++) {
+      x[i] = SRRandomUniform(11, SR_STREAM_TEST, (uint64_t)(1000 * trial + i));
+      y[i] = x[i] + 0.5 * SRRandomUniform(12, SR_STREAM_TEST, (uint64_t)(1000 * trial + i));
+    }
+    for (int i = 0; i < n; i++) {
+      int rx = 1, ry = 1;
+      for (int j = 0; j < n; j++) {
+        rx += x[j] < x[i];
+        ry += y[j] < y[i];
+      }
+      d2 += (double)(rx - ry) * (rx - ry);
+    }
+    /* 1 - 6 sum d^2 / (n (n^2 - 1)) holds exactly without ties */
+    double exact = 1.0 - 6.0 * d2 / ((double)n * ((double)n * n - 1.0));
+    ok       = ok && fabs(SRSpearman(n, x, y) - exact) < 1e-12;
+  }
+  assert_true(AllTrue(ok));
+}
+
+static void test_spearman_ties_average_ranks(void **state)
+{
+  int ok = 1;
+  for (int trial = 0; trial < 20; trial++) {
+    int    n = 4 + 9 * trial;
+    double x[512], y[512];
+    for (int i = 0; i < n; i++) { /* few distinct values: many ties */
+      x[i] = floor(4 * SRRandomUniform(21, SR_STREAM_TEST, (uint64_t)(1000 * trial + i)));
+      y[i] = floor(3 * SRRandomUniform(22, SR_STREAM_TEST, (uint64_t)(1000 * trial + i))) + 0.25 * x[i];
+    }
+    double s = SRSpearman(n, x, y), b = SpearmanBrute(n, x, y);
+    ok       = ok && ((isnan(s) && isnan(b)) || fabs(s - b) < 1e-12);
+  }
+  /* hand-computed: x = (1, 2, 2, 3), y = (1, 3, 2, 4): ranks (1, 2.5, 2.5, 4), (1, 3, 2, 4) */
+  {
+    const double x[4] = {1, 2, 2, 3}, y[4] = {1, 3, 2, 4};
+    ok = ok && fabs(SRSpearman(4, x, y) - 4.5 / sqrt(4.5 * 5.0)) < 1e-14;
+  }
+  assert_true(AllTrue(ok));
+}
+
+static void test_spearman_undefined_is_nan(void **state)
+{
+  const double c[5] = {1, 1, 1, 1, 1}, x[5] = {1, 2, 3, 4, 5}, bad[5] = {1, 2, NAN, 4, 5};
+  int          ok = isnan(SRSpearman(5, c, x)) && isnan(SRSpearman(1, x, x)) && isnan(SRSpearman(5, x, bad)) && fabs(SRSpearman(5, x, x) - 1) < 1e-15;
+  assert_true(AllTrue(ok));
+}
+
+/* Every ticket 0..N-1 is taken exactly once, whichever rank takes it. */
+static void test_counter_each_ticket_once(void **state)
+{
+  const int   N = 200;
+  SRCounter   ctr;
+  int         mine[200], nmine = 0, ok = 1, *all = NULL, *counts = NULL;
+  PetscMPIInt rank, size;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  assert_int_equal(SRCounterCreate(PETSC_COMM_WORLD, 2, &ctr), 0);
+  for (;;) {
+    int64_t t;
+    assert_int_equal(SRCounterFetchAdd(ctr, 1, 1, &t), 0);
+    if (t >= N) break;
+    mine[nmine++] = (int)t;
+  }
+  all    = calloc(N, sizeof(int));
+  counts = calloc(N, sizeof(int));
+  for (int i = 0; i < nmine; i++) all[mine[i]]++;
+  MPI_Allreduce(all, counts, N, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);
+  for (int i = 0; i < N; i++) ok = ok && counts[i] == 1;
+  {
+    int64_t w0, w1;
+    MPI_Barrier(PETSC_COMM_WORLD);
+    assert_int_equal(SRCounterFetchAdd(ctr, 0, 0, &w0), 0);
+    assert_int_equal(SRCounterFetchAdd(ctr, 1, 0, &w1), 0);
+    ok = ok && w0 == 0 && w1 == N + size; /* untouched word, and one overshoot per rank */
+  }
+  MPI_Barrier(PETSC_COMM_WORLD);
+  assert_int_equal(SRCounterDestroy(&ctr), 0);
+  free(all);
+  free(counts);
+  assert_true(AllTrue(ok));
+}
+
+static void SmallLayout(SRResultsLayout *lay)
+{
+  memset(lay, 0, sizeof(*lay));
+  lay->nbeta   = 2;
+  lay->beta[0] = 0;
+  lay->beta[1] = 0.5;
+  lay->ntau    = 1;
+  lay->tau[0]  = 0.05;
+  lay->nseed   = 2;
+  lay->seed[0] = 1;
+  lay->seed[1] = 2;
+  lay->nruns   = 4;
+  lay->nrows   = 4;
+  lay->nparams = 7;
+  lay->K       = 3;
+  lay->ntheta  = 6;
+  lay->ncap    = 8;
+  lay->ndstate = 5;
+  lay->nistate = 3;
+}
+
+/* Synthetic checkpoint j of run r: deterministic values with a known Spearman and finals. */
+static void SyntheticCheckpoint(PetscInt r, PetscInt j, SRCheckpoint *cp)
+{
+  memset(cp, 0, sizeof(*cp));
+  cp->checkpoint = j;
+  cp->epoch      = 10 * j;
+  cp->Lsim       = 1.0 / (1 + j + r);
+  cp->H          = (j == 2 && r == 1) ? 5.0 : 2.0 / (1 + j); /* run 1 has one discordant row */
+  cp->pred_error = 0.01 * (1 + r);
+  cp->coverage   = 0.9 - 0.1 * (r / 2);
+  cp->succ_certified = r < 2 ? 4.0 : 2.0 + 0.5 * r;      /* beta = 0: runs 0, 1 */
+  cp->vol_E          = r < 2 ? 1.0 : 0.9;
+  cp->vol_union      = r < 2 ? 2.0 : 1.0 + 0.25 * (r - 2);
+  cp->gap_min        = 0.001;
+  cp->taulogn        = 0.05 * log(3.0);
+  cp->gap_max        = 0.002;
+  cp->taulogN        = 0.05 * log(100.0);
+  cp->recheck_failures = 0;
+  cp->wall             = 1e-3 * j;
+}
+
+static void WriteSynthetic(SRResults res, PetscMPIInt rank, PetscMPIInt size)
+{
+  for (PetscInt r = 0; r < 4; r++) {
+    if (r % size != rank) continue; /* one writer per run, like a group's rank 0 */
+    for (PetscInt j = 0; j < 4; j++) {
+      SRCheckpoint cp;
+      double       d[5];
+      PetscInt     iv[3];
+      SyntheticCheckpoint(r, j, &cp);
+      for (int k = 0; k < 5; k++) d[k] = 100 * r + 10 * j + k;
+      for (int k = 0; k < 3; k++) iv[k] = 1000 * r + 100 * j + k;
+      assert_int_equal(SRResultsWriteCheckpoint(res, r, &cp), 0);
+      assert_int_equal(SRResultsWriteState(res, r, j % 2, d, iv), 0);
+      assert_int_equal(SRResultsWriteResume(res, r, j, j % 2), 0);
+    }
+    {
+      double          params[7], theta[6];
+      PetscInt        ptr[4] = {0, 2, 3, 5}, idx[5] = {0, 1, 3, 1, 2};
+      SRSuccessorList C      = {3, ptr, idx};
+      for (int k = 0; k < 7; k++) params[k] = r + 0.125 * k;
+      for (int k = 0; k < 6; k++) theta[k] = -r - 0.5 * k;
+      assert_int_equal(SRResultsWriteFinal(res, r, params, theta, &C), 0);
+      assert_int_equal(SRResultsWriteStatus(res, r, SR_RUN_DONE, "done"), 0);
+    }
+  }
+}
+
+static void test_results_roundtrip(void **state)
+{
+  SRResultsLayout        lay;
+  const SRResultsLayout *got;
+  SRResults              res;
+  PetscMPIInt            rank, size;
+  char                   file[PETSC_MAX_PATH_LEN];
+  const char            *canon;
+  int                    ok = 1;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  SmallLayout(&lay);
+  snprintf(file, sizeof(file), "%s/roundtrip.h5", tmpdir);
+  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "-sys pendulum -beta 0,0.5", "-sys pendulum\n", &res), 0);
+  WriteSynthetic(res, rank, size);
+  assert_int_equal(SRResultsDestroy(&res), 0);
+
+  assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_FALSE, &res), 0);
+  assert_int_equal(SRResultsGetLayout(res, &got), 0);
+  assert_int_equal(SRResultsGetCanonicalOptions(res, &canon), 0);
+  ok = ok && !strcmp(canon, "-sys pendulum\n") && got->nruns == 4 && got->nrows == 4 && got->nparams == 7 && got->K == 3 && got->ncap == 8 && got->ndstate == 5 && got->nistate == 3;
+  ok = ok && got->beta[1] == 0.5 && got->tau[0] == 0.05 && got->seed[1] == 2;
+  for (PetscInt r = 0; r < 4; r++) {
+    double   table[4 * SR_CHECKPOINT_NFIELDS], d[5];
+    PetscInt status, last, slot, iv[3];
+    char     reason[SR_RESULTS_REASON_LEN];
+    assert_int_equal(SRResultsReadCheckpoints(res, r, table), 0);
+    for (PetscInt j = 0; j < 4; j++) {
+      SRCheckpoint cp;
+      double       row[SR_CHECKPOINT_NFIELDS];
+      SyntheticCheckpoint(r, j, &cp);
+      SRResultsPackCheckpoint(&cp, row);
+      ok = ok && !memcmp(row, table + j * SR_CHECKPOINT_NFIELDS, sizeof(row));
+    }
+    assert_int_equal(SRResultsReadRunInfo(res, r, &status, &last, &slot), 0);
+    ok = ok && status == SR_RUN_DONE && last == 3 && slot == 1;
+    assert_int_equal(SRResultsReadState(res, r, 0, d, iv), 0); /* slot 0 holds checkpoint 2 */
+    for (int k = 0; k < 5; k++) ok = ok && d[k] == 100 * r + 20 + k;
+    for (int k = 0; k < 3; k++) ok = ok && iv[k] == 1000 * r + 200 + k;
+    assert_int_equal(SRResultsReadReason(res, r, reason), 0);
+    ok = ok && !strcmp(reason, "done");
+  }
+  assert_int_equal(SRResultsDestroy(&res), 0);
+  assert_true(AllTrue(ok));
+}
+
+/* A file that is not a results file is refused, and left byte-identical. */
+static void test_results_refuses_foreign_files(void **state)
+{
+  SRResults   res = NULL;
+  PetscMPIInt rank;
+  char        file[PETSC_MAX_PATH_LEN], buf[64] = "";
+  int         ok;
+  FILE       *f;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  snprintf(file, sizeof(file), "%s/foreign.h5", tmpdir);
+  if (rank == 0) {
+    f = fopen(file, "w");
+    fputs("not an HDF5 file\n", f);
+    fclose(f);
+  }
+  MPI_Barrier(PETSC_COMM_WORLD);
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  ok = SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_FALSE, &res) != 0;
+  snprintf(file, sizeof(file), "%s/missing.h5", tmpdir);
+  ok = ok && SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_FALSE, &res) != 0;
+  PetscPopErrorHandler();
+  snprintf(file, sizeof(file), "%s/foreign.h5", tmpdir);
+  f = fopen(file, "r");
+  ok = ok && f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "not an HDF5 file\n");
+  if (f) fclose(f);
+  assert_true(AllTrue(ok));
+}
+
+/* The gather against reductions computed by hand from the synthetic rows. */
+static void test_gather_summary(void **state)
+{
+  SRResultsLayout lay;
+  SRResults       res;
+  PetscMPIInt     rank, size;
+  char            file[PETSC_MAX_PATH_LEN];
+  int             ok = 1;
+  PetscViewer     v;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  SmallLayout(&lay);
+  snprintf(file, sizeof(file), "%s/gather.h5", tmpdir);
+  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+  WriteSynthetic(res, rank, size);
+  assert_int_equal(SRResultsDestroy(&res), 0);
+  assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
+  assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "/dev/null", &v), 0);
+  assert_int_equal(SRGatherResults(res, PETSC_TRUE, v), 0);
+  assert_int_equal(PetscViewerDestroy(&v), 0);
+  assert_int_equal(SRResultsDestroy(&res), 0);
+  if (rank == 0) { /* read /summary back with plain serial HDF5 */
+    hid_t  f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+    double table[2 * SR_SUMMARY_NCOLS], sr[4];
+    int64_t verdict[3];
+    d = H5Dopen2(f, "/summary/table", H5P_DEFAULT);
+    ok = ok && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, table) >= 0;
+    H5Dclose(d);
+    d = H5Dopen2(f, "/summary/spearman_run", H5P_DEFAULT);
+    ok = ok && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, sr) >= 0;
+    H5Dclose(d);
+    d = H5Dopen2(f, "/summary/verdict", H5P_DEFAULT);
+    ok = ok && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, verdict) >= 0;
+    H5Dclose(d);
+    H5Fclose(f);
+    const double *b = table + SR_SUMMARY_NCOLS; /* beta = 0.5 */
+    /* succ: runs 2, 3 -> 3.0, 3.5 against 4: reductions 0.25, 0.125 */
+    ok = ok && fabs(b[0] - 0.1875) < 1e-15 && fabs(b[1] - sqrt(2 * 0.0625 * 0.0625)) < 1e-15;
+    /* vol_E 0.9 / 1: 0.1 both; vol_union 1.0, 1.25 against 2: 0.5, 0.375 */
+    ok = ok && fabs(b[2] - 0.1) < 1e-15 && b[3] == 0 && fabs(b[4] - 0.4375) < 1e-15;
+    /* pred_error: (0.03 - 0.01), (0.04 - 0.02); coverage 0.8 - 0.9 */
+    ok = ok && fabs(b[6] - 0.02) < 1e-15 && fabs(b[8] + 0.1) < 1e-14;
+    /* baseline row: zero reductions */
+    ok = ok && table[0] == 0 && table[2] == 0;
+    /* Spearman: runs 0, 2, 3 monotone (Lsim and H both decrease): 1; run 1 brute force */
+    {
+      double x[4], y[4];
+      for (int j = 0; j < 4; j++) {
+        SRCheckpoint cp;
+        SyntheticCheckpoint(1, j, &cp);
+        x[j] = cp.Lsim;
+        y[j] = cp.H;
+      }
+      ok = ok && sr[0] == 1 && sr[2] == 1 && fabs(sr[1] - SpearmanBrute(4, x, y)) < 1e-14;
+    }
+    ok = ok && verdict[1] == 1 && verdict[2] == 1; /* vol_union -43.75 % >= 20 %, no failures */
+  }
+  assert_true(AllTrue(ok));
+}
+
+int main(int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_spearman_no_ties_closed_form), cmocka_unit_test(test_spearman_ties_average_ranks), cmocka_unit_test(test_spearman_undefined_is_nan), cmocka_unit_test(test_counter_each_ticket_once),
+    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary),
+  };
+  PetscMPIInt rank;
+  int         fails;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (rank == 0) {
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/sr_test_study_XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+  }
+  MPI_Bcast(tmpdir, sizeof(tmpdir), MPI_CHAR, 0, PETSC_COMM_WORLD);
+  fails = cmocka_run_group_tests(tests, NULL, NULL);
+  MPI_Barrier(PETSC_COMM_WORLD);
+  if (rank == 0) {
+    char cmd[PETSC_MAX_PATH_LEN + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+    if (system(cmd)) fails++;
+  }
+  PetscCall(PetscFinalize());
+  return fails;
+}
