@@ -3,3 +3,4 @@
 # 10^6 run is `test_interval_mpfr 1000000`).
 sr_add_mpi_test(NAME itf1788 COMMAND itf1788 ${SR_SHARED_DIR}/itl/libieeep1788_elem.itl RANKS 1 TIMEOUT 60 LABELS interval)
 sr_add_mpi_test(NAME test_interval COMMAND test_interval RANKS 1 TIMEOUT 60 LABELS interval)
+sr_add_mpi_test(NAME test_interval_mpfr COMMAND test_interval_mpfr 100000 RANKS 1 TIMEOUT 120 LABELS interval)
