@@ -53,4 +53,8 @@ PetscErrorCode SRRunGetStateSizes(SRRun run, PetscInt *ndouble, PetscInt *nint);
 PetscErrorCode SRRunGetState(SRRun run, double *dstate, PetscInt *istate);
 PetscErrorCode SRRunSetState(SRRun run, const double *dstate, const PetscInt *istate);
 PetscErrorCode SRRunView(SRRun run, PetscViewer viewer);
+/* Last TAO converged reason of the theta solve (a TaoConvergedReason; 0 if TAO never ran) and its name. */
+PetscErrorCode SRRunGetTaoReason(SRRun run, PetscInt *reason, const char **name);
+/* Seconds spent in SRRunSolve and, of those, in the guard (containment checks, pruning, targets). */
+PetscErrorCode SRRunGetTimings(SRRun run, double *total, double *guard);
 PetscErrorCode SRRunDestroy(SRRun *run);
