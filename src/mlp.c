@@ -10,7 +10,8 @@
 static PetscInt SRMLPActWidth_Private(SRMLP mlp)
 {
   PetscInt t = 0;
-  for (PetscInt l = 0; l <= mlp->nlayers; l++) t += mlp->width[l];
+  for (PetscInt l = 0; l <= mlp->nlayers; l++)
+    t += mlp->width[l];
   return t;
 }
 
@@ -18,7 +19,8 @@ static PetscInt SRMLPActWidth_Private(SRMLP mlp)
 static PetscInt SRMLPActOffset_Private(SRMLP mlp, PetscInt nb, PetscInt l)
 {
   PetscInt t = 0;
-  for (PetscInt j = 0; j < l; j++) t += mlp->width[j];
+  for (PetscInt j = 0; j < l; j++)
+    t += mlp->width[j];
   return nb * t;
 }
 
@@ -29,11 +31,13 @@ PetscErrorCode SRMLPCreate(PetscInt nin, PetscInt nhidden, const PetscInt widths
   PetscFunctionBeginUser;
   PetscCheck(nin >= 1 && nout >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRMLPCreate: inputs %" PetscInt_FMT " and outputs %" PetscInt_FMT " must be >= 1", nin, nout);
   PetscCheck(nhidden >= 0 && nhidden <= SR_MAX_LAYERS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mlp_widths: %" PetscInt_FMT " hidden layers given; allowed 0..%d", nhidden, SR_MAX_LAYERS);
-  for (PetscInt l = 0; l < nhidden; l++) PetscCheck(widths[l] >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mlp_widths: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be >= 1", widths[l], l);
+  for (PetscInt l = 0; l < nhidden; l++)
+    PetscCheck(widths[l] >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mlp_widths: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be >= 1", widths[l], l);
   PetscCall(PetscNew(&m));
   m->nlayers  = nhidden + 1;
   m->width[0] = nin;
-  for (PetscInt l = 0; l < nhidden; l++) m->width[l + 1] = widths[l];
+  for (PetscInt l = 0; l < nhidden; l++)
+    m->width[l + 1] = widths[l];
   m->width[m->nlayers] = nout;
   m->nparams           = 0;
   m->maxwidth          = 0;
@@ -43,7 +47,8 @@ PetscErrorCode SRMLPCreate(PetscInt nin, PetscInt nhidden, const PetscInt widths
     m->boff[l] = m->nparams;
     m->nparams += m->width[l + 1];
   }
-  for (PetscInt l = 0; l <= m->nlayers; l++) m->maxwidth = PetscMax(m->maxwidth, m->width[l]);
+  for (PetscInt l = 0; l <= m->nlayers; l++)
+    m->maxwidth = PetscMax(m->maxwidth, m->width[l]);
   PetscCall(PetscCalloc1(m->nparams, &m->params));
   *mlp = m;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -68,8 +73,10 @@ PetscErrorCode SRMLPInitialize(SRMLP mlp, uint64_t seed)
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt nw = mlp->width[l + 1] * mlp->width[l];
     const double   a  = sqrt(6.0 / (double)(mlp->width[l] + mlp->width[l + 1]));
-    for (PetscInt k = 0; k < nw; k++) mlp->params[mlp->woff[l] + k] = SRRandomRange(seed, SR_STREAM_INIT, (uint64_t)(mlp->woff[l] + k), -a, a);
-    for (PetscInt k = 0; k < mlp->width[l + 1]; k++) mlp->params[mlp->boff[l] + k] = 0.0;
+    for (PetscInt k = 0; k < nw; k++)
+      mlp->params[mlp->woff[l] + k] = SRRandomRange(seed, SR_STREAM_INIT, (uint64_t)(mlp->woff[l] + k), -a, a);
+    for (PetscInt k = 0; k < mlp->width[l + 1]; k++)
+      mlp->params[mlp->boff[l] + k] = 0.0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -94,16 +101,17 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
   PetscCall(SRMLPGrowCache_Private(mlp, PetscMax(nb, 1)));
   PetscCall(PetscArraycpy(mlp->cache, X, nb * mlp->width[0]));
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
-    const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
-    const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
-    const double  *in  = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
-    double        *out = mlp->cache + SRMLPActOffset_Private(mlp, nb, l + 1);
+    const PetscInt  win = mlp->width[l], wout = mlp->width[l + 1];
+    const double   *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+    const double   *in     = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
+    double         *out    = mlp->cache + SRMLPActOffset_Private(mlp, nb, l + 1);
     const PetscBool hidden = (PetscBool)(l < mlp->nlayers - 1);
 
     for (PetscInt i = 0; i < nb; i++) {
       for (PetscInt o = 0; o < wout; o++) {
         double z = b[o];
-        for (PetscInt j = 0; j < win; j++) z += W[o * win + j] * in[i * win + j];
+        for (PetscInt j = 0; j < win; j++)
+          z += W[o * win + j] * in[i * win + j];
         out[i * wout + o] = hidden ? tanh(z) : z;
       }
     }
@@ -136,14 +144,16 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
       for (PetscInt o = 0; o < wout; o++) {
         const double dio = d[i * wout + o];
         gb[o] += dio;
-        for (PetscInt j = 0; j < win; j++) gW[o * win + j] += dio * in[i * win + j];
+        for (PetscInt j = 0; j < win; j++)
+          gW[o * win + j] += dio * in[i * win + j];
       }
     }
     if (l > 0 || dX) {
       for (PetscInt i = 0; i < nb; i++) {
         for (PetscInt j = 0; j < win; j++) {
           double t = 0.0;
-          for (PetscInt o = 0; o < wout; o++) t += d[i * wout + o] * W[o * win + j];
+          for (PetscInt o = 0; o < wout; o++)
+            t += d[i * wout + o] * W[o * win + j];
           /* layer l > 0 input is a tanh output a: tanh'(z) = 1 - a^2 */
           prev[i * win + j] = l > 0 ? t * (1.0 - in[i * win + j] * in[i * win + j]) : t;
         }
@@ -169,21 +179,24 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
   PetscCall(PetscMalloc2(mlp->maxwidth, &buf0, mlp->maxwidth, &buf1));
   cur = buf0;
   nxt = buf1;
-  for (PetscInt j = 0; j < mlp->width[0]; j++) cur[j] = X[j];
+  for (PetscInt j = 0; j < mlp->width[0]; j++)
+    cur[j] = X[j];
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
 
     for (PetscInt o = 0; o < wout; o++) {
       SRInterval z = SRIntervalPoint(b[o]);
-      for (PetscInt j = 0; j < win; j++) z = SRIntervalAdd(z, SRIntervalScale(W[o * win + j], cur[j]));
+      for (PetscInt j = 0; j < win; j++)
+        z = SRIntervalAdd(z, SRIntervalScale(W[o * win + j], cur[j]));
       nxt[o] = l < mlp->nlayers - 1 ? SRIntervalTanh(z) : z;
     }
     SRInterval *swap = cur;
     cur              = nxt;
     nxt              = swap;
   }
-  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) Y[o] = cur[o];
+  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++)
+    Y[o] = cur[o];
   PetscCall(PetscFree2(buf0, buf1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

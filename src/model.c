@@ -4,7 +4,7 @@
    SRModelEncloseTaylor lives in src/taylor.c.  Not collective. */
 #include <simreach/model.h>
 
-const char *const SRModelTypes[] = {"dynamics", "controller", "SRModelType", "SR_MODEL_", NULL};
+const char *const SRModelTypes[] = { "dynamics", "controller", "SRModelType", "SR_MODEL_", NULL };
 
 PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model)
 {
@@ -12,8 +12,8 @@ PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, c
 
   PetscFunctionBeginUser;
   PetscCheck(type == SR_MODEL_DYNAMICS || type == SR_MODEL_CONTROLLER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-model %d: allowed dynamics, controller", (int)type);
-  PetscCheck(type != SR_MODEL_CONTROLLER || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
+  PetscCheck(
+      type != SR_MODEL_CONTROLLER || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
   PetscCall(PetscNew(&m));
   m->type = type;
   m->sys  = sys;
@@ -53,7 +53,7 @@ static PetscErrorCode SRModelScratch_Private(SRModel model, PetscInt nb, double 
 
 PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, double *Y)
 {
-  const PetscInt n = model->n;
+  const PetscInt n   = model->n;
   SRSystem       sys = model->sys;
   double        *N;
 
@@ -61,12 +61,14 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
   PetscCall(SRModelScratch_Private(model, nb, &N, NULL));
   PetscCall(SRMLPForward(model->mlp, nb, X, N));
   if (model->type == SR_MODEL_DYNAMICS) {
-    for (PetscInt i = 0; i < nb * n; i++) Y[i] = X[i] + N[i];
+    for (PetscInt i = 0; i < nb * n; i++)
+      Y[i] = X[i] + N[i];
   } else {
     const PetscInt nu = sys->nu;
     for (PetscInt i = 0; i < nb; i++) {
       double u[SR_MAX_DIM];
-      for (PetscInt j = 0; j < nu; j++) u[j] = sys->umax * tanh(N[i * nu + j]);
+      for (PetscInt j = 0; j < nu; j++)
+        u[j] = sys->umax * tanh(N[i * nu + j]);
       sys->step(sys, X + i * n, u, Y + i * n);
     }
   }
@@ -77,7 +79,7 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
    F, dN_ij = umax (1 - tanh(N_ij)^2) sum_k dY_ik dF_k/du_j (x_i, u_i). */
 PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad)
 {
-  const PetscInt n = model->n;
+  const PetscInt n   = model->n;
   SRSystem       sys = model->sys;
   double        *N, *dN;
 
@@ -92,12 +94,14 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
   PetscCall(SRModelScratch_Private(model, nb, &N, &dN));
   for (PetscInt i = 0; i < nb; i++) {
     double u[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
-    for (PetscInt j = 0; j < nu; j++) u[j] = sys->umax * tanh(N[i * nu + j]);
+    for (PetscInt j = 0; j < nu; j++)
+      u[j] = sys->umax * tanh(N[i * nu + j]);
     sys->step_jacobian(sys, X + i * n, u, Jx, Ju);
     for (PetscInt j = 0; j < nu; j++) {
       const double t = tanh(N[i * nu + j]);
       double       s = 0.0;
-      for (PetscInt k = 0; k < n; k++) s += dY[i * n + k] * Ju[k * nu + j];
+      for (PetscInt k = 0; k < n; k++)
+        s += dY[i * n + k] * Ju[k * nu + j];
       dN[i * nu + j] = sys->umax * (1.0 - t * t) * s;
     }
   }
@@ -108,7 +112,7 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
 /* SPEC §3 task losses; the gradient goes through SRMLPBackward with dL/dN. */
 PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, double *loss, double *grad)
 {
-  const PetscInt n = model->n;
+  const PetscInt n   = model->n;
   SRSystem       sys = model->sys;
   double        *N, *work, L = 0.0;
 
@@ -148,7 +152,7 @@ PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, doub
    with [-umax, umax] (true values of umax tanh lie there, so the intersection stays sound). */
 PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi)
 {
-  const PetscInt n = model->n;
+  const PetscInt n   = model->n;
   SRSystem       sys = model->sys;
   SRInterval     X[SR_MAX_DIM], Y[SR_MAX_DIM], N[SR_MAX_DIM];
 
@@ -159,10 +163,12 @@ PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const dou
   }
   PetscCall(SRMLPForwardInterval(model->mlp, X, N));
   if (model->type == SR_MODEL_DYNAMICS) {
-    for (PetscInt i = 0; i < n; i++) Y[i] = SRIntervalAdd(X[i], N[i]);
+    for (PetscInt i = 0; i < n; i++)
+      Y[i] = SRIntervalAdd(X[i], N[i]);
   } else {
     SRInterval U[SR_MAX_DIM];
-    for (PetscInt j = 0; j < sys->nu; j++) U[j] = SRIntervalIntersect(SRIntervalScale(sys->umax, SRIntervalTanh(N[j])), SRIntervalMake(-sys->umax, sys->umax));
+    for (PetscInt j = 0; j < sys->nu; j++)
+      U[j] = SRIntervalIntersect(SRIntervalScale(sys->umax, SRIntervalTanh(N[j])), SRIntervalMake(-sys->umax, sys->umax));
     sys->step_interval(sys, X, U, Y);
   }
   for (PetscInt i = 0; i < n; i++) {

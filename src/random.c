@@ -10,12 +10,12 @@
 #define SR_PHILOX_M1 0xCD9E8D57u
 #define SR_PHILOX_W0 0x9E3779B9u
 #define SR_PHILOX_W1 0xBB67AE85u
-#define SR_TWO_PI    6.283185307179586476925286766559
+#define SR_TWO_PI 6.283185307179586476925286766559
 
 static inline void SRPhiloxRound_Private(uint32_t ctr[4], const uint32_t key[2])
 {
-  const uint64_t p0 = (uint64_t)SR_PHILOX_M0 * ctr[0];
-  const uint64_t p1 = (uint64_t)SR_PHILOX_M1 * ctr[2];
+  const uint64_t p0  = (uint64_t)SR_PHILOX_M0 * ctr[0];
+  const uint64_t p1  = (uint64_t)SR_PHILOX_M1 * ctr[2];
   const uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
   const uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
 
@@ -27,8 +27,8 @@ static inline void SRPhiloxRound_Private(uint32_t ctr[4], const uint32_t key[2])
 
 void SRRandomPhilox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
-  uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
-  uint32_t k[2] = {key[0], key[1]};
+  uint32_t c[4] = { ctr[0], ctr[1], ctr[2], ctr[3] };
+  uint32_t k[2] = { key[0], key[1] };
 
   for (int r = 0; r < 10; r++) {
     if (r > 0) { /* key schedule: bump before rounds 2..10 */
@@ -37,13 +37,14 @@ void SRRandomPhilox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t o
     }
     SRPhiloxRound_Private(c, k);
   }
-  for (int i = 0; i < 4; i++) out[i] = c[i];
+  for (int i = 0; i < 4; i++)
+    out[i] = c[i];
 }
 
 uint64_t SRRandomBits(uint64_t seed, uint64_t stream, uint64_t index)
 {
-  const uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)stream, (uint32_t)(stream >> 32)};
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+  const uint32_t ctr[4] = { (uint32_t)index, (uint32_t)(index >> 32), (uint32_t)stream, (uint32_t)(stream >> 32) };
+  const uint32_t key[2] = { (uint32_t)seed, (uint32_t)(seed >> 32) };
   uint32_t       out[4];
 
   SRRandomPhilox4x32(ctr, key, out);
@@ -51,10 +52,7 @@ uint64_t SRRandomBits(uint64_t seed, uint64_t stream, uint64_t index)
 }
 
 /* The top 53 bits scaled by 2^-53: every value is a multiple of 2^-53 in [0, 1), exactly. */
-double SRRandomUniform(uint64_t seed, uint64_t stream, uint64_t index)
-{
-  return (double)(SRRandomBits(seed, stream, index) >> 11) * 0x1.0p-53;
-}
+double SRRandomUniform(uint64_t seed, uint64_t stream, uint64_t index) { return (double)(SRRandomBits(seed, stream, index) >> 11) * 0x1.0p-53; }
 
 double SRRandomRange(uint64_t seed, uint64_t stream, uint64_t index, double lo, double hi)
 {

@@ -34,8 +34,8 @@ static void SRStepPendulum_Private(SRSystem sys, const double *x, const double *
 {
   const double g = sys->param[0], b = sys->param[1], dt = sys->dt;
   const double w1 = x[1] + dt * (g * sin(x[0]) - b * x[1] + u[0]);
-  y[0] = x[0] + dt * w1;
-  y[1] = w1;
+  y[0]            = x[0] + dt * w1;
+  y[1]            = w1;
 }
 
 static void SRJacobianPendulum_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
@@ -57,11 +57,11 @@ static void SRJacobianPendulum_Private(SRSystem sys, const double *x, const doub
 static void SRStepIntervalPendulum_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
 {
   const double     g = sys->param[0], b = sys->param[1], dt = sys->dt;
-  const SRInterval c1 = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
+  const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
   const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
-  const SRInterval w1 = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(c1, X[1]), SRIntervalMul(dtg, SRIntervalSin(X[0]))), SRIntervalScale(dt, U[0]));
-  Y[0] = SRIntervalAdd(X[0], SRIntervalScale(dt, w1));
-  Y[1] = w1;
+  const SRInterval w1  = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(c1, X[1]), SRIntervalMul(dtg, SRIntervalSin(X[0]))), SRIntervalScale(dt, U[0]));
+  Y[0]                 = SRIntervalAdd(X[0], SRIntervalScale(dt, w1));
+  Y[1]                 = w1;
 }
 
 /* ---- dubins: x = (px, py, h); param = (v) -------------------------------------------------- */
@@ -76,13 +76,14 @@ static void SRStepDubins_Private(SRSystem sys, const double *x, const double *u,
 static void SRJacobianDubins_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
 {
   const double v = sys->param[0], dt = sys->dt;
-  for (int i = 0; i < 9; i++) Jx[i] = 0.0;
+  for (int i = 0; i < 9; i++)
+    Jx[i] = 0.0;
   Jx[0] = Jx[4] = Jx[8] = 1.0;
-  Jx[2] = -v * dt * sin(x[2]);
-  Jx[5] = v * dt * cos(x[2]);
+  Jx[2]                 = -v * dt * sin(x[2]);
+  Jx[5]                 = v * dt * cos(x[2]);
   if (Ju) {
     Ju[0] = Ju[1] = 0.0;
-    Ju[2] = dt;
+    Ju[2]         = dt;
   }
 }
 
@@ -90,25 +91,58 @@ static void SRStepIntervalDubins_Private(SRSystem sys, const SRInterval *X, cons
 {
   const double     v = sys->param[0], dt = sys->dt;
   const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
-  Y[0] = SRIntervalAdd(X[0], SRIntervalMul(vdt, SRIntervalCos(X[2])));
-  Y[1] = SRIntervalAdd(X[1], SRIntervalMul(vdt, SRIntervalSin(X[2])));
-  Y[2] = SRIntervalAdd(X[2], SRIntervalScale(dt, U[0]));
+  Y[0]                 = SRIntervalAdd(X[0], SRIntervalMul(vdt, SRIntervalCos(X[2])));
+  Y[1]                 = SRIntervalAdd(X[1], SRIntervalMul(vdt, SRIntervalSin(X[2])));
+  Y[2]                 = SRIntervalAdd(X[2], SRIntervalScale(dt, U[0]));
 }
 
 /* ---- the table (SPEC §2 defaults) ------------------------------------------------------------ */
 #define SR_HALF_PI 1.5707963267948966192313216916398 /* rounded to nearest: the domain edge */
 
 static const struct _p_SRSystem SRSystemTable[] = {
-  {.name = "toy1d", .n = 1, .nu = 0, .dlo = {-2}, .dhi = {2}, .umax = 0, .dt = 1, .param = {0.9, 0.25, 3.0}, .K = {0}, .has_controller = PETSC_FALSE, .step = SRStepToy1d_Private, .step_jacobian = SRJacobianToy1d_Private, .step_interval = SRStepIntervalToy1d_Private},
-  {.name = "pendulum", .n = 2, .nu = 1, .dlo = {-1, -2}, .dhi = {1, 2}, .umax = 8, .dt = 0.05, .param = {9.81, 0.1}, .K = {0}, .has_controller = PETSC_TRUE, .step = SRStepPendulum_Private, .step_jacobian = SRJacobianPendulum_Private, .step_interval = SRStepIntervalPendulum_Private},
-  {.name = "dubins", .n = 3, .nu = 1, .dlo = {-2, -1, -SR_HALF_PI}, .dhi = {2, 1, SR_HALF_PI}, .umax = 1, .dt = 0.1, .param = {1.0}, .K = {0, 1.5, 2}, .has_controller = PETSC_TRUE, .step = SRStepDubins_Private, .step_jacobian = SRJacobianDubins_Private, .step_interval = SRStepIntervalDubins_Private},
+  { .name             = "toy1d",
+      .n              = 1,
+      .nu             = 0,
+      .dlo            = { -2 },
+      .dhi            = { 2 },
+      .umax           = 0,
+      .dt             = 1,
+      .param          = { 0.9, 0.25, 3.0 },
+      .K              = { 0 },
+      .has_controller = PETSC_FALSE,
+      .step           = SRStepToy1d_Private,
+      .step_jacobian  = SRJacobianToy1d_Private,
+      .step_interval  = SRStepIntervalToy1d_Private },
+  { .name             = "pendulum",
+      .n              = 2,
+      .nu             = 1,
+      .dlo            = { -1, -2 },
+      .dhi            = { 1, 2 },
+      .umax           = 8,
+      .dt             = 0.05,
+      .param          = { 9.81, 0.1 },
+      .K              = { 0 },
+      .has_controller = PETSC_TRUE,
+      .step           = SRStepPendulum_Private,
+      .step_jacobian  = SRJacobianPendulum_Private,
+      .step_interval  = SRStepIntervalPendulum_Private },
+  { .name             = "dubins",
+      .n              = 3,
+      .nu             = 1,
+      .dlo            = { -2, -1, -SR_HALF_PI },
+      .dhi            = { 2, 1, SR_HALF_PI },
+      .umax           = 1,
+      .dt             = 0.1,
+      .param          = { 1.0 },
+      .K              = { 0, 1.5, 2 },
+      .has_controller = PETSC_TRUE,
+      .step           = SRStepDubins_Private,
+      .step_jacobian  = SRJacobianDubins_Private,
+      .step_interval  = SRStepIntervalDubins_Private },
 };
 #define SR_NSYSTEMS ((int)(sizeof(SRSystemTable) / sizeof(SRSystemTable[0])))
 
-const char *SRSystemNames(void)
-{
-  return "toy1d, pendulum, dubins";
-}
+const char *SRSystemNames(void) { return "toy1d, pendulum, dubins"; }
 
 static PetscErrorCode SRCheckPositive_Private(MPI_Comm comm, const char prefix[], const char opt[], double v)
 {
@@ -150,7 +184,8 @@ PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefi
   }
   PetscOptionsEnd();
 
-  for (int i = 0; i < 3; i++) PetscCheck(isfinite(s->param[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "system %s: constant %d is %g; must be finite", name, i, s->param[i]);
+  for (int i = 0; i < 3; i++)
+    PetscCheck(isfinite(s->param[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "system %s: constant %d is %g; must be finite", name, i, s->param[i]);
   if (row == 1) {
     PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_dt", s->dt));
     PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_umax", s->umax));
@@ -163,7 +198,7 @@ PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefi
   /* SPEC 2: the pendulum's gain is the discrete LQR gain (Q = I, R = 1) of the
      linearisation of the semi-implicit Euler step at the upright equilibrium */
   if (row == 1) {
-    const double zero[SR_MAX_DIM] = {0}, Q[4] = {1, 0, 0, 1}, R[1] = {1};
+    const double zero[SR_MAX_DIM] = { 0 }, Q[4] = { 1, 0, 0, 1 }, R[1] = { 1 };
     double       A[4], B[2];
     s->step_jacobian(s, zero, zero, A, B);
     PetscCall(SRLQRGain(2, 1, A, B, Q, R, s->K));
@@ -186,7 +221,8 @@ PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
   if (!viewer) viewer = PETSC_VIEWER_STDOUT_WORLD;
   PetscCall(PetscViewerASCIIPrintf(viewer, "SRSystem %s: n = %" PetscInt_FMT ", nu = %" PetscInt_FMT ", dt = %g, umax = %g\n", sys->name, sys->n, sys->nu, sys->dt, sys->umax));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  for (PetscInt i = 0; i < sys->n; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "D[%" PetscInt_FMT "] = [%.17g, %.17g]\n", i, sys->dlo[i], sys->dhi[i]));
+  for (PetscInt i = 0; i < sys->n; i++)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "D[%" PetscInt_FMT "] = [%.17g, %.17g]\n", i, sys->dlo[i], sys->dhi[i]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "constants: %.17g %.17g %.17g\n", sys->param[0], sys->param[1], sys->param[2]));
   if (sys->has_controller) {
     char kstr[128] = "", buf[32];
@@ -195,7 +231,8 @@ PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
       PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "reference controller u = clip(-K x), K =%s\n", kstr));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "no reference controller (dynamics mode only)\n"));
+  } else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "no reference controller (dynamics mode only)\n"));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -206,13 +243,14 @@ void SRSystemReferenceControl(SRSystem sys, const double *x, double *u)
 {
   if (!sys->has_controller || sys->nu == 0) return;
   double v = 0.0;
-  for (PetscInt i = 0; i < sys->n; i++) v -= sys->K[i] * x[i];
+  for (PetscInt i = 0; i < sys->n; i++)
+    v -= sys->K[i] * x[i];
   u[0] = fmin(fmax(v, -sys->umax), sys->umax);
 }
 
 void SRSystemReferenceStep(SRSystem sys, const double *x, double *y)
 {
-  double u[SR_MAX_DIM] = {0};
+  double u[SR_MAX_DIM] = { 0 };
   SRSystemReferenceControl(sys, x, u);
   sys->step(sys, x, u, y);
 }
@@ -223,8 +261,10 @@ static PetscErrorCode SRSolveSmall_Private(PetscInt m, PetscInt n, const double 
   double a[SR_LQR_MAX * SR_LQR_MAX], b[SR_LQR_MAX * SR_LQR_MAX];
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < m * m; i++) a[i] = S[i];
-  for (PetscInt i = 0; i < m * n; i++) b[i] = G[i];
+  for (PetscInt i = 0; i < m * m; i++)
+    a[i] = S[i];
+  for (PetscInt i = 0; i < m * n; i++)
+    b[i] = G[i];
   for (PetscInt k = 0; k < m; k++) {
     PetscInt p = k;
     for (PetscInt i = k + 1; i < m; i++)
@@ -233,25 +273,28 @@ static PetscErrorCode SRSolveSmall_Private(PetscInt m, PetscInt n, const double 
     if (p != k) {
       for (PetscInt j = 0; j < m; j++) {
         const double t = a[k * m + j];
-        a[k * m + j] = a[p * m + j];
-        a[p * m + j] = t;
+        a[k * m + j]   = a[p * m + j];
+        a[p * m + j]   = t;
       }
       for (PetscInt j = 0; j < n; j++) {
         const double t = b[k * n + j];
-        b[k * n + j] = b[p * n + j];
-        b[p * n + j] = t;
+        b[k * n + j]   = b[p * n + j];
+        b[p * n + j]   = t;
       }
     }
     for (PetscInt i = k + 1; i < m; i++) {
       const double l = a[i * m + k] / a[k * m + k];
-      for (PetscInt j = k; j < m; j++) a[i * m + j] -= l * a[k * m + j];
-      for (PetscInt j = 0; j < n; j++) b[i * n + j] -= l * b[k * n + j];
+      for (PetscInt j = k; j < m; j++)
+        a[i * m + j] -= l * a[k * m + j];
+      for (PetscInt j = 0; j < n; j++)
+        b[i * n + j] -= l * b[k * n + j];
     }
   }
   for (PetscInt k = m - 1; k >= 0; k--) {
     for (PetscInt j = 0; j < n; j++) {
       double t = b[k * n + j];
-      for (PetscInt i = k + 1; i < m; i++) t -= a[k * m + i] * X[i * n + j];
+      for (PetscInt i = k + 1; i < m; i++)
+        t -= a[k * m + i] * X[i * n + j];
       X[k * n + j] = t / a[k * m + k];
     }
   }
@@ -267,24 +310,28 @@ static PetscErrorCode SRRiccatiGain_Private(PetscInt n, PetscInt m, const double
   for (PetscInt i = 0; i < n; i++) {
     for (PetscInt j = 0; j < n; j++) {
       double t = 0.0;
-      for (PetscInt k = 0; k < n; k++) t += P[i * n + k] * A[k * n + j];
+      for (PetscInt k = 0; k < n; k++)
+        t += P[i * n + k] * A[k * n + j];
       PA[i * n + j] = t;
     }
     for (PetscInt j = 0; j < m; j++) {
       double t = 0.0;
-      for (PetscInt k = 0; k < n; k++) t += P[i * n + k] * B[k * m + j];
+      for (PetscInt k = 0; k < n; k++)
+        t += P[i * n + k] * B[k * m + j];
       PB[i * m + j] = t;
     }
   }
   for (PetscInt i = 0; i < m; i++) {
     for (PetscInt j = 0; j < m; j++) {
       double t = R[i * m + j];
-      for (PetscInt k = 0; k < n; k++) t += B[k * m + i] * PB[k * m + j];
+      for (PetscInt k = 0; k < n; k++)
+        t += B[k * m + i] * PB[k * m + j];
       S[i * m + j] = t;
     }
     for (PetscInt j = 0; j < n; j++) {
       double t = 0.0;
-      for (PetscInt k = 0; k < n; k++) t += B[k * m + i] * PA[k * n + j];
+      for (PetscInt k = 0; k < n; k++)
+        t += B[k * m + i] * PA[k * n + j];
       G[i * n + j] = t;
     }
   }
@@ -298,12 +345,13 @@ static PetscErrorCode SRRiccatiGain_Private(PetscInt n, PetscInt m, const double
 PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K)
 {
   double         P[SR_LQR_MAX * SR_LQR_MAX], Pn[SR_LQR_MAX * SR_LQR_MAX], PA[SR_LQR_MAX * SR_LQR_MAX], G[SR_LQR_MAX * SR_LQR_MAX];
-  const PetscInt maxit = 1000000;
+  const PetscInt maxit     = 1000000;
   PetscBool      converged = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCheck(n >= 1 && n <= SR_LQR_MAX && m >= 1 && m <= SR_LQR_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRLQRGain: n = %" PetscInt_FMT ", m = %" PetscInt_FMT "; allowed 1..%d", n, m, SR_LQR_MAX);
-  for (PetscInt i = 0; i < n * n; i++) P[i] = Q[i];
+  for (PetscInt i = 0; i < n * n; i++)
+    P[i] = Q[i];
   for (PetscInt it = 0; it < maxit && !converged; it++) {
     double diff = 0.0, scale = 1.0;
 
@@ -312,19 +360,22 @@ PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *
     for (PetscInt i = 0; i < n; i++) {
       for (PetscInt j = 0; j < n; j++) {
         double t = Q[i * n + j];
-        for (PetscInt k = 0; k < n; k++) t += A[k * n + i] * PA[k * n + j];
-        for (PetscInt k = 0; k < m; k++) t -= G[k * n + i] * K[k * n + j];
+        for (PetscInt k = 0; k < n; k++)
+          t += A[k * n + i] * PA[k * n + j];
+        for (PetscInt k = 0; k < m; k++)
+          t -= G[k * n + i] * K[k * n + j];
         Pn[i * n + j] = t;
       }
     }
     for (PetscInt i = 0; i < n; i++) {
-      for (PetscInt j = 0; j < i; j++) Pn[i * n + j] = Pn[j * n + i] = 0.5 * (Pn[i * n + j] + Pn[j * n + i]);
+      for (PetscInt j = 0; j < i; j++)
+        Pn[i * n + j] = Pn[j * n + i] = 0.5 * (Pn[i * n + j] + Pn[j * n + i]);
     }
     for (PetscInt i = 0; i < n * n; i++) {
       PetscCheck(isfinite(Pn[i]), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: Riccati iteration diverged ((A, B) not stabilisable?)");
-      diff = fmax(diff, fabs(Pn[i] - P[i]));
+      diff  = fmax(diff, fabs(Pn[i] - P[i]));
       scale = fmax(scale, fabs(Pn[i]));
-      P[i] = Pn[i];
+      P[i]  = Pn[i];
     }
     converged = (PetscBool)(diff <= 1e-13 * scale);
   }

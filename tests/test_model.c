@@ -16,14 +16,14 @@
 #include <cmocka.h>
 
 #define CHK(call) assert_int_equal((call), 0)
-#define PREC      128
-#define MAXW      32
+#define PREC 128
+#define MAXW 32
 
-static const PetscInt hidden[2] = {6, 5};
+static const PetscInt hidden[2] = { 6, 5 };
 
 /* combos: (system, type) */
-static const char *const csys[]  = {"toy1d", "pendulum", "dubins", "pendulum", "dubins"};
-static const SRModelType ctype[] = {SR_MODEL_DYNAMICS, SR_MODEL_DYNAMICS, SR_MODEL_DYNAMICS, SR_MODEL_CONTROLLER, SR_MODEL_CONTROLLER};
+static const char *const csys[]  = { "toy1d", "pendulum", "dubins", "pendulum", "dubins" };
+static const SRModelType ctype[] = { SR_MODEL_DYNAMICS, SR_MODEL_DYNAMICS, SR_MODEL_DYNAMICS, SR_MODEL_CONTROLLER, SR_MODEL_CONTROLLER };
 #define NCOMBO 5
 
 /* weights from the seed plus random biases, so every parameter matters */
@@ -31,7 +31,8 @@ static void randomize(SRMLP mlp, uint64_t seed)
 {
   CHK(SRMLPInitialize(mlp, seed));
   for (PetscInt l = 0; l < mlp->nlayers; l++)
-    for (PetscInt k = 0; k < mlp->width[l + 1]; k++) mlp->params[mlp->boff[l] + k] = SRRandomRange(seed, SR_STREAM_TEST, 1000 + mlp->boff[l] + k, -0.5, 0.5);
+    for (PetscInt k = 0; k < mlp->width[l + 1]; k++)
+      mlp->params[mlp->boff[l] + k] = SRRandomRange(seed, SR_STREAM_TEST, 1000 + mlp->boff[l] + k, -0.5, 0.5);
 }
 
 /* N(x) in MPFR from the layout of model.h: z = W a + b, tanh on hidden layers */
@@ -43,7 +44,8 @@ static void mlp_mpfr(SRMLP mlp, const double *x, mpfr_t *out)
     mpfr_init2(a[j], PREC);
     mpfr_init2(z[j], PREC);
   }
-  for (PetscInt j = 0; j < mlp->width[0]; j++) mpfr_set_d(a[j], x[j], MPFR_RNDN);
+  for (PetscInt j = 0; j < mlp->width[0]; j++)
+    mpfr_set_d(a[j], x[j], MPFR_RNDN);
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     for (PetscInt o = 0; o < wout; o++) {
@@ -54,9 +56,11 @@ static void mlp_mpfr(SRMLP mlp, const double *x, mpfr_t *out)
       }
       if (l < mlp->nlayers - 1) mpfr_tanh(z[o], z[o], MPFR_RNDN);
     }
-    for (PetscInt o = 0; o < wout; o++) mpfr_set(a[o], z[o], MPFR_RNDN);
+    for (PetscInt o = 0; o < wout; o++)
+      mpfr_set(a[o], z[o], MPFR_RNDN);
   }
-  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) mpfr_set(out[o], a[o], MPFR_RNDN);
+  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++)
+    mpfr_set(out[o], a[o], MPFR_RNDN);
   for (int j = 0; j < MAXW; j++) {
     mpfr_clear(a[j]);
     mpfr_clear(z[j]);
@@ -70,10 +74,12 @@ static void model_mpfr(SRModel model, const double *x, mpfr_t *y)
   SRSystem s = model->sys;
   mpfr_t   N[SR_MAX_DIM], u, t, w;
   mpfr_inits2(PREC, u, t, w, (mpfr_ptr)0);
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_init2(N[i], PREC);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_init2(N[i], PREC);
   mlp_mpfr(model->mlp, x, N);
   if (model->type == SR_MODEL_DYNAMICS) {
-    for (PetscInt i = 0; i < s->n; i++) mpfr_add_d(y[i], N[i], x[i], MPFR_RNDN);
+    for (PetscInt i = 0; i < s->n; i++)
+      mpfr_add_d(y[i], N[i], x[i], MPFR_RNDN);
   } else {
     mpfr_tanh(u, N[0], MPFR_RNDN);
     mpfr_mul_d(u, u, s->umax, MPFR_RNDN);
@@ -103,7 +109,8 @@ static void model_mpfr(SRModel model, const double *x, mpfr_t *y)
       mpfr_add_d(y[2], w, x[2], MPFR_RNDN);
     }
   }
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clear(N[i]);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_clear(N[i]);
   mpfr_clears(u, t, w, (mpfr_ptr)0);
 }
 
@@ -113,12 +120,12 @@ static double fd_param(ScalarFn phi, void *ctx, double *p, double h)
 {
   const double p0 = *p;
   double       v[4];
-  const double hs[4] = {h, -h, h / 2, -h / 2};
+  const double hs[4] = { h, -h, h / 2, -h / 2 };
   for (int s = 0; s < 4; s++) {
     *p   = p0 + hs[s];
     v[s] = phi(ctx);
   }
-  *p = p0;
+  *p              = p0;
   const double d1 = (v[0] - v[1]) / (2 * h), d2 = (v[2] - v[3]) / h;
   return (4 * d2 - d1) / 3;
 }
@@ -127,15 +134,17 @@ static double fd_param(ScalarFn phi, void *ctx, double *p, double h)
 static double relerr(PetscInt n, const double *g, const double *fd)
 {
   double scale = 0, e = 0;
-  for (PetscInt k = 0; k < n; k++) scale = fmax(scale, fabs(fd[k]));
+  for (PetscInt k = 0; k < n; k++)
+    scale = fmax(scale, fabs(fd[k]));
   assert_true(scale > 0);
-  for (PetscInt k = 0; k < n; k++) e = fmax(e, fabs(g[k] - fd[k]) / fmax(fabs(fd[k]), 1e-3 * scale));
+  for (PetscInt k = 0; k < n; k++)
+    e = fmax(e, fabs(g[k] - fd[k]) / fmax(fabs(fd[k]), 1e-3 * scale));
   return e;
 }
 
 static void test_glorot_init(void **state)
 {
-  const PetscInt w[2] = {16, 8};
+  const PetscInt w[2] = { 16, 8 };
   SRMLP          a, b, c;
   CHK(SRMLPCreate(2, 2, w, 3, &a));
   CHK(SRMLPCreate(2, 2, w, 3, &b));
@@ -147,8 +156,8 @@ static void test_glorot_init(void **state)
   assert_memory_equal(a->params, b->params, a->nparams * sizeof(double));
   assert_memory_not_equal(a->params, c->params, a->nparams * sizeof(double));
   for (PetscInt l = 0; l < a->nlayers; l++) {
-    const double lim = sqrt(6.0 / (double)(a->width[l] + a->width[l + 1]));
-    double       mx = 0, mean = 0;
+    const double   lim = sqrt(6.0 / (double)(a->width[l] + a->width[l + 1]));
+    double         mx = 0, mean = 0;
     const PetscInt nw = a->width[l] * a->width[l + 1];
     for (PetscInt k = 0; k < nw; k++) {
       const double v = a->params[a->woff[l] + k];
@@ -156,9 +165,10 @@ static void test_glorot_init(void **state)
       mx = fmax(mx, fabs(v));
       mean += v / nw;
     }
-    assert_true(mx > 0.75 * lim);                        /* fills the range */
+    assert_true(mx > 0.75 * lim); /* fills the range */
     assert_true(fabs(mean) < 5 * lim / sqrt(3.0 * nw)); /* 5 sigma of U(-lim, lim) mean */
-    for (PetscInt k = 0; k < a->width[l + 1]; k++) assert_true(a->params[a->boff[l] + k] == 0.0);
+    for (PetscInt k = 0; k < a->width[l + 1]; k++)
+      assert_true(a->params[a->boff[l] + k] == 0.0);
   }
   CHK(SRMLPDestroy(&a));
   CHK(SRMLPDestroy(&b));
@@ -175,11 +185,13 @@ static void test_mlp_forward_matches_mpfr(void **state)
   mpfr_init2(y[1], PREC);
   CHK(SRMLPCreate(3, 2, hidden, 2, &mlp));
   randomize(mlp, 9);
-  for (int k = 0; k < 24; k++) X[k] = SRRandomRange(9, SR_STREAM_TEST, k, -2, 2);
+  for (int k = 0; k < 24; k++)
+    X[k] = SRRandomRange(9, SR_STREAM_TEST, k, -2, 2);
   CHK(SRMLPForward(mlp, 8, X, Y));
   for (int i = 0; i < 8; i++) {
     mlp_mpfr(mlp, X + 3 * i, y);
-    for (int o = 0; o < 2; o++) assert_true(fabs(Y[2 * i + o] - mpfr_get_d(y[o], MPFR_RNDN)) <= 1e-13 * (1 + fabs(Y[2 * i + o])));
+    for (int o = 0; o < 2; o++)
+      assert_true(fabs(Y[2 * i + o] - mpfr_get_d(y[o], MPFR_RNDN)) <= 1e-13 * (1 + fabs(Y[2 * i + o])));
   }
   CHK(SRMLPDestroy(&mlp));
   mpfr_clear(y[0]);
@@ -187,9 +199,9 @@ static void test_mlp_forward_matches_mpfr(void **state)
 }
 
 typedef struct {
-  SRMLP         mlp;
-  PetscInt      nb;
-  double       *X, *dY, *Y;
+  SRMLP    mlp;
+  PetscInt nb;
+  double  *X, *dY, *Y;
 } MLPCtx;
 
 static double mlp_phi(void *ctx)
@@ -197,7 +209,8 @@ static double mlp_phi(void *ctx)
   MLPCtx *c = (MLPCtx *)ctx;
   double  s = 0;
   CHK(SRMLPForward(c->mlp, c->nb, c->X, c->Y));
-  for (PetscInt k = 0; k < c->nb * c->mlp->width[c->mlp->nlayers]; k++) s += c->dY[k] * c->Y[k];
+  for (PetscInt k = 0; k < c->nb * c->mlp->width[c->mlp->nlayers]; k++)
+    s += c->dY[k] * c->Y[k];
   return s;
 }
 
@@ -208,22 +221,28 @@ static void test_mlp_gradients_match_finite_differences(void **state)
   SRMLP          mlp;
   CHK(SRMLPCreate(nin, 2, hidden, nout, &mlp));
   randomize(mlp, 21);
-  for (int k = 0; k < nb * nin; k++) X[k] = SRRandomRange(21, SR_STREAM_TEST, 100 + k, -1.5, 1.5);
-  for (int k = 0; k < nb * nout; k++) dY[k] = SRRandomNormal(21, SR_STREAM_TEST, 200 + k);
-  MLPCtx  ctx = {mlp, nb, X, dY, Y};
+  for (int k = 0; k < nb * nin; k++)
+    X[k] = SRRandomRange(21, SR_STREAM_TEST, 100 + k, -1.5, 1.5);
+  for (int k = 0; k < nb * nout; k++)
+    dY[k] = SRRandomNormal(21, SR_STREAM_TEST, 200 + k);
+  MLPCtx  ctx = { mlp, nb, X, dY, Y };
   double *g, *g2, *fd;
   CHK(PetscCalloc3(mlp->nparams, &g, mlp->nparams, &g2, mlp->nparams, &fd));
   CHK(SRMLPForward(mlp, nb, X, Y));
   CHK(SRMLPBackward(mlp, nb, dY, g, dX));
-  for (PetscInt k = 0; k < mlp->nparams; k++) fd[k] = fd_param(mlp_phi, &ctx, &mlp->params[k], 1e-3);
-  for (PetscInt k = 0; k < nb * nin; k++) fdX[k] = fd_param(mlp_phi, &ctx, &X[k], 1e-3);
+  for (PetscInt k = 0; k < mlp->nparams; k++)
+    fd[k] = fd_param(mlp_phi, &ctx, &mlp->params[k], 1e-3);
+  for (PetscInt k = 0; k < nb * nin; k++)
+    fdX[k] = fd_param(mlp_phi, &ctx, &X[k], 1e-3);
   assert_true(relerr(mlp->nparams, g, fd) < 1e-6);
   assert_true(relerr(nb * nin, dX, fdX) < 1e-6);
   /* the parameter gradient accumulates: starting from g gives 2 g (up to the summation order) */
-  for (PetscInt k = 0; k < mlp->nparams; k++) g2[k] = g[k];
+  for (PetscInt k = 0; k < mlp->nparams; k++)
+    g2[k] = g[k];
   CHK(SRMLPForward(mlp, nb, X, Y));
   CHK(SRMLPBackward(mlp, nb, dY, g2, NULL));
-  for (PetscInt k = 0; k < mlp->nparams; k++) assert_true(fabs(g2[k] - 2 * g[k]) <= 1e-12 * (fabs(g[k]) + 1e-3));
+  for (PetscInt k = 0; k < mlp->nparams; k++)
+    assert_true(fabs(g2[k] - 2 * g[k]) <= 1e-12 * (fabs(g[k]) + 1e-3));
   /* backward on another batch size than the last forward is refused */
   PetscErrorCode ierr;
   CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -244,7 +263,7 @@ static void test_mlp_interval_contains_exact(void **state)
   CHK(SRMLPCreate(3, 2, hidden, 2, &mlp));
   randomize(mlp, 31);
   for (int box = 0; box < 30; box++) {
-    SRInterval X[3], Y[2];
+    SRInterval   X[3], Y[2];
     const double r = box < 3 ? 0 : SRRandomUniform(31, SR_STREAM_TEST, idx++);
     for (int j = 0; j < 3; j++) {
       const double c = SRRandomRange(31, SR_STREAM_TEST, idx++, -2, 2);
@@ -253,9 +272,11 @@ static void test_mlp_interval_contains_exact(void **state)
     CHK(SRMLPForwardInterval(mlp, X, Y));
     for (int s = 0; s < 40; s++) {
       double x[3];
-      for (int j = 0; j < 3; j++) x[j] = s < 8 ? ((s >> j) & 1 ? X[j].hi : X[j].lo) : fmin(X[j].hi, SRRandomRange(32, SR_STREAM_TEST, idx++, X[j].lo, X[j].hi + (r == 0 ? 1e-300 : 0)));
+      for (int j = 0; j < 3; j++)
+        x[j] = s < 8 ? ((s >> j) & 1 ? X[j].hi : X[j].lo) : fmin(X[j].hi, SRRandomRange(32, SR_STREAM_TEST, idx++, X[j].lo, X[j].hi + (r == 0 ? 1e-300 : 0)));
       mlp_mpfr(mlp, x, y);
-      for (int o = 0; o < 2; o++) assert_true(mpfr_cmp_d(y[o], Y[o].lo) >= 0 && mpfr_cmp_d(y[o], Y[o].hi) <= 0);
+      for (int o = 0; o < 2; o++)
+        assert_true(mpfr_cmp_d(y[o], Y[o].lo) >= 0 && mpfr_cmp_d(y[o], Y[o].hi) <= 0);
     }
   }
   CHK(SRMLPDestroy(&mlp));
@@ -273,7 +294,8 @@ static void create_combo(int c, SRSystem *sys, SRModel *model)
 static void random_states(SRSystem sys, PetscInt nb, uint64_t seed, double *X)
 {
   for (PetscInt i = 0; i < nb; i++)
-    for (PetscInt k = 0; k < sys->n; k++) X[i * sys->n + k] = SRRandomRange(seed, SR_STREAM_TEST, i * sys->n + k, sys->dlo[k], sys->dhi[k]);
+    for (PetscInt k = 0; k < sys->n; k++)
+      X[i * sys->n + k] = SRRandomRange(seed, SR_STREAM_TEST, i * sys->n + k, sys->dlo[k], sys->dhi[k]);
 }
 
 typedef struct {
@@ -287,7 +309,8 @@ static double model_phi(void *ctx)
   ModelCtx *c = (ModelCtx *)ctx;
   double    s = 0;
   CHK(SRModelEvaluate(c->model, c->nb, c->X, c->Y));
-  for (PetscInt k = 0; k < c->nb * c->model->n; k++) s += c->dY[k] * c->Y[k];
+  for (PetscInt k = 0; k < c->nb * c->model->n; k++)
+    s += c->dY[k] * c->Y[k];
   return s;
 }
 
@@ -307,12 +330,14 @@ static void test_model_vjp_matches_finite_differences(void **state)
     double   X[5 * 3], dY[5 * 3], Y[5 * 3], *g, *fd;
     create_combo(c, &sys, &model);
     random_states(sys, 5, 50 + c, X);
-    for (int k = 0; k < 5 * sys->n; k++) dY[k] = SRRandomNormal(60 + c, SR_STREAM_TEST, k);
-    ModelCtx ctx = {model, 5, X, dY, Y};
+    for (int k = 0; k < 5 * sys->n; k++)
+      dY[k] = SRRandomNormal(60 + c, SR_STREAM_TEST, k);
+    ModelCtx ctx = { model, 5, X, dY, Y };
     CHK(PetscCalloc2(model->mlp->nparams, &g, model->mlp->nparams, &fd));
     CHK(SRModelEvaluate(model, 5, X, Y));
     CHK(SRModelVJP(model, 5, X, dY, g));
-    for (PetscInt k = 0; k < model->mlp->nparams; k++) fd[k] = fd_param(model_phi, &ctx, &model->mlp->params[k], 1e-3);
+    for (PetscInt k = 0; k < model->mlp->nparams; k++)
+      fd[k] = fd_param(model_phi, &ctx, &model->mlp->params[k], 1e-3);
     assert_true(relerr(model->mlp->nparams, g, fd) < 1e-6);
     CHK(PetscFree2(g, fd));
     CHK(SRModelDestroy(&model));
@@ -328,11 +353,12 @@ static void test_task_loss_gradient_matches_finite_differences(void **state)
     double   X[6 * 3], Y[6 * 3], L, *g, *fd;
     create_combo(c, &sys, &model);
     random_states(sys, 6, 70 + c, X);
-    ModelCtx ctx = {model, 6, X, NULL, Y};
+    ModelCtx ctx = { model, 6, X, NULL, Y };
     CHK(PetscCalloc2(model->mlp->nparams, &g, model->mlp->nparams, &fd));
     CHK(SRModelTaskLoss(model, 6, X, &L, g));
     assert_true(L > 0);
-    for (PetscInt k = 0; k < model->mlp->nparams; k++) fd[k] = fd_param(task_phi, &ctx, &model->mlp->params[k], 1e-3);
+    for (PetscInt k = 0; k < model->mlp->nparams; k++)
+      fd[k] = fd_param(task_phi, &ctx, &model->mlp->params[k], 1e-3);
     assert_true(relerr(model->mlp->nparams, g, fd) < 1e-6);
     CHK(PetscFree2(g, fd));
     CHK(SRModelDestroy(&model));
@@ -349,7 +375,8 @@ static void test_task_loss_at_zero_weights(void **state)
     SRModel  model;
     double   X[7 * 3], L, expect = 0;
     create_combo(c, &sys, &model);
-    for (PetscInt k = 0; k < model->mlp->nparams; k++) model->mlp->params[k] = 0;
+    for (PetscInt k = 0; k < model->mlp->nparams; k++)
+      model->mlp->params[k] = 0;
     random_states(sys, 7, 80 + c, X);
     for (int i = 0; i < 7; i++) {
       const double *x = X + i * sys->n;
@@ -363,7 +390,8 @@ static void test_task_loss_at_zero_weights(void **state)
       } else {
         double y[3];
         SRSystemReferenceStep(sys, x, y);
-        for (PetscInt k = 0; k < sys->n; k++) expect += (x[k] - y[k]) * (x[k] - y[k]) / 7;
+        for (PetscInt k = 0; k < sys->n; k++)
+          expect += (x[k] - y[k]) * (x[k] - y[k]) / 7;
       }
     }
     CHK(SRModelTaskLoss(model, 7, X, &L, NULL));
@@ -377,7 +405,8 @@ static void test_model_interval_enclosure_contains_exact(void **state)
 {
   mpfr_t   y[SR_MAX_DIM];
   uint64_t idx = 0;
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_init2(y[i], PREC);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_init2(y[i], PREC);
   for (int c = 0; c < NCOMBO; c++) {
     SRSystem sys;
     SRModel  model;
@@ -392,10 +421,12 @@ static void test_model_interval_enclosure_contains_exact(void **state)
       }
       CHK(SRModelEncloseInterval(model, lo, hi, elo, ehi));
       /* bounded, and tight on point boxes (a box of everything would be sound but useless) */
-      for (PetscInt k = 0; k < sys->n; k++) assert_true(isfinite(elo[k]) && isfinite(ehi[k]) && (r > 0 || ehi[k] - elo[k] < 1e-12));
+      for (PetscInt k = 0; k < sys->n; k++)
+        assert_true(isfinite(elo[k]) && isfinite(ehi[k]) && (r > 0 || ehi[k] - elo[k] < 1e-12));
       for (int s = 0; s < 40; s++) {
         double x[3], yp[3];
-        for (PetscInt k = 0; k < sys->n; k++) x[k] = s < 8 ? ((s >> k) & 1 ? hi[k] : lo[k]) : fmin(hi[k], SRRandomRange(91, SR_STREAM_TEST, idx++, lo[k], hi[k] + (r == 0 ? 1e-300 : 0)));
+        for (PetscInt k = 0; k < sys->n; k++)
+          x[k] = s < 8 ? ((s >> k) & 1 ? hi[k] : lo[k]) : fmin(hi[k], SRRandomRange(91, SR_STREAM_TEST, idx++, lo[k], hi[k] + (r == 0 ? 1e-300 : 0)));
         model_mpfr(model, x, y);
         CHK(SRModelEvaluate(model, 1, x, yp));
         for (PetscInt k = 0; k < sys->n; k++) {
@@ -407,7 +438,8 @@ static void test_model_interval_enclosure_contains_exact(void **state)
     CHK(SRModelDestroy(&model));
     CHK(SRSystemDestroy(&sys));
   }
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clear(y[i]);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_clear(y[i]);
 }
 
 static void test_controller_needs_reference(void **state)

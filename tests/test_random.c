@@ -15,21 +15,22 @@
 /* Random123 kat_vectors: philox4x32 10 ctr[4] key[2] -> out[4] */
 static void test_philox_known_answers(void **state)
 {
-  const uint32_t ctr[3][4] = {{0, 0, 0, 0}, {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}};
-  const uint32_t key[3][2] = {{0, 0}, {0xffffffffu, 0xffffffffu}, {0xa4093822u, 0x299f31d0u}};
-  const uint32_t exp[3][4] = {{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}, {0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}, {0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}};
+  const uint32_t ctr[3][4] = { { 0, 0, 0, 0 }, { 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu }, { 0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u } };
+  const uint32_t key[3][2] = { { 0, 0 }, { 0xffffffffu, 0xffffffffu }, { 0xa4093822u, 0x299f31d0u } };
+  const uint32_t exp[3][4] = { { 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u }, { 0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu }, { 0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u } };
 
   for (int t = 0; t < 3; t++) {
     uint32_t out[4];
     SRRandomPhilox4x32(ctr[t], key[t], out);
-    for (int i = 0; i < 4; i++) assert_int_equal(out[i], exp[t][i]);
+    for (int i = 0; i < 4; i++)
+      assert_int_equal(out[i], exp[t][i]);
   }
   /* SRRandomBits is the block with key = seed, counter = (index, stream) */
   {
     uint32_t out[4];
     SRRandomPhilox4x32(ctr[2], key[2], out);
-    const uint64_t seed = ((uint64_t)key[2][1] << 32) | key[2][0];
-    const uint64_t index = ((uint64_t)ctr[2][1] << 32) | ctr[2][0];
+    const uint64_t seed   = ((uint64_t)key[2][1] << 32) | key[2][0];
+    const uint64_t index  = ((uint64_t)ctr[2][1] << 32) | ctr[2][0];
     const uint64_t stream = ((uint64_t)ctr[2][3] << 32) | ctr[2][2];
     assert_true(SRRandomBits(seed, stream, index) == (((uint64_t)out[1] << 32) | out[0]));
   }
@@ -52,20 +53,24 @@ static void test_bits_deterministic_and_distinct(void **state)
 static void test_bits_balanced(void **state)
 {
   static long count[64];
-  for (int k = 0; k < 64; k++) count[k] = 0;
+  for (int k = 0; k < 64; k++)
+    count[k] = 0;
   for (uint64_t i = 0; i < NSAMPLES; i++) {
     const uint64_t b = SRRandomBits(7, SR_STREAM_TEST, i);
-    for (int k = 0; k < 64; k++) count[k] += (b >> k) & 1;
+    for (int k = 0; k < 64; k++)
+      count[k] += (b >> k) & 1;
   }
   const double sigma = sqrt(0.25 * NSAMPLES);
-  for (int k = 0; k < 64; k++) assert_true(fabs(count[k] - 0.5 * NSAMPLES) < 5 * sigma);
+  for (int k = 0; k < 64; k++)
+    assert_true(fabs(count[k] - 0.5 * NSAMPLES) < 5 * sigma);
 }
 
 static void test_uniform_distribution(void **state)
 {
   static long bins[64];
   double      s = 0, s2 = 0, cross = 0;
-  for (int k = 0; k < 64; k++) bins[k] = 0;
+  for (int k = 0; k < 64; k++)
+    bins[k] = 0;
   for (uint64_t i = 0; i < NSAMPLES; i++) {
     const double u = SRRandomUniform(3, SR_STREAM_TRAIN, i);
     const double v = SRRandomUniform(3, SR_STREAM_HELDOUT, i);
@@ -84,7 +89,8 @@ static void test_uniform_distribution(void **state)
   assert_true(fabs(cross / n) < 5 * sqrt(1.0 / 144.0 / n));
   /* chi-square with 63 degrees of freedom: mean 63, sd sqrt(126); 6 sd is far in the tail */
   double chi2 = 0, e = n / 64;
-  for (int k = 0; k < 64; k++) chi2 += (bins[k] - e) * (bins[k] - e) / e;
+  for (int k = 0; k < 64; k++)
+    chi2 += (bins[k] - e) * (bins[k] - e) / e;
   assert_true(chi2 < 63 + 6 * sqrt(126.0));
 }
 
@@ -117,17 +123,20 @@ static void test_normal_distribution(void **state)
   }
   const double n = NSAMPLES, p = erf(1.0 / sqrt(2.0));
   assert_true(fabs(s / n) < 5 / sqrt(n));
-  assert_true(fabs(s2 / n - 1) < 5 * sqrt(2.0 / n));       /* Var(z^2) = 2 */
-  assert_true(fabs(s4 / n - 3) < 5 * sqrt(96.0 / n));      /* Var(z^4) = 105 - 9 */
+  assert_true(fabs(s2 / n - 1) < 5 * sqrt(2.0 / n)); /* Var(z^2) = 2 */
+  assert_true(fabs(s4 / n - 3) < 5 * sqrt(96.0 / n)); /* Var(z^4) = 105 - 9 */
   assert_true(fabs(inside / n - p) < 5 * sqrt(p * (1 - p) / n));
 }
 
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_philox_known_answers), cmocka_unit_test(test_bits_deterministic_and_distinct),
-    cmocka_unit_test(test_bits_balanced),        cmocka_unit_test(test_uniform_distribution),
-    cmocka_unit_test(test_range),                cmocka_unit_test(test_normal_distribution),
+    cmocka_unit_test(test_philox_known_answers),
+    cmocka_unit_test(test_bits_deterministic_and_distinct),
+    cmocka_unit_test(test_bits_balanced),
+    cmocka_unit_test(test_uniform_distribution),
+    cmocka_unit_test(test_range),
+    cmocka_unit_test(test_normal_distribution),
   };
   int fails;
 

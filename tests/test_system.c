@@ -17,12 +17,9 @@
 
 #define CHK(call) assert_int_equal((call), 0)
 
-static const char *const names[] = {"toy1d", "pendulum", "dubins"};
+static const char *const names[] = { "toy1d", "pendulum", "dubins" };
 
-static void create(const char *name, SRSystem *sys)
-{
-  assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, name, NULL, sys), 0);
-}
+static void create(const char *name, SRSystem *sys) { assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, name, NULL, sys), 0); }
 
 static void test_unknown_name_is_an_error(void **state)
 {
@@ -91,11 +88,15 @@ static double fd(double (*g)(SRSystem, const double *, const double *, int, int,
 /* component out of F(x + t e_wrt, u) (wrt < n) or F(x, u + t e_0) (wrt == n) */
 static double shifted(SRSystem s, const double *x, const double *u, int wrt, int out, double t)
 {
-  double xx[SR_MAX_DIM], uu[SR_MAX_DIM] = {0}, y[SR_MAX_DIM];
-  for (int i = 0; i < s->n; i++) xx[i] = x[i];
-  for (int i = 0; i < s->nu; i++) uu[i] = u[i];
-  if (wrt < s->n) xx[wrt] += t;
-  else uu[wrt - s->n] += t;
+  double xx[SR_MAX_DIM], uu[SR_MAX_DIM] = { 0 }, y[SR_MAX_DIM];
+  for (int i = 0; i < s->n; i++)
+    xx[i] = x[i];
+  for (int i = 0; i < s->nu; i++)
+    uu[i] = u[i];
+  if (wrt < s->n)
+    xx[wrt] += t;
+  else
+    uu[wrt - s->n] += t;
   s->step(s, xx, uu, y);
   return y[out];
 }
@@ -107,13 +108,15 @@ static void test_jacobians_match_finite_differences(void **state)
     SRSystem sys;
     create(names[r], &sys);
     for (int trial = 0; trial < 50; trial++) {
-      double x[SR_MAX_DIM], u[SR_MAX_DIM] = {0}, Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
-      for (int i = 0; i < sys->n; i++) x[i] = SRRandomRange(1, SR_STREAM_TEST, idx++, sys->dlo[i], sys->dhi[i]);
-      for (int i = 0; i < sys->nu; i++) u[i] = SRRandomRange(1, SR_STREAM_TEST, idx++, -sys->umax, sys->umax);
+      double x[SR_MAX_DIM], u[SR_MAX_DIM] = { 0 }, Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
+      for (int i = 0; i < sys->n; i++)
+        x[i] = SRRandomRange(1, SR_STREAM_TEST, idx++, sys->dlo[i], sys->dhi[i]);
+      for (int i = 0; i < sys->nu; i++)
+        u[i] = SRRandomRange(1, SR_STREAM_TEST, idx++, -sys->umax, sys->umax);
       sys->step_jacobian(sys, x, u, Jx, sys->nu ? Ju : NULL);
       for (int o = 0; o < sys->n; o++) {
         for (int w = 0; w < sys->n + sys->nu; w++) {
-          const double exact = w < sys->n ? Jx[o * sys->n + w] : Ju[o * sys->nu + (w - sys->n)];
+          const double exact  = w < sys->n ? Jx[o * sys->n + w] : Ju[o * sys->nu + (w - sys->n)];
           const double approx = fd(shifted, sys, x, u, w, o, 1e-3);
           assert_true(fabs(exact - approx) <= 1e-9 + 1e-7 * fabs(approx));
         }
@@ -170,34 +173,37 @@ static void test_interval_step_contains_exact_step(void **state)
 {
   uint64_t idx = 0;
   mpfr_t   y[SR_MAX_DIM];
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_init2(y[i], 256);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_init2(y[i], 256);
   for (int r = 0; r < 3; r++) {
     SRSystem sys;
     create(names[r], &sys);
     for (int box = 0; box < 60; box++) {
-      SRInterval X[SR_MAX_DIM], U[SR_MAX_DIM] = {{0, 0}}, Y[SR_MAX_DIM];
+      SRInterval X[SR_MAX_DIM], U[SR_MAX_DIM] = { { 0, 0 } }, Y[SR_MAX_DIM];
       /* random boxes over 1.5 x the domain, from points (width 0) to the whole domain */
       const double scale = box < 5 ? 0.0 : SRRandomUniform(2, SR_STREAM_TEST, idx++);
       for (int i = 0; i < sys->n; i++) {
         const double c = 1.5 * SRRandomRange(2, SR_STREAM_TEST, idx++, sys->dlo[i], sys->dhi[i]);
         const double h = scale * (sys->dhi[i] - sys->dlo[i]) * 0.5;
-        X[i] = SRIntervalMake(c - h, c + h);
+        X[i]           = SRIntervalMake(c - h, c + h);
       }
       for (int i = 0; i < sys->nu; i++) {
         const double a = SRRandomRange(2, SR_STREAM_TEST, idx++, -sys->umax, sys->umax);
         const double b = box < 5 ? a : SRRandomRange(2, SR_STREAM_TEST, idx++, -sys->umax, sys->umax);
-        U[i] = SRIntervalMake(fmin(a, b), fmax(a, b));
+        U[i]           = SRIntervalMake(fmin(a, b), fmax(a, b));
       }
       sys->step_interval(sys, X, U, Y);
-      for (int i = 0; i < sys->n; i++) assert_true(SRIntervalIsBounded(Y[i]));
+      for (int i = 0; i < sys->n; i++)
+        assert_true(SRIntervalIsBounded(Y[i]));
       for (int smp = 0; smp < 200; smp++) {
-        double x[SR_MAX_DIM], u[SR_MAX_DIM] = {0}, yp[SR_MAX_DIM];
+        double x[SR_MAX_DIM], u[SR_MAX_DIM] = { 0 }, yp[SR_MAX_DIM];
         for (int i = 0; i < sys->n; i++) {
           /* corners first, then interior points */
           x[i] = smp < 8 ? ((smp >> i) & 1 ? X[i].hi : X[i].lo) : SRRandomRange(3, SR_STREAM_TEST, idx++, X[i].lo, X[i].hi + (X[i].hi == X[i].lo ? 1e-300 : 0));
           if (x[i] > X[i].hi) x[i] = X[i].hi;
         }
-        for (int i = 0; i < sys->nu; i++) u[i] = smp % 3 == 0 ? U[i].lo : (smp % 3 == 1 ? U[i].hi : 0.5 * (U[i].lo + U[i].hi));
+        for (int i = 0; i < sys->nu; i++)
+          u[i] = smp % 3 == 0 ? U[i].lo : (smp % 3 == 1 ? U[i].hi : 0.5 * (U[i].lo + U[i].hi));
         step_mpfr(sys, x, u, y);
         sys->step(sys, x, u, yp);
         for (int i = 0; i < sys->n; i++) {
@@ -208,16 +214,17 @@ static void test_interval_step_contains_exact_step(void **state)
     }
     CHK(SRSystemDestroy(&sys));
   }
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clear(y[i]);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_clear(y[i]);
 }
 
 static void test_reference_controller_clips(void **state)
 {
   SRSystem     sys;
-  const double xs[4][3] = {{0, 0.1, 0.2}, {0, 1, 1.5}, {0, -1, -1.5}, {1.5, 0.2, -0.1}};
+  const double xs[4][3] = { { 0, 0.1, 0.2 }, { 0, 1, 1.5 }, { 0, -1, -1.5 }, { 1.5, 0.2, -0.1 } };
   create("dubins", &sys);
   for (int t = 0; t < 4; t++) {
-    double       u = 99, y[3];
+    double       u   = 99, y[3];
     const double lin = -1.5 * xs[t][1] - 2 * xs[t][2];
     SRSystemReferenceControl(sys, xs[t], &u);
     assert_true(u == fmin(fmax(lin, -1.0), 1.0));
@@ -227,7 +234,7 @@ static void test_reference_controller_clips(void **state)
   CHK(SRSystemDestroy(&sys));
   create("pendulum", &sys);
   {
-    const double big[2] = {1, 2}, small[2] = {0.01, -0.02};
+    const double big[2] = { 1, 2 }, small[2] = { 0.01, -0.02 };
     double       u;
     SRSystemReferenceControl(sys, big, &u);
     assert_true(fabs(u) == 8);
@@ -248,11 +255,11 @@ static void test_reference_controller_clips(void **state)
 /* scalar DARE: b^2 p^2 + (r - q b^2 - a^2 r) p - q r = 0, k = a b p / (r + b^2 p) */
 static void test_lqr_scalar_closed_form(void **state)
 {
-  const double cases[3][4] = {{1.2, 0.5, 1, 1}, {0.5, 1, 2, 0.1}, {-3, 2, 1, 5}};
+  const double cases[3][4] = { { 1.2, 0.5, 1, 1 }, { 0.5, 1, 2, 0.1 }, { -3, 2, 1, 5 } };
   for (int t = 0; t < 3; t++) {
     const double a = cases[t][0], b = cases[t][1], q = cases[t][2], r = cases[t][3];
     const double B2 = b * b, C = r - q * B2 - a * a * r;
-    const double p = (-C + sqrt(C * C + 4 * B2 * q * r)) / (2 * B2);
+    const double p    = (-C + sqrt(C * C + 4 * B2 * q * r)) / (2 * B2);
     const double kexp = a * b * p / (r + B2 * p);
     double       k;
     assert_int_equal(SRLQRGain(1, 1, &a, &b, &q, &r, &k), 0);
@@ -266,10 +273,11 @@ static void test_pendulum_lqr_gain(void **state)
   create("pendulum", &sys);
   const double g = sys->param[0], b = sys->param[1], dt = sys->dt, *K = sys->K;
   /* linearisation of the semi-implicit Euler step at the upright equilibrium, from SPEC 2 */
-  const double A[2][2] = {{1 + dt * dt * g, dt * (1 - dt * b)}, {dt * g, 1 - dt * b}}, B[2] = {dt * dt, dt};
-  double       Acl[2][2], P[2][2] = {{0, 0}, {0, 0}};
+  const double A[2][2] = { { 1 + dt * dt * g, dt * (1 - dt * b) }, { dt * g, 1 - dt * b } }, B[2] = { dt * dt, dt };
+  double       Acl[2][2], P[2][2]                                                                 = { { 0, 0 }, { 0, 0 } };
   for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) Acl[i][j] = A[i][j] - B[i] * K[j];
+    for (int j = 0; j < 2; j++)
+      Acl[i][j] = A[i][j] - B[i] * K[j];
   /* eigenvalues of the 2 x 2 closed loop from trace and determinant */
   const double tr = Acl[0][0] + Acl[1][1], det = Acl[0][0] * Acl[1][1] - Acl[0][1] * Acl[1][0], disc = tr * tr / 4 - det;
   const double rho = disc >= 0 ? fmax(fabs(tr / 2 + sqrt(disc)), fabs(tr / 2 - sqrt(disc))) : sqrt(det);
@@ -283,25 +291,30 @@ static void test_pendulum_lqr_gain(void **state)
       for (int j = 0; j < 2; j++) {
         double t = (i == j) + K[i] * K[j];
         for (int k = 0; k < 2; k++)
-          for (int l = 0; l < 2; l++) t += Acl[k][i] * P[k][l] * Acl[l][j];
+          for (int l = 0; l < 2; l++)
+            t += Acl[k][i] * P[k][l] * Acl[l][j];
         Pn[i][j] = t;
       }
     memcpy(P, Pn, sizeof(P));
   }
   /* optimality: K = (R + B^T P B)^{-1} B^T P A, and P solves the DARE */
-  double S = 1, G[2] = {0, 0}, pnorm = 0, res = 0;
+  double S = 1, G[2] = { 0, 0 }, pnorm = 0, res = 0;
   for (int k = 0; k < 2; k++)
-    for (int l = 0; l < 2; l++) S += B[k] * P[k][l] * B[l];
+    for (int l = 0; l < 2; l++)
+      S += B[k] * P[k][l] * B[l];
   for (int j = 0; j < 2; j++)
     for (int k = 0; k < 2; k++)
-      for (int l = 0; l < 2; l++) G[j] += B[k] * P[k][l] * A[l][j];
-  for (int j = 0; j < 2; j++) assert_true(fabs(K[j] - G[j] / S) <= 1e-9 * fabs(G[j] / S));
+      for (int l = 0; l < 2; l++)
+        G[j] += B[k] * P[k][l] * A[l][j];
+  for (int j = 0; j < 2; j++)
+    assert_true(fabs(K[j] - G[j] / S) <= 1e-9 * fabs(G[j] / S));
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 2; j++) {
       double t = (i == j) - G[i] * G[j] / S;
       for (int k = 0; k < 2; k++)
-        for (int l = 0; l < 2; l++) t += A[k][i] * P[k][l] * A[l][j];
-      res = fmax(res, fabs(t - P[i][j]));
+        for (int l = 0; l < 2; l++)
+          t += A[k][i] * P[k][l] * A[l][j];
+      res   = fmax(res, fabs(t - P[i][j]));
       pnorm = fmax(pnorm, fabs(P[i][j]));
     }
   assert_true(res <= 1e-10 * pnorm);
@@ -311,8 +324,12 @@ static void test_pendulum_lqr_gain(void **state)
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_unknown_name_is_an_error),          cmocka_unit_test(test_defaults_and_options),       cmocka_unit_test(test_jacobians_match_finite_differences),
-    cmocka_unit_test(test_interval_step_contains_exact_step), cmocka_unit_test(test_reference_controller_clips), cmocka_unit_test(test_lqr_scalar_closed_form),
+    cmocka_unit_test(test_unknown_name_is_an_error),
+    cmocka_unit_test(test_defaults_and_options),
+    cmocka_unit_test(test_jacobians_match_finite_differences),
+    cmocka_unit_test(test_interval_step_contains_exact_step),
+    cmocka_unit_test(test_reference_controller_clips),
+    cmocka_unit_test(test_lqr_scalar_closed_form),
     cmocka_unit_test(test_pendulum_lqr_gain),
   };
   int fails;
