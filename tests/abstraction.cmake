@@ -1,0 +1,2 @@
+# Runs of the containment / successor / abstraction tests (SPEC §5, §6, §7).
+sr_add_mpi_test(NAME containment COMMAND test_containment RANKS 1 TIMEOUT 120)
