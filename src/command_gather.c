@@ -1,8 +1,11 @@
-/* simreach gather (placeholder until its module lands). */
+/* simreach gather FILE.h5: the gather phase of SPEC §9 from a results file alone (read-only). */
 #include <simreach/private/commands.h>
+#include <petscviewer.h>
 
 PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[])
 {
   PetscFunctionBeginUser;
-  SETERRQ(comm, PETSC_ERR_SUP, "simreach gather is not built yet");
+  PetscCall(SRCheckUnusedOptions(comm));
+  PetscCall(SRGatherFile(comm, file, PETSC_VIEWER_STDOUT_(comm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -20,7 +20,7 @@ struct _p_SRResults {
   PetscBool       write;
   SRResultsLayout lay;
   char           *canonical;
-  hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sptr, sidx;
+  hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sptr, sidx, cells0, sptr0, sidx0;
   hid_t           strtype; /* fixed-length reason strings */
 };
 
@@ -152,6 +152,9 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
   SRCallHDF5Id(res->cells, H5Dopen2(f, "/runs/cells", H5P_DEFAULT));
   SRCallHDF5Id(res->sptr, H5Dopen2(f, "/runs/successor_ptr", H5P_DEFAULT));
   SRCallHDF5Id(res->sidx, H5Dopen2(f, "/runs/successor_idx", H5P_DEFAULT));
+  SRCallHDF5Id(res->cells0, H5Dopen2(f, "/runs/cells_initial", H5P_DEFAULT));
+  SRCallHDF5Id(res->sptr0, H5Dopen2(f, "/runs/successor_ptr_initial", H5P_DEFAULT));
+  SRCallHDF5Id(res->sidx0, H5Dopen2(f, "/runs/successor_idx_initial", H5P_DEFAULT));
   SRCallHDF5Id(res->strtype, H5Tcopy(H5T_C_S1));
   SRCallHDF5(H5Tset_size(res->strtype, SR_RESULTS_REASON_LEN));
   SRCallHDF5(H5Tset_strpad(res->strtype, H5T_STR_NULLTERM));
@@ -160,7 +163,7 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
 
 static PetscErrorCode CloseDatasets_Private(SRResults res)
 {
-  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sptr, &res->sidx};
+  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sptr, &res->sidx, &res->cells0, &res->sptr0, &res->sidx0};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -180,6 +183,7 @@ static PetscErrorCode Alloc_Private(MPI_Comm comm, SRResults *res)
   (*res)->file = -1;
   (*res)->ck = (*res)->wall = (*res)->status = (*res)->reason = (*res)->resume = (*res)->sd = (*res)->si = -1;
   (*res)->net = (*res)->cells = (*res)->sptr = (*res)->sidx = (*res)->strtype = -1;
+  (*res)->cells0 = (*res)->sptr0 = (*res)->sidx0 = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -267,11 +271,17 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     dims[1] = (hsize_t)lay->ntheta;
     PetscCall(CreateDataset_Private(g, "cells", H5T_NATIVE_DOUBLE, 2, dims, &nan, &d));
     SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "cells_initial", H5T_NATIVE_DOUBLE, 2, dims, &nan, &d));
+    SRCallHDF5(H5Dclose(d));
     dims[1] = (hsize_t)lay->K + 1;
     PetscCall(CreateDataset_Private(g, "successor_ptr", H5T_NATIVE_INT64, 2, dims, &m1, &d));
     SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "successor_ptr_initial", H5T_NATIVE_INT64, 2, dims, &m1, &d));
+    SRCallHDF5(H5Dclose(d));
     dims[1] = (hsize_t)lay->ncap;
     PetscCall(CreateDataset_Private(g, "successor_idx", H5T_NATIVE_INT64, 2, dims, &m1, &d));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "successor_idx_initial", H5T_NATIVE_INT64, 2, dims, &m1, &d));
     SRCallHDF5(H5Dclose(d));
     SRCallHDF5(H5Gclose(g));
 
@@ -560,7 +570,7 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRResultsWriteFinal(SRResults res, PetscInt r, const double *params, const double *theta, const SRSuccessorList *C)
+PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C)
 {
   const SRResultsLayout *lay = &res->lay;
   hsize_t                start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)lay->nparams};
@@ -568,19 +578,19 @@ PetscErrorCode SRResultsWriteFinal(SRResults res, PetscInt r, const double *para
   PetscInt               nnz;
 
   PetscFunctionBeginUser;
-  PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, (void *)params, PETSC_TRUE));
+  if (params) PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, (void *)params, PETSC_TRUE));
   count[1] = (hsize_t)lay->ntheta;
-  PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, (void *)theta, PETSC_TRUE));
+  PetscCall(Hyperslab_Private(initial ? res->cells0 : res->cells, H5T_NATIVE_DOUBLE, 2, start, count, (void *)theta, PETSC_TRUE));
   PetscCheck(C->K == lay->K, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "successor list has %" PetscInt_FMT " cells, the file %" PetscInt_FMT, C->K, lay->K);
   nnz = C->ptr[C->K];
   PetscCheck(nnz <= lay->ncap, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "certified lists have %" PetscInt_FMT " entries, more than the capacity %" PetscInt_FMT " of /runs/successor_idx", nnz, lay->ncap);
   PetscCall(PetscMalloc1(PetscMax(lay->K + 1, lay->ncap) + 1, &buf));
   for (PetscInt k = 0; k <= lay->K; k++) buf[k] = C->ptr[k];
   count[1] = (hsize_t)lay->K + 1;
-  PetscCall(Hyperslab_Private(res->sptr, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
+  PetscCall(Hyperslab_Private(initial ? res->sptr0 : res->sptr, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
   for (PetscInt k = 0; k < lay->ncap; k++) buf[k] = k < nnz ? C->idx[k] : -1;
   count[1] = (hsize_t)lay->ncap;
-  PetscCall(Hyperslab_Private(res->sidx, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
+  PetscCall(Hyperslab_Private(initial ? res->sidx0 : res->sidx, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
   PetscCall(PetscFree(buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -205,7 +205,7 @@ static void WriteSynthetic(SRResults res, PetscMPIInt rank, PetscMPIInt size)
       SRSuccessorList C      = {3, ptr, idx};
       for (int k = 0; k < 7; k++) params[k] = r + 0.125 * k;
       for (int k = 0; k < 6; k++) theta[k] = -r - 0.5 * k;
-      assert_int_equal(SRResultsWriteFinal(res, r, params, theta, &C), 0);
+      assert_int_equal(SRResultsWriteAbstraction(res, r, PETSC_FALSE, params, theta, &C), 0);
       assert_int_equal(SRResultsWriteStatus(res, r, SR_RUN_DONE, "done"), 0);
     }
   }

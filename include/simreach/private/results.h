@@ -69,8 +69,9 @@ PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, doub
 PetscErrorCode SRResultsWriteResume(SRResults res, PetscInt r, PetscInt last, PetscInt slot);
 PetscErrorCode SRResultsWriteStatus(SRResults res, PetscInt r, PetscInt status, const char reason[]);
 PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RESULTS_REASON_LEN]);
-/* Final network, cells theta = (c, w) and certified lists (CSR, sink = K). */
-PetscErrorCode SRResultsWriteFinal(SRResults res, PetscInt r, const double *params, const double *theta, const SRSuccessorList *C);
+/* Cells theta = (c, w) and certified lists (CSR, sink = K) after set-up (initial) or at the
+   end with the final network (params; NULL writes no network). */
+PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 

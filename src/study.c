@@ -1,0 +1,490 @@
+/* SRStudy: the beta x tau x seed sweep of SPEC §9.
+
+   MPI_COMM_WORLD is split into groups of -cell_ranks ranks; the groups take grid points
+   dynamically from an MPI-3 passive-target counter (MPI_Fetch_and_op on a window held by
+   rank 0), so every rank computes and none only dispatches.  Each grid point is one SRRun
+   on its group's communicator; after every checkpoint the group's rank 0 writes the row,
+   the resume state (slot = checkpoint mod 2) and then the index pointing at it, so a
+   kill -9 at any moment leaves the file consistent.  Every run is a deterministic function
+   of the options and (beta, tau, seed), and is written at its own fixed place in the file,
+   so the file does not depend on the rank count, the groups or the order of completion. */
+/* sigaction, strtok_r, access: POSIX in ISO C17 mode */
+#define _POSIX_C_SOURCE 200809L
+#include <simreach/private/results.h>
+#include <simreach/private/commands.h>
+#include <simreach/private/study_counter.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+
+struct _p_SRStudy {
+  MPI_Comm        comm;
+  SRResultsLayout lay;
+  PetscInt        cell_ranks, slice, nslices;
+  char            output[PETSC_MAX_PATH_LEN];
+  PetscBool       resume, force, setfromoptions;
+  char           *options, *canonical;
+  SRRun           proto; /* reads and checks every run option up front; gives the sizes */
+};
+
+/* The one piece of static state: a signal handler can reach nothing else.  It only sets
+   the flag; the runs poll it at checkpoints (SRRunSetStopFlag). */
+static volatile sig_atomic_t SRStudyStopSignal_Private = 0;
+static volatile int          SRStudyStop_Private       = 0;
+static void                  SRStudySignalHandler_Private(int sig)
+{
+  SRStudyStopSignal_Private = sig;
+  SRStudyStop_Private       = 1;
+}
+
+PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(study));
+  (*study)->comm       = comm;
+  (*study)->cell_ranks = 1;
+  (*study)->nslices    = 1;
+  PetscCall(PetscStrncpy((*study)->output, "results.h5", sizeof((*study)->output)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRStudyDestroy(SRStudy *study)
+{
+  PetscFunctionBeginUser;
+  if (!*study) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree((*study)->options));
+  PetscCall(PetscFree((*study)->canonical));
+  PetscCall(SRRunDestroy(&(*study)->proto));
+  PetscCall(PetscFree(*study));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A comma-separated list of numbers; every entry must parse completely. */
+static PetscErrorCode ParseList_Private(MPI_Comm comm, const char opt[], const char str[], const char example[], PetscInt max, double *v, PetscInt *n)
+{
+  char     buf[4096], *tok, *save = NULL;
+  size_t   len;
+  PetscInt m = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrlen(str, &len));
+  PetscCheck(len > 0 && len < sizeof(buf), comm, PETSC_ERR_ARG_WRONG, "option %s: empty list; give a comma-separated list, e.g. %s %s", opt, opt, example);
+  PetscCheck(str[0] != ',' && str[len - 1] != ',' && !strstr(str, ",,"), comm, PETSC_ERR_ARG_WRONG, "option %s '%s': empty entry in the list; give a comma-separated list, e.g. %s %s", opt, str, opt, example);
+  PetscCall(PetscStrncpy(buf, str, sizeof(buf)));
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char  *end;
+    double x;
+    while (*tok == ' ') tok++;
+    x = strtod(tok, &end);
+    while (*end == ' ') end++;
+    PetscCheck(end != tok && *end == 0 && isfinite(x), comm, PETSC_ERR_ARG_WRONG, "option %s '%s': entry '%s' is not a finite number; give a comma-separated list, e.g. %s %s", opt, str, tok, opt, example);
+    PetscCheck(m < max, comm, PETSC_ERR_ARG_SIZ, "option %s: more than %" PetscInt_FMT " entries", opt, max);
+    for (PetscInt j = 0; j < m; j++) PetscCheck(v[j] != x, comm, PETSC_ERR_ARG_WRONG, "option %s '%s': the value %g appears twice; every grid value must be distinct", opt, str, x);
+    v[m++] = x;
+  }
+  *n = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int CompareStrings_Private(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The options that decide the results: the whole database minus what only says where or how
+   the study runs (rank grouping, output, resume/force, logging, the slice), sorted by key, one
+   "-key value" per line.  The -resume check compares this text. */
+static PetscErrorCode CanonicalOptions_Private(const char all[], char **canonical)
+{
+  static const char *const skip[] = {"resume", "force", "output", "cell_ranks", "grid_slice", "options_file", "help", "options_left", "options_view", "info", "history", "no_signal_handler", "on_error_abort", "quiet", "version"};
+  static const char *const skip_prefix[] = {"log", "malloc", "mpi_", "on_error", "checkstack", "start_in_debugger", "debugger", "fp_trap", "viewer_"};
+  char  *copy, *save = NULL, *tok, **entries;
+  size_t len;
+  int    n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrlen(all, &len));
+  PetscCall(PetscStrallocpy(all, &copy));
+  PetscCall(PetscMalloc1(len / 2 + 2, &entries));
+  tok = strtok_r(copy, " \t\n", &save);
+  while (tok) {
+    char *key = tok, *val = NULL, *next = strtok_r(NULL, " \t\n", &save);
+    /* a value is the next token unless it is itself a key (a dash then a non-digit) */
+    if (next && !(next[0] == '-' && next[1] && !(next[1] >= '0' && next[1] <= '9') && next[1] != '.')) {
+      val  = next;
+      next = strtok_r(NULL, " \t\n", &save);
+    }
+    if (key[0] == '-') {
+      PetscBool drop = PETSC_FALSE;
+      for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+        if (!strcmp(key + 1, skip[i])) drop = PETSC_TRUE;
+      for (size_t i = 0; i < sizeof(skip_prefix) / sizeof(skip_prefix[0]); i++)
+        if (!strncmp(key + 1, skip_prefix[i], strlen(skip_prefix[i]))) drop = PETSC_TRUE;
+      if (!drop) {
+        size_t l = strlen(key) + (val ? strlen(val) : 0) + 2;
+        PetscCall(PetscMalloc1(l, &entries[n]));
+        PetscCall(PetscSNPrintf(entries[n], l, "%s%s%s", key, val ? " " : "", val ? val : ""));
+        n++;
+      }
+    }
+    tok = next;
+  }
+  qsort(entries, (size_t)n, sizeof(char *), CompareStrings_Private);
+  PetscCall(PetscCalloc1(len + (size_t)n + 2, canonical));
+  for (int i = 0; i < n; i++) {
+    PetscCall(PetscStrlcat(*canonical, entries[i], len + (size_t)n + 2));
+    PetscCall(PetscStrlcat(*canonical, "\n", len + (size_t)n + 2));
+    PetscCall(PetscFree(entries[i]));
+  }
+  PetscCall(PetscFree(entries));
+  PetscCall(PetscFree(copy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRStudySetFromOptions(SRStudy st)
+{
+  MPI_Comm        comm = st->comm;
+  SRResultsLayout *lay = &st->lay;
+  char            beta[4096] = "0,0.05,0.15,0.5", tau[4096] = "0.01,0.05,0.2", slice[64] = "";
+  PetscInt        nseeds = 3, seeds[SR_RESULTS_MAX_LIST], nlist = SR_RESULTS_MAX_LIST;
+  PetscBool       seeds_set, list_set, slice_set;
+  PetscMPIInt     size;
+  char           *all;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* The options text first: the lists are taken out of the database below. */
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(PetscStrallocpy(all, &st->options));
+  PetscCall(CanonicalOptions_Private(all, &st->canonical));
+  PetscCall(PetscFree(all));
+
+  PetscOptionsBegin(comm, NULL, "simreach study: the beta x tau x seed sweep (SPEC §9)", NULL);
+  PetscCall(PetscOptionsString("-beta", "comma-separated beta values, each >= 0 (SPEC §9)", NULL, beta, beta, sizeof(beta), NULL));
+  PetscCall(PetscOptionsString("-tau", "comma-separated tau values, each > 0 (SPEC §9)", NULL, tau, tau, sizeof(tau), NULL));
+  PetscCall(PetscOptionsInt("-seeds", "number of seeds: the seeds 1..N", NULL, nseeds, &nseeds, &seeds_set));
+  PetscCall(PetscOptionsIntArray("-seed_list", "explicit comma-separated seeds (instead of -seeds)", NULL, seeds, &nlist, &list_set));
+  PetscCall(PetscOptionsInt("-cell_ranks", "ranks per group; must divide the number of MPI ranks", NULL, st->cell_ranks, &st->cell_ranks, NULL));
+  PetscCall(PetscOptionsString("-output", "the results file (parallel HDF5)", NULL, st->output, st->output, sizeof(st->output), NULL));
+  PetscCall(PetscOptionsBool("-resume", "continue the study in an existing -output file", NULL, st->resume, &st->resume, NULL));
+  PetscCall(PetscOptionsBool("-force", "overwrite an existing -output file", NULL, st->force, &st->force, NULL));
+  PetscCall(PetscOptionsString("-grid_slice", "i/n: run only the grid points r with r mod n = i (Slurm job arrays)", NULL, slice, slice, sizeof(slice), &slice_set));
+  PetscOptionsEnd();
+
+  PetscCall(ParseList_Private(comm, "-beta", beta, "0,0.05,0.15,0.5", SR_RESULTS_MAX_LIST, lay->beta, &lay->nbeta));
+  for (PetscInt i = 0; i < lay->nbeta; i++) PetscCheck(lay->beta[i] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -beta: value %g is negative; allowed is beta >= 0", lay->beta[i]);
+  PetscCall(ParseList_Private(comm, "-tau", tau, "0.01,0.05,0.2", SR_RESULTS_MAX_LIST, lay->tau, &lay->ntau));
+  for (PetscInt i = 0; i < lay->ntau; i++) PetscCheck(lay->tau[i] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -tau: value %g is not positive; allowed is tau > 0", lay->tau[i]);
+  PetscCheck(!(seeds_set && list_set), comm, PETSC_ERR_ARG_INCOMP, "options -seeds and -seed_list: give one of them, not both");
+  if (list_set) {
+    PetscCheck(nlist > 0, comm, PETSC_ERR_ARG_WRONG, "option -seed_list: empty list; give comma-separated seeds >= 0, e.g. -seed_list 1,2,3");
+    for (PetscInt i = 0; i < nlist; i++) {
+      PetscCheck(seeds[i] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -seed_list: seed %" PetscInt_FMT " is negative; allowed are seeds >= 0", seeds[i]);
+      for (PetscInt j = 0; j < i; j++) PetscCheck(seeds[j] != seeds[i], comm, PETSC_ERR_ARG_WRONG, "option -seed_list: seed %" PetscInt_FMT " appears twice", seeds[i]);
+      lay->seed[i] = seeds[i];
+    }
+    lay->nseed = nlist;
+  } else {
+    PetscCheck(nseeds >= 1 && nseeds <= SR_RESULTS_MAX_LIST, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -seeds %" PetscInt_FMT ": allowed is 1..%d", nseeds, SR_RESULTS_MAX_LIST);
+    for (PetscInt i = 0; i < nseeds; i++) lay->seed[i] = i + 1;
+    lay->nseed = nseeds;
+  }
+  lay->nruns = lay->nbeta * lay->ntau * lay->nseed;
+  PetscCheck(st->cell_ranks >= 1 && size % st->cell_ranks == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -cell_ranks %" PetscInt_FMT " does not divide the number of MPI ranks %d; allowed are the divisors of %d", st->cell_ranks, size, size);
+  PetscCheck(!(st->resume && st->force), comm, PETSC_ERR_ARG_INCOMP, "options -resume and -force: give at most one (-resume continues %s, -force overwrites it)", st->output);
+  if (slice_set) {
+    long i = -1, n = -1;
+    char c;
+    PetscCheck(sscanf(slice, "%ld/%ld%c", &i, &n, &c) == 2 && n >= 1 && i >= 0 && i < n, comm, PETSC_ERR_ARG_WRONG, "option -grid_slice '%s': allowed is i/n with 0 <= i < n, e.g. -grid_slice 0/4", slice);
+    st->slice   = (PetscInt)i;
+    st->nslices = (PetscInt)n;
+  }
+  /* The lists are the study's; each run gets its point through SRRunSetGridPoint. */
+  PetscCall(PetscOptionsClearValue(NULL, "-beta"));
+  PetscCall(PetscOptionsClearValue(NULL, "-tau"));
+  /* every run option is read (and checked) now, before any work */
+  PetscCall(SRRunDestroy(&st->proto));
+  PetscCall(SRRunCreate(comm, &st->proto));
+  PetscCall(SRRunSetFromOptions(st->proto));
+  PetscCall(SRRunSetGridPoint(st->proto, lay->beta[0], lay->tau[0], lay->seed[0]));
+  st->setfromoptions = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sizes of the file from a prototype run (they depend on the options alone). */
+static PetscErrorCode StudyLayout_Private(SRStudy st)
+{
+  SRRun            run = st->proto;
+  SRModel          model;
+  SRCells          cells;
+  SRAbstraction    abs;
+  SRResultsLayout *lay = &st->lay;
+  PetscInt         ncheck;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRRunSetUp(run));
+  PetscCall(SRRunGetNumCheckpoints(run, &ncheck));
+  PetscCall(SRRunGetStateSizes(run, &lay->ndstate, &lay->nistate));
+  PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+  lay->nrows   = ncheck + 1;
+  lay->nparams = model->mlp->nparams;
+  lay->K       = cells->K;
+  lay->ntheta  = 2 * cells->n * cells->K;
+  /* at most K + 1 successors (the sink included) per cell: the capacity the state uses too */
+  lay->ncap = cells->K * (cells->K + 1);
+  PetscCall(SRRunDestroy(&st->proto));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  SRResults   res;
+  PetscInt    r;
+  PetscMPIInt grank;
+  double     *d;
+  PetscInt   *i;
+  SRCounter   ctr;
+} StudyMonitorCtx;
+
+/* Window words on rank 0: next ticket, runs finished, stop requested. */
+enum { W_TICKET = 0, W_DONE = 1, W_STOP = 2 };
+
+/* After every checkpoint (SPEC §8): the row, the state in slot checkpoint mod 2, then the
+   index.  The slot depends only on the checkpoint number, so a resumed run writes exactly
+   what the uninterrupted one writes, and never the slot it resumed from. */
+static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, void *ctx)
+{
+  StudyMonitorCtx *m    = (StudyMonitorCtx *)ctx;
+  PetscInt         slot = cp->checkpoint % 2;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRRunGetState(run, m->d, m->i));
+  /* The state is the one after checkpoint cp->checkpoint (SRRunGetState may still report the
+     previous index while its monitor runs); resuming must continue with the next interval. */
+  m->i[0] = cp->checkpoint;
+  if (m->grank == 0) {
+    int64_t stop;
+    PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
+    PetscCall(SRResultsWriteState(m->res, m->r, slot, m->d, m->i));
+    PetscCall(SRResultsWriteResume(m->res, m->r, cp->checkpoint, slot));
+    /* another group was signalled: stop at the next checkpoint here too */
+    PetscCall(SRCounterFetchAdd(m->ctr, W_STOP, 0, &stop));
+    if (stop) SRStudyStop_Private = 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* theta = (c, w) and C(k) of the run (with the network at the end).  Not collective. */
+static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, PetscInt r, PetscBool initial)
+{
+  SRModel                model;
+  SRCells                cells;
+  SRAbstraction          abs;
+  const SRSuccessorList *C;
+  double                *theta;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+  PetscCall(SRAbstractionGetCertified(abs, &C));
+  PetscCall(PetscMalloc1(2 * cells->n * cells->K + 1, &theta));
+  PetscCall(PetscArraycpy(theta, cells->c, cells->n * cells->K));
+  PetscCall(PetscArraycpy(theta + cells->n * cells->K, cells->w, cells->n * cells->K));
+  PetscCall(SRResultsWriteAbstraction(res, r, initial, initial ? NULL : model->mlp->params, theta, C));
+  PetscCall(PetscFree(theta));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Runs grid point r on the group; returns its final status. */
+static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm group, PetscMPIInt grank, SRCounter ctr, PetscInt r, SRRunStatus *status)
+{
+  const SRResultsLayout *lay = &st->lay;
+  PetscInt               is = r % lay->nseed, it = (r / lay->nseed) % lay->ntau, ib = r / (lay->nseed * lay->ntau);
+  PetscInt               info[3] = {0, -1, 0};
+  SRRun                  run;
+  StudyMonitorCtx        m;
+  const char            *reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&m, sizeof(m)));
+  m.res   = res;
+  m.r     = r;
+  m.grank = grank;
+  m.ctr   = ctr;
+  PetscCall(PetscMalloc2(lay->ndstate + 1, &m.d, lay->nistate + 1, &m.i));
+  PetscCall(SRRunCreate(group, &run));
+  PetscCall(SRRunSetFromOptions(run));
+  PetscCall(SRRunSetGridPoint(run, lay->beta[ib], lay->tau[it], lay->seed[is]));
+  PetscCall(SRRunSetMonitor(run, StudyMonitor_Private, &m));
+  PetscCall(SRRunSetStopFlag(run, &SRStudyStop_Private));
+  PetscCall(SRRunSetUp(run));
+  if (grank == 0) PetscCall(SRResultsReadRunInfo(res, r, &info[0], &info[1], &info[2]));
+  PetscCallMPI(MPI_Bcast(info, 3, MPIU_INT, 0, group));
+  if (info[1] >= 0) { /* resume from the last complete checkpoint */
+    if (grank == 0) PetscCall(SRResultsReadState(res, r, info[2], m.d, m.i));
+    PetscCallMPI(MPI_Bcast(m.d, (PetscMPIInt)lay->ndstate, MPI_DOUBLE, 0, group));
+    PetscCallMPI(MPI_Bcast(m.i, (PetscMPIInt)lay->nistate, MPIU_INT, 0, group));
+    PetscCall(SRRunSetState(run, m.d, m.i));
+  }
+  else if (grank == 0) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
+  if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
+  PetscCall(SRRunSolve(run));
+  PetscCall(SRRunGetStatus(run, status, &reason));
+  if (grank == 0) {
+    if (*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_FALSE));
+    PetscCall(SRResultsWriteStatus(res, r, *status, reason));
+  }
+  PetscCall(SRRunDestroy(&run));
+  PetscCall(PetscFree2(m.d, m.i));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Pending runs in dispatch order: beta > 0 first (the expensive ones), larger beta first,
+   then by index; runs outside this -grid_slice or already finished are left out. */
+static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *npending, PetscInt **pending)
+{
+  const SRResultsLayout *lay = &st->lay;
+  PetscMPIInt            rank;
+  PetscInt              *status, n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(st->comm, &rank));
+  PetscCall(PetscMalloc1(lay->nruns, &status));
+  PetscCall(PetscMalloc1(lay->nruns, pending));
+  if (rank == 0)
+    for (PetscInt r = 0; r < lay->nruns; r++) {
+      PetscInt last, slot;
+      PetscCall(SRResultsReadRunInfo(res, r, &status[r], &last, &slot));
+    }
+  PetscCallMPI(MPI_Bcast(status, (PetscMPIInt)lay->nruns, MPIU_INT, 0, st->comm));
+  {
+    PetscInt order[SR_RESULTS_MAX_LIST];
+    for (PetscInt i = 0; i < lay->nbeta; i++) order[i] = i;
+    for (PetscInt i = 1; i < lay->nbeta; i++)
+      for (PetscInt j = i; j > 0 && lay->beta[order[j]] > lay->beta[order[j - 1]]; j--) {
+        PetscInt t   = order[j];
+        order[j]     = order[j - 1];
+        order[j - 1] = t;
+      }
+    for (PetscInt oi = 0; oi < lay->nbeta; oi++)
+      for (PetscInt rr = 0; rr < lay->ntau * lay->nseed; rr++) {
+        PetscInt r = order[oi] * lay->ntau * lay->nseed + rr;
+        if (r % st->nslices != st->slice) continue;
+        if (status[r] == SR_RUN_DONE || status[r] == SR_RUN_DIVERGED) continue;
+        (*pending)[n++] = r;
+      }
+  }
+  *npending = n;
+  PetscCall(PetscFree(status));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRStudySolve(SRStudy st)
+{
+  MPI_Comm         comm = st->comm, group;
+  PetscMPIInt      rank, size, grank;
+  PetscInt         exists = 0, npending = 0, *pending, ndone_here = 0, stopped = 0, allstopped;
+  SRResults        res = NULL;
+  SRCounter        ctr;
+  struct sigaction sa, old_term, old_usr1;
+  double           t0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(st->setfromoptions, comm, PETSC_ERR_ARG_WRONGSTATE, "call SRStudySetFromOptions() before SRStudySolve()");
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* 1. The output file: never touched without -resume or -force (SPEC §9). */
+  if (rank == 0) exists = access(st->output, F_OK) == 0;
+  PetscCallMPI(MPI_Bcast(&exists, 1, MPIU_INT, 0, comm));
+  PetscCheck(!exists || st->resume || st->force, comm, PETSC_ERR_FILE_OPEN, "the results file %s exists; rerun with -resume to continue it or -force to overwrite it (it was left untouched)", st->output);
+  if (exists && st->resume) { /* read-only checks first: a refused file stays byte-identical */
+    const char *canon;
+    PetscCall(SRResultsOpen(comm, st->output, PETSC_FALSE, &res));
+    PetscCall(SRResultsGetCanonicalOptions(res, &canon));
+    if (strcmp(canon, st->canonical)) {
+      char        a[256] = "", b[256] = "";
+      const char *p = canon, *q = st->canonical;
+      while (*p && *p == *q) p++, q++;
+      while (p > canon && p[-1] != '\n') p--;
+      while (q > st->canonical && q[-1] != '\n') q--;
+      for (int k = 0; p[k] && p[k] != '\n' && k < 255; k++) a[k] = p[k];
+      for (int k = 0; q[k] && q[k] != '\n' && k < 255; k++) b[k] = q[k];
+      PetscCall(SRResultsDestroy(&res));
+      SETERRQ(comm, PETSC_ERR_ARG_INCOMP, "-resume: %s was written with different options (file has '%s', now '%s'); rerun with the same options, or -force to overwrite it (it was left untouched)", st->output, a, b);
+    }
+    PetscCall(SRResultsDestroy(&res));
+  }
+  /* 2. Sizes from a prototype run: bad run options fail here, before the file is touched. */
+  PetscCall(StudyLayout_Private(st));
+  if (exists && st->resume) {
+    const SRResultsLayout *fl;
+    PetscCall(SRResultsOpen(comm, st->output, PETSC_TRUE, &res));
+    PetscCall(SRResultsGetLayout(res, &fl));
+    PetscCheck(fl->nruns == st->lay.nruns && fl->nrows == st->lay.nrows && fl->nparams == st->lay.nparams && fl->ntheta == st->lay.ntheta && fl->ndstate == st->lay.ndstate && fl->nistate == st->lay.nistate && fl->ncap == st->lay.ncap, comm,
+               PETSC_ERR_ARG_INCOMP, "-resume: the datasets of %s do not have the sizes these options give (another simreach version?); use -force to overwrite it", st->output);
+  } else {
+    if (!exists && st->resume) PetscCall(PetscPrintf(comm, "simreach study: -resume: %s does not exist yet, starting the study\n", st->output));
+    PetscCall(SRResultsCreateNew(comm, st->output, &st->lay, st->options, st->canonical, &res));
+  }
+  PetscCall(StudyPending_Private(st, res, &npending, &pending));
+
+  /* 3. Groups and the ticket counter (MPI-3 passive target on rank 0). */
+  PetscCallMPI(MPI_Comm_split(comm, rank / (PetscMPIInt)st->cell_ranks, rank, &group));
+  PetscCallMPI(MPI_Comm_rank(group, &grank));
+  PetscCall(SRCounterCreate(comm, 3, &ctr));
+
+  /* 4. SIGTERM / SIGUSR1: finish to the next checkpoint, write it, exit non-zero. */
+  SRStudyStop_Private       = 0;
+  SRStudyStopSignal_Private = 0;
+  PetscCall(PetscMemzero(&sa, sizeof(sa)));
+  sa.sa_handler = SRStudySignalHandler_Private;
+  sigemptyset(&sa.sa_mask);
+  PetscCheck(!sigaction(SIGTERM, &sa, &old_term) && !sigaction(SIGUSR1, &sa, &old_usr1), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGUSR1 handlers");
+
+  t0 = MPI_Wtime();
+  PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks));
+  for (;;) {
+    int64_t     ticket[2] = {0, 0};
+    SRRunStatus status;
+    /* a local signal between runs, or another group's stop, ends the loop */
+    PetscInt    lstop = SRStudyStop_Private, gstop;
+    PetscCallMPI(MPI_Allreduce(&lstop, &gstop, 1, MPIU_INT, MPI_MAX, group));
+    if (grank == 0) {
+      int64_t wstop;
+      PetscCall(SRCounterFetchAdd(ctr, W_STOP, 0, &wstop));
+      if (gstop || wstop) ticket[1] = 1;
+      else PetscCall(SRCounterFetchAdd(ctr, W_TICKET, 1, &ticket[0]));
+    }
+    PetscCallMPI(MPI_Bcast(ticket, 2, MPI_INT64_T, 0, group));
+    if (ticket[1]) {
+      stopped = 1;
+      break;
+    }
+    if (ticket[0] >= npending) break;
+    PetscCall(StudyRunPoint_Private(st, res, group, grank, ctr, pending[ticket[0]], &status));
+    if (status == SR_RUN_INTERRUPTED) {
+      int64_t old;
+      stopped = 1;
+      if (grank == 0) PetscCall(SRCounterFetchAdd(ctr, W_STOP, 1, &old));
+      break;
+    }
+    ndone_here++;
+    if (grank == 0) {
+      int64_t done;
+      PetscCall(SRCounterFetchAdd(ctr, W_DONE, 1, &done));
+      if (rank == 0) {
+        double el = MPI_Wtime() - t0, eta = el / (double)(done + 1) * (double)(npending - done - 1);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach study: %" PetscInt64_FMT " / %" PetscInt_FMT " runs done (%" PetscInt_FMT " before this start), %.1f s elapsed, ETA %.0f s\n", (PetscInt64)(done + 1 + st->lay.nruns - npending), st->lay.nruns, st->lay.nruns - npending, el, eta));
+      }
+    }
+  }
+  PetscCheck(!sigaction(SIGTERM, &old_term, NULL) && !sigaction(SIGUSR1, &old_usr1, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot restore the signal handlers");
+  PetscCallMPI(MPI_Allreduce(&stopped, &allstopped, 1, MPIU_INT, MPI_MAX, comm));
+  PetscCall(SRCounterDestroy(&ctr));
+  PetscCallMPI(MPI_Comm_free(&group));
+  PetscCall(PetscFree(pending));
+  PetscCall(SRResultsDestroy(&res));
+  PetscCheck(!allstopped, comm, PETSC_ERR_USER, "simreach study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
+
+  /* 5. The gather phase on the finished file (SPEC §9), stored in /summary. */
+  PetscCall(SRResultsOpen(comm, st->output, PETSC_TRUE, &res));
+  PetscCall(SRGatherResults(res, PETSC_TRUE, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(SRResultsDestroy(&res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
