@@ -1,0 +1,16 @@
+# Enclosure kernels and Taylor models (SPEC §7): unit tests, the soundness suite, the benchmark.
+# >= 10^4 cells x 10^3 points in total over the five runs (toy1d has no control input)
+foreach(_sys_model IN ITEMS toy1d:dynamics pendulum:dynamics pendulum:controller dubins:dynamics dubins:controller)
+  string(REPLACE ":" ";" _sm ${_sys_model})
+  list(GET _sm 0 _sys)
+  list(GET _sm 1 _model)
+  sr_add_mpi_test(NAME soundness_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 2000 -points 1000 RANKS 1 TIMEOUT 300)
+  # the same cells dealt to several ranks, verdict reduced
+  sr_add_mpi_test(NAME soundness_small_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 200 -points 300 -seed 2 RANKS 2 4 TIMEOUT 300)
+endforeach()
+
+# The benchmark is a program, not a test (tests/bench/bench_enclosure.sh runs it).
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_enclosure.c)
+  add_executable(bench_enclosure ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_enclosure.c)
+  target_link_libraries(bench_enclosure PRIVATE simreach)
+endif()
