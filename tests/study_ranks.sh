@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The same small study on 1, 2 and 4 ranks (-cell_ranks 1 and 2) gives identical files
+# (SPEC §9: results must not depend on how many ranks ran them); wall times excluded.
+# Usage: study_ranks.sh OPTIONS_FILE WORKDIR   (environment: see study_common.sh)
+. "$(dirname "$0")/study_common.sh"
+opts=$1 dir=$2
+rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
+sr_run 1 study -options_file "$opts" -output "$dir/np1.h5" > "$dir/np1.log" 2>&1 || { cat "$dir/np1.log"; fail "study on 1 rank"; }
+for cfg in "2 1" "2 2" "4 1" "4 2"; do
+  set -- $cfg
+  f="$dir/np$1_cr$2.h5"
+  sr_run "$1" study -options_file "$opts" -cell_ranks "$2" -output "$f" > "$f.log" 2>&1 || { cat "$f.log"; fail "study on $1 ranks, -cell_ranks $2"; }
+  sr_compare "$dir/np1.h5" "$f" || fail "$1 ranks with -cell_ranks $2 differ from 1 rank"
+done
+# the gather from the file alone prints the same verdict as the study did
+sr_run 1 gather "$dir/np1.h5" > "$dir/gather.log" 2>&1 || { cat "$dir/gather.log"; fail "simreach gather"; }
+diff <(grep -E "^(Criterion|Predicted|tau log n)" "$dir/np1.log") <(grep -E "^(Criterion|Predicted|tau log n)" "$dir/gather.log") || fail "simreach gather disagrees with the study's own gather"
+echo "PASS: identical on 1, 2, 4 ranks with -cell_ranks 1 and 2"
