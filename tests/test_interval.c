@@ -100,6 +100,12 @@ static void test_infinities_and_overflow(void **state)
   assert_true(SRMulDown(0x1p600, 0x1p600) == DBL_MAX && SRMulUp(-0x1p600, 0x1p600) == -DBL_MAX);
   assert_true(SRDivDown(DBL_MAX, 0.5) == DBL_MAX && SRDivUp(-DBL_MAX, 0.5) == -DBL_MAX);
   assert_true(SRAddUp(DBL_MAX, 1) == INFINITY && SRAddDown(DBL_MAX, 1) == DBL_MAX);
+  /* the exact DBL_MAX - c is 0x1.03accd5e177378p+1023 (54 bits); TwoSum's s - a overflows */
+  assert_true(SRSubDown(DBL_MAX, 0x1.f8a66543d118fp+1022) == 0x1.03accd5e17737p+1023);
+  assert_true(SRSubUp(DBL_MAX, 0x1.f8a66543d118fp+1022) == 0x1.03accd5e17738p+1023);
+  assert_true(SRAddUp(0x1.f8a66543d118fp+1022, -DBL_MAX) == -0x1.03accd5e17737p+1023);
+  assert_true(SRAddDown(0x1.f8a66543d118fp+1022, -DBL_MAX) == -0x1.03accd5e17738p+1023);
+  assert_true(SRAddUp(-0x1.f8a66543d118fp+1022, -DBL_MAX) == -DBL_MAX && SRAddDown(0x1p1023, 0x1p1023) == DBL_MAX);
   assert_iv(SRIntervalAdd(I(1, DBL_MAX), I(3, 4)), 4, INFINITY);
   assert_true(SRIntervalIsEntire(SRIntervalAdd(I(-DBL_MAX, 2), I(-3, DBL_MAX))));
   assert_iv(SRIntervalSub(I(-INFINITY, 2), I(3, 4)), -INFINITY, -1);
@@ -220,6 +226,10 @@ static void test_directed_rounding_mpfr(void **state)
       double x = RandomDouble(&s), y = RandomDouble(&s);
       if (i % 4 == 1) y = x * (1 + 0x1p-30) * (i % 8 == 1 ? -1 : 1); /* cancellation */
       if (i % 4 == 2) y = ldexp((double)(Next64(&s) >> 11), -(int)(Next64(&s) % 1130)); /* small */
+      if (i % 8 == 3) { /* huge operands of opposite signs: TwoSum's intermediate overflows */
+        x = ldexp(1 + (double)(Next64(&s) >> 12) * 0x1p-52, 1022 + (int)(Next64(&s) % 2));
+        y = -ldexp(1 + (double)(Next64(&s) >> 12) * 0x1p-52, 1023);
+      }
       if (op == 4) x = fabs(x);
       double lu = op < 4 ? up[op](x, y) : SRSqrtUp(x), ld = op < 4 ? down[op](x, y) : SRSqrtDown(x);
       mpfr_set_d(a, x, MPFR_RNDN);

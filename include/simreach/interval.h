@@ -48,12 +48,22 @@ static inline double SRNextDown(double x) { return -SRNextUp(-x); }
 /* ---- directed rounding of + - * / sqrt (exact: the returned double is the rounding of the
    exact real result towards -inf / +inf) ---- */
 
-/* TwoSum (Knuth): e = (a + b) - s exactly whenever s is finite, including the subnormal range
-   (the error of a sum is always representable).  Overflow: s = -inf from finite operands
-   rounds up to -DBL_MAX. */
+/* TwoSum (Knuth): e = (a + b) - s exactly whenever no intermediate overflows, including the
+   subnormal range (the error of a sum is always representable).  With s finite, bb = s - a
+   can still overflow (a = 0x1.f8a66543d118fp+1022, b = -DBL_MAX): e is then NaN, and the
+   rare path redoes TwoSum on a/2, b/2 (exact: both operands are then >= 2^1021 in
+   magnitude, and halving commutes with rounding), giving e/2; if that failed too it
+   returns 1 (widen unconditionally).  Overflow of s: -inf from finite operands rounds up
+   to -DBL_MAX. */
+static inline double SRAddErrHalved_Private(double a, double b)
+{
+  double h = 0.5 * a, g = 0.5 * b, s = h + g, bb = s - h, e = (h - (s - bb)) + (g - bb);
+  return isnan(e) ? 1.0 : e;
+}
 static inline double SRAddUp(double a, double b)
 {
   double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
+  if (isnan(e) && isfinite(s)) e = SRAddErrHalved_Private(a, b);
   if (e > 0) return SRNextUp(s);
   if (s == -INFINITY && isfinite(a) && isfinite(b)) return -DBL_MAX;
   return s;
