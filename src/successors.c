@@ -296,6 +296,18 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Position of x in the sorted array v (x is one of its entries). */
+static PetscInt SRFindExact_Private(PetscInt m, const double *v, double x)
+{
+  PetscInt lo = 0, hi = m - 1;
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+    if (v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Coordinate compression: the sorted distinct endpoints of the boxes cut space into
    elementary boxes, each either inside a box or outside all of them; mark the covered ones
    and add their volumes in index order (a fixed order, so the sum never depends on ranks). */
@@ -312,7 +324,7 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
   for (PetscInt t = 0; t < nlist; t++) {
     if (list[t] == K) continue;
     SRCellsBoxOuter(cells, list[t], lo + m * n, hi + m * n);
-    m++;
+    if (SRBoxIsFinite_Private(n, lo + m * n, hi + m * n)) m++; /* a NaN cell covers nothing */
   }
   if (m == 0) {
     PetscCall(PetscFree2(lo, hi));
@@ -333,11 +345,9 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
   for (PetscInt b = 0; b < m && ncell > 0; b++) {
     PetscInt a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0};
     for (PetscInt d = 0; d < n; d++) {
-      PetscInt ilo, ihi;
-      PetscCall(PetscFindReal(lo[b * n + d], nc[d] + 1, crd[d], 0.0, &ilo));
-      PetscCall(PetscFindReal(hi[b * n + d], nc[d] + 1, crd[d], 0.0, &ihi));
-      a[d] = ilo;
-      z[d] = ihi - 1; /* elementary intervals [crd_i, crd_{i+1}] for ilo <= i < ihi */
+      /* the endpoints are in crd exactly: elementary intervals [crd_i, crd_{i+1}], ilo <= i < ihi */
+      a[d] = SRFindExact_Private(nc[d] + 1, crd[d], lo[b * n + d]);
+      z[d] = SRFindExact_Private(nc[d] + 1, crd[d], hi[b * n + d]) - 1;
     }
     for (PetscInt i2 = a[2]; i2 <= (n > 2 ? z[2] : 0); i2++)
       for (PetscInt i1 = a[1]; i1 <= (n > 1 ? z[1] : 0); i1++)
