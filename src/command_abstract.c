@@ -15,7 +15,7 @@
 PetscErrorCode SRCommandAbstract(MPI_Comm comm)
 {
   char                 sysname[16] = "pendulum";
-  PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS;
+  PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS, etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
   PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {8, 8, 8}, nc = SR_MAX_DIM, seed = 1, nfail, first;
   PetscBool            cells_set = PETSC_FALSE, wset = PETSC_FALSE, cells_free = PETSC_FALSE;
   SRSystem             sys;
@@ -45,7 +45,10 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   if (!cells_set) nc = sys->n;
   PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sysname, sys->n, sys->n);
   PetscCheck((SRModelType)mtype == SR_MODEL_DYNAMICS || sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", sysname);
+  /* the check uses the enclosure the lists were built from (read again by SetFromOptions) */
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-enclosure", SREnclosureTypes, &etype, NULL));
   PetscCall(SRAbstractionCreate(comm, &abs));
+  PetscCall(SRAbstractionSetEnclosureType(abs, (SREnclosureType)etype));
   PetscCall(SRAbstractionSetTarget(abs, SR_TARGET_EMPIRICAL, 0.9, 32, (uint64_t)seed));
   PetscCall(SRAbstractionSetFromOptions(abs));
   PetscCall(SRCheckUnusedOptions(comm));
@@ -56,7 +59,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   if (cells_free) PetscCall(SRCellsSetFree(cells));
 
   PetscCall(SRAbstractionBuild(abs, model, cells));
-  PetscCall(SRAbstractionCheck(abs, model, cells, SR_ENCLOSURE_INTERVAL, &nfail, &first, witness));
+  PetscCall(SRAbstractionCheck(abs, model, cells, (SREnclosureType)etype, &nfail, &first, witness));
   PetscCall(SRAbstractionGetPhaseTimes(abs, &t[0], &t[1], &t[2]));
   PetscCallMPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(SRAbstractionGetMetrics(abs, model, cells, &m));
@@ -67,7 +70,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(PetscPrintf(comm, "  mean vol(E_k) %.6g, mean vol(union C(k)) %.6g\n", m.vol_E, m.vol_union));
   PetscCall(PetscPrintf(comm, "  containment failures: %" PetscInt_FMT " (nonfinite %" PetscInt_FMT ")\n", m.failures, m.nonfinite));
   if (nfail > 0) {
-    PetscCall(PetscPrintf(comm, "  first failing cell %" PetscInt_FMT ", uncovered point", first));
+    PetscCall(PetscPrintf(comm, "  check: %" PetscInt_FMT " failing cells, the first %" PetscInt_FMT ", uncovered point", nfail, first));
     for (PetscInt d = 0; d < sys->n; d++) PetscCall(PetscPrintf(comm, " %.17g", witness[d]));
     PetscCall(PetscPrintf(comm, "\n"));
   }
