@@ -8,3 +8,5 @@ add_test(NAME study_spearman COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analys
 set_tests_properties(study_spearman PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED study_files LABELS study)
 add_test(NAME study_resume COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_resume.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_kill.opts ${CMAKE_CURRENT_BINARY_DIR}/study_resume)
 set_tests_properties(study_resume PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
+add_test(NAME study_badinput COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_badinput.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_badinput)
+set_tests_properties(study_badinput PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
