@@ -8,8 +8,10 @@
    added with directed rounding (SRAddUp / SRSubDown of src/interval.c).
 
    Nonlinearities (tanh, sin, cos).  Over the range R = [l, u] of the argument the function is
-   replaced by the line lambda x with lambda the chord slope (f(u) - f(l)) / (u - l) (f'(mid)
-   on tiny ranges), and g(x) = f(x) - lambda x is enclosed over R piece by piece: on a piece
+   replaced by the line lambda x plus an enclosure of g(x) = f(x) - lambda x over R.  Narrow
+   ranges (u - l <= 1/16, the usual case on small cells): lambda = f'(mid) and the mean-value
+   form g(mid) + (f'(R) - lambda)(R - mid).  Wide ranges: lambda is the chord slope
+   (f(u) - f(l)) / (u - l) and g is enclosed piece by piece (pieces of width <= 1/2): on a piece
    [a, b] where the interval g'([a, b]) = f'([a, b]) - lambda has one sign, g lies between its
    endpoint values (point enclosures of f); otherwise by the mean-value form
    g(c) + g'([a, b]) ([a, b] - c), intersected with f([a, b]) - lambda [a, b].  Both are
@@ -45,7 +47,7 @@ SRTaylor SRTaylorConstant(PetscInt n, double value)
 
 /* sum_j a[j] t[j] + b: each coefficient in floating point, its a-priori rounding error bound
    (times |xi_i| <= 1) and the rounding of the remainder sum go into the remainder. */
-SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor *t, double b)
+static inline __attribute__((always_inline)) SRTaylor SRTaylorLinear_Private(const PetscInt n, PetscInt m, const double *a, const SRTaylor *t, double b)
 {
   SRTaylor y;
   double   s[SR_MAX_DIM + 1], S[SR_MAX_DIM + 1], rlo = 0.0, rhi = 0.0, Slo = 0.0, Shi = 0.0, E = 0.0;
@@ -78,6 +80,19 @@ SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor 
   y.r.hi = SRAddUp(rhi, SRAddUp(SRSumErr_Private(m, Shi), E));
   if (isnan(y.r.lo) || isnan(y.r.hi)) y.r = SRIntervalNaI();
   return y;
+}
+
+/* specialised for each dimension so the coefficient loops unroll */
+SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor *t, double b)
+{
+  switch (n) {
+  case 1:
+    return SRTaylorLinear_Private(1, m, a, t, b);
+  case 2:
+    return SRTaylorLinear_Private(2, m, a, t, b);
+  default:
+    return SRTaylorLinear_Private(3, m, a, t, b);
+  }
 }
 
 SRTaylor SRTaylorAdd(PetscInt n, SRTaylor a, SRTaylor b)
@@ -154,10 +169,12 @@ static double SRFunDerivApprox_Private(SRFun_Private f, double x)
 /* g(x) = f(x) - lambda x enclosed at the point x */
 static SRInterval SRGPoint_Private(SRFun_Private f, double lambda, double x)
 {
-  return SRIntervalSub(SRFunPoint_Private(f, x), SRIntervalMul(SRIntervalPoint(lambda), SRIntervalPoint(x)));
+  const SRInterval lx = {SRMulDown(lambda, x), SRMulUp(lambda, x)};
+  return SRIntervalSub(SRFunPoint_Private(f, x), lx);
 }
 
-#define SR_TM_PIECE 0.5 /* width of the pieces of R on which g is bounded */
+#define SR_TM_PIECE 0.5     /* width of the pieces of R on which g is bounded */
+#define SR_TM_NARROW 0x1p-4 /* ranges up to this width use the mean-value form with lambda = f'(mid) */
 #define SR_TM_MAXPIECES 32
 
 static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
@@ -173,16 +190,25 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
     y.r  = SRIntervalNaI();
     return y;
   }
-  fR = SRFunInterval_Private(f, R);
   if (!SRIntervalIsBounded(R)) {
     y   = SRTaylorConstant(n, 0.0);
-    y.r = fR;
+    y.r = SRFunInterval_Private(f, R);
     return y;
   }
   {
-    const double l = R.lo, u = R.hi, w = u - l, mid = 0.5 * l + 0.5 * u;
-    if (!(w > 0x1p-26 * (1.0 + fabs(mid)))) lambda = SRFunDerivApprox_Private(f, mid);
-    else lambda = (SRIntervalMid(SRFunPoint_Private(f, u)) - SRIntervalMid(SRFunPoint_Private(f, l))) / w;
+    const double l = R.lo, u = R.hi, w = u - l, mid = PetscMin(u, PetscMax(l, 0.5 * l + 0.5 * u));
+    if (w <= SR_TM_NARROW) {
+      /* narrow range: lambda = f'(mid), and the mean-value form over all of R */
+      SRInterval dg;
+      lambda = SRFunDerivApprox_Private(f, mid);
+      if (!isfinite(lambda)) lambda = 0.0;
+      dg = SRIntervalShift(-lambda, SRFunDeriv_Private(f, R));
+      G  = SRIntervalAdd(SRGPoint_Private(f, lambda, mid), SRIntervalMul(dg, SRIntervalSub(R, SRIntervalPoint(mid))));
+      y   = SRTaylorScale(n, lambda, a);
+      y.r = SRIntervalAdd(y.r, G);
+      return y;
+    }
+    lambda = (SRIntervalMid(SRFunPoint_Private(f, u)) - SRIntervalMid(SRFunPoint_Private(f, l))) / w;
     if (!isfinite(lambda)) lambda = 0.0;
     P = (PetscInt)PetscMin((double)SR_TM_MAXPIECES, PetscMax(1.0, ceil(w / SR_TM_PIECE)));
     {
@@ -210,6 +236,7 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
       }
     }
   }
+  fR = SRFunInterval_Private(f, R);
   /* a useless linear part (remainder wider than the whole range) falls back to f(R) */
   if (!SRIntervalIsBounded(G) || SRIntervalWidthUp(G) >= SRIntervalWidthUp(fR)) {
     y   = SRTaylorConstant(n, 0.0);
