@@ -95,13 +95,18 @@ check_job() { # check_job JOB RESULTS.h5 WHAT
   log "ok: $3"
 }
 
-# wait_started JOB LOG: until the study runs in the job (its log names the command) + 2 s.
+# wait_started JOB LOG: until the study in the job has opened its results file (its first
+# line, "simreach study: N runs in FILE"), then 1 s more, so the signal lands mid-study.
 wait_started() {
-  for _ in $(seq 1 240); do
-    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach.* study" "$2" 2> /dev/null && { sleep 2; return 0; }
+  for _ in $(seq 1 480); do
+    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach study: .* runs in" "$2" 2> /dev/null && { sleep 1; return 0; }
     sleep 0.25
   done
   fail "job $1 never started running"
+}
+# interrupted LOG: the study did stop on the signal (else the test would prove nothing).
+interrupted() {
+  grep -q "stopped by a signal" "$1" || fail "the study in $1 finished before the signal arrived: the test proves nothing (make its study longer)"
 }
 
 case "$mode" in
@@ -127,6 +132,8 @@ case "$mode" in
     [ "$(job_field "$j2" Restarts)" -ge 1 ] || fail "job $j2 did not requeue itself on USR1"
     grep -q -- "-resume" requeue.out || fail "the requeued job $j1 did not resume"
     grep -q "forwarded SIGUSR1" usr1.out || fail "USR1 was not forwarded to the study"
+    interrupted requeue.out
+    interrupted usr1.out
     check_job "$j1" requeue.h5 "scontrol requeue of a running sweep, then -resume"
     check_job "$j2" usr1.h5 "USR1 (B:) checkpoint, self-requeue, then -resume"
     ;;
