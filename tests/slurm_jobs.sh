@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Slurm batch scripts on a real single-node Slurm cluster (tests/slurm_cluster.sh).
 #
-#   tests/slurm_jobs.sh sweep|requeue|array SIMREACH_BINARY [OPTIONS_FILE]
+#   tests/slurm_jobs.sh sweep|requeue|array|scaling SIMREACH_BINARY [OPTIONS_FILE]
 #
 # Each mode first runs the study directly (mpiexec -n 2) as the reference, then:
 #   sweep    sbatch slurm/sweep.sbatch (2 ranks, srun --mpi=pmix) and, the fallback,
@@ -13,6 +13,8 @@
 #            files must equal the reference, and both jobs must have restarted
 #   array    slurm/submit_array.sh 2: two slice tasks and the afterok gather job; the merged
 #            file must equal the reference
+#   scaling  slurm/scaling.sbatch on a small grid, 1 and 2 ranks: the table has every
+#            (mode, ranks, cells, event) row and analysis/report.py --scaling plots it
 # "Equal" is dataset by dataset and attribute by attribute, except /runs/wall (wall-clock
 # seconds) and the 'options' attribute (it names the -output file); the canonical options are
 # compared.  Exit 0 pass, 1 fail, 77 skipped (no root, no Slurm, or simreach without the
@@ -20,7 +22,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
-mode="${1:?usage: slurm_jobs.sh sweep|requeue|array SIMREACH [OPTIONS_FILE]}"
+mode="${1:?usage: slurm_jobs.sh sweep|requeue|array|scaling SIMREACH [OPTIONS_FILE]}"
 export SIMREACH="${2:?give the simreach binary}"
 opts="${3:-$here/data/study_tiny.opts}"
 SIMREACH=$(readlink -f "$SIMREACH")
@@ -143,6 +145,25 @@ case "$mode" in
     [ "$(sr_job_state "$a" | sort -u)" = COMPLETED ] || fail "array job $a ended $(sr_job_state "$a" | tr '\n' ' ')"
     check_job "$g" array.h5 "job array of 2 slices + afterok gather"
     ;;
-  *) fail "unknown mode $mode (allowed: sweep, requeue, array)" ;;
+  scaling)
+    j=$(SR_OPTIONS="$here/data/abstract_tiny.opts" SR_CELLS=16,16 SR_RANKS="1 2" SR_TABLE=scaling.csv \
+      sbatch --parsable -n 2 -o scaling.out "$top/slurm/scaling.sbatch") || fail "sbatch"
+    sr_cluster_wait "$j" || fail "timeout"
+    [ "$(sr_job_state "$j")" = COMPLETED ] || fail "scaling job $j ended $(sr_job_state "$j")"
+    /usr/bin/python3 - scaling.csv <<'EOF' || fail "scaling table: $(cat scaling.csv)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {(m, r, c, e) for m, r, c in (("strong", "1", "16,16"), ("strong", "2", "16,16"), ("weak", "1", "16,16"), ("weak", "2", "16,32"))
+        for e in ("SREnclosure", "SRContainment", "summary")}
+got = {(x["mode"], x["ranks"], x["cells"], x["event"]) for x in rows}
+missing = want - got
+assert not missing, f"missing rows {sorted(missing)} in {sorted(got)}"
+assert all(float(x["time_max"]) >= float(x["time_mean"]) >= 0 for x in rows), "time_max < time_mean"
+EOF
+    /usr/bin/python3 "$top/analysis/report.py" ref.h5 -o report --scaling scaling.csv > /dev/null || fail "report.py --scaling"
+    [ -s report/scaling.png ] || fail "no scaling figure"
+    log "ok: scaling.sbatch table (strong and weak, 1 and 2 ranks) and its figure"
+    ;;
+  *) fail "unknown mode $mode (allowed: sweep, requeue, array, scaling)" ;;
 esac
 exit 0
