@@ -132,7 +132,7 @@ class Results:
 
 
 def fig_lsim_vs_H(res, out):
-    fig, axes = plt.subplots(1, res.nt, figsize=(4.2 * res.nt, 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, res.nt, figsize=(max(6.0, 4.2 * res.nt), 3.8), squeeze=False)
     cmap = plt.get_cmap("viridis")
     for it, tau in enumerate(res.tau):
         ax = axes[0, it]
@@ -148,7 +148,7 @@ def fig_lsim_vs_H(res, out):
         ax.set_ylabel("H (hard, held-out)")
         ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle(f"L_sim vs H across checkpoints (pooled Spearman {res.spearman_all:.3f})")
+    fig.suptitle(f"L_sim vs H across checkpoints (pooled Spearman {res.spearman_all:.3f})", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
