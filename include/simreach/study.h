@@ -1,5 +1,5 @@
 /* The study of SPEC §9: the beta x tau x seed sweep over rank groups, the results file
-   (parallel HDF5, schema in docs/results-schema.md) with resume, and the gather phase. */
+   (parallel HDF5, schema in analysis/results-schema.md) with resume, and the gather phase. */
 #pragma once
 
 #include <simreach/base.h>
