@@ -6,6 +6,7 @@
    cached activation a.  SRMLPForwardTaylor lives in src/taylor.c.  Not collective. */
 #include <simreach/model.h>
 #include <simreach/random.h>
+#include <simreach/private/fasttanh.h>
 
 static PetscInt SRMLPActWidth_Private(SRMLP mlp)
 {
@@ -81,6 +82,8 @@ PetscErrorCode SRMLPInitialize(SRMLP mlp, uint64_t seed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* scratch layout for a batch of nb: two delta buffers (nb x maxwidth each) | W_l^T of every
+   layer (nparams entries, at woff[l]) for the forward kernel */
 static PetscErrorCode SRMLPGrowCache_Private(SRMLP mlp, PetscInt nb)
 {
   PetscFunctionBeginUser;
@@ -88,10 +91,99 @@ static PetscErrorCode SRMLPGrowCache_Private(SRMLP mlp, PetscInt nb)
     PetscCall(PetscFree(mlp->cache));
     PetscCall(PetscFree(mlp->scratch));
     PetscCall(PetscMalloc1(nb * SRMLPActWidth_Private(mlp), &mlp->cache));
-    PetscCall(PetscMalloc1(2 * nb * mlp->maxwidth, &mlp->scratch));
+    PetscCall(PetscMalloc1(2 * nb * mlp->maxwidth + mlp->nparams, &mlp->scratch));
     mlp->cache_batch = nb;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The point kernels below are written so that the compiler vectorises them across the OUTPUT
+   index of a row (never across a sum): each output C[i][n] is summed in exactly the order of
+   the plain triple loop, so results are the same bits at any vector width, batch size or
+   block size, and a sample's result does not depend on the rest of its batch.  Blocks of
+   SR_KB_I rows x SR_KB_N outputs live in registers across the whole k loop. */
+#define SR_KB_I 4
+#define SR_KB_N 8
+
+/* C (nb x N) = init + A (nb x K) M (K x N), summed over k = 0, 1, ... in order;
+   init is the row vector b (forward, SPEC §3: z = W a + b) or zero when b is NULL. */
+static void SRMLPRowsTimes_Private(PetscInt nb, PetscInt K, PetscInt N, const double *restrict A, const double *restrict M, const double *restrict b, double *restrict C)
+{
+  PetscInt i0 = 0;
+  for (; i0 + SR_KB_I <= nb; i0 += SR_KB_I) {
+    PetscInt n0 = 0;
+    for (; n0 + SR_KB_N <= N; n0 += SR_KB_N) {
+      double acc[SR_KB_I][SR_KB_N];
+      for (PetscInt s = 0; s < SR_KB_I; s++)
+        for (PetscInt n = 0; n < SR_KB_N; n++)
+          acc[s][n] = b ? b[n0 + n] : 0.0;
+      for (PetscInt k = 0; k < K; k++) {
+        const double *m = M + k * N + n0;
+        for (PetscInt s = 0; s < SR_KB_I; s++) {
+          const double a = A[(i0 + s) * K + k];
+          for (PetscInt n = 0; n < SR_KB_N; n++)
+            acc[s][n] += a * m[n];
+        }
+      }
+      for (PetscInt s = 0; s < SR_KB_I; s++)
+        for (PetscInt n = 0; n < SR_KB_N; n++)
+          C[(i0 + s) * N + n0 + n] = acc[s][n];
+    }
+    for (PetscInt s = 0; s < SR_KB_I; s++)
+      for (PetscInt n = n0; n < N; n++) {
+        double z = b ? b[n] : 0.0;
+        for (PetscInt k = 0; k < K; k++)
+          z += A[(i0 + s) * K + k] * M[k * N + n];
+        C[(i0 + s) * N + n] = z;
+      }
+  }
+  for (PetscInt i = i0; i < nb; i++) {
+    for (PetscInt n = 0; n < N; n++)
+      C[i * N + n] = b ? b[n] : 0.0;
+    for (PetscInt k = 0; k < K; k++) {
+      const double a = A[i * K + k];
+      for (PetscInt n = 0; n < N; n++)
+        C[i * N + n] += a * M[k * N + n];
+    }
+  }
+}
+
+/* G (P x Q) += D^T A over the batch, D (nb x P), A (nb x Q): G[p][q] += D[i][p] A[i][q] for
+   i = 0, 1, ... in order (reverse mode's grad W = delta^T a), an SR_KB_I x SR_KB_N block of G
+   held in registers across the batch. */
+static void SRMLPAddTransTimes_Private(PetscInt nb, PetscInt P, PetscInt Q, const double *restrict D, const double *restrict A, double *restrict G)
+{
+  PetscInt p0 = 0;
+  for (; p0 + SR_KB_I <= P; p0 += SR_KB_I) {
+    PetscInt q0 = 0;
+    for (; q0 + SR_KB_N <= Q; q0 += SR_KB_N) {
+      double acc[SR_KB_I][SR_KB_N];
+      for (PetscInt s = 0; s < SR_KB_I; s++)
+        for (PetscInt q = 0; q < SR_KB_N; q++)
+          acc[s][q] = G[(p0 + s) * Q + q0 + q];
+      for (PetscInt i = 0; i < nb; i++) {
+        const double *a = A + i * Q + q0;
+        for (PetscInt s = 0; s < SR_KB_I; s++) {
+          const double d = D[i * P + p0 + s];
+          for (PetscInt q = 0; q < SR_KB_N; q++)
+            acc[s][q] += d * a[q];
+        }
+      }
+      for (PetscInt s = 0; s < SR_KB_I; s++)
+        for (PetscInt q = 0; q < SR_KB_N; q++)
+          G[(p0 + s) * Q + q0 + q] = acc[s][q];
+    }
+    for (PetscInt i = 0; i < nb; i++)
+      for (PetscInt s = 0; s < SR_KB_I; s++)
+        for (PetscInt q = q0; q < Q; q++)
+          G[(p0 + s) * Q + q] += D[i * P + p0 + s] * A[i * Q + q];
+  }
+  for (PetscInt i = 0; i < nb; i++)
+    for (PetscInt p = p0; p < P; p++) {
+      const double d = D[i * P + p];
+      for (PetscInt q = 0; q < Q; q++)
+        G[p * Q + q] += d * A[i * Q + q];
+    }
 }
 
 PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
@@ -101,20 +193,21 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
   PetscCall(SRMLPGrowCache_Private(mlp, PetscMax(nb, 1)));
   PetscCall(PetscArraycpy(mlp->cache, X, nb * mlp->width[0]));
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
-    const PetscInt  win = mlp->width[l], wout = mlp->width[l + 1];
-    const double   *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
-    const double   *in     = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
-    double         *out    = mlp->cache + SRMLPActOffset_Private(mlp, nb, l + 1);
-    const PetscBool hidden = (PetscBool)(l < mlp->nlayers - 1);
+    const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
+    const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+    double        *WT  = mlp->scratch + 2 * mlp->cache_batch * mlp->maxwidth + mlp->woff[l];
+    const double  *in  = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
+    double        *out = mlp->cache + SRMLPActOffset_Private(mlp, nb, l + 1);
 
-    for (PetscInt i = 0; i < nb; i++) {
-      for (PetscInt o = 0; o < wout; o++) {
-        double z = b[o];
-        for (PetscInt j = 0; j < win; j++)
-          z += W[o * win + j] * in[i * win + j];
-        out[i * wout + o] = hidden ? tanh(z) : z;
-      }
-    }
+    for (PetscInt o = 0; o < wout; o++)
+      for (PetscInt j = 0; j < win; j++)
+        WT[j * wout + o] = W[o * win + j];
+    /* z_i = b + sum_j W[:, j] a_i[j] (SPEC §3), then tanh on hidden layers: the point pass
+       uses the fast tanh, the enclosures the sound one */
+    SRMLPRowsTimes_Private(nb, win, wout, in, WT, b, out);
+    if (l < mlp->nlayers - 1)
+      for (PetscInt k = 0; k < nb * wout; k++)
+        out[k] = SRFastTanh(out[k]);
     PetscCall(PetscLogFlops(2.0 * nb * win * wout));
   }
   PetscCall(PetscArraycpy(Y, mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), nb * mlp->width[mlp->nlayers]));
@@ -140,24 +233,16 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
     const double  *in = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
     double        *gW = grad + mlp->woff[l], *gb = grad + mlp->boff[l];
 
-    for (PetscInt i = 0; i < nb; i++) {
-      for (PetscInt o = 0; o < wout; o++) {
-        const double dio = d[i * wout + o];
-        gb[o] += dio;
-        for (PetscInt j = 0; j < win; j++)
-          gW[o * win + j] += dio * in[i * win + j];
-      }
-    }
+    for (PetscInt i = 0; i < nb; i++)
+      for (PetscInt o = 0; o < wout; o++)
+        gb[o] += d[i * wout + o];
+    SRMLPAddTransTimes_Private(nb, wout, win, d, in, gW);
     if (l > 0 || dX) {
-      for (PetscInt i = 0; i < nb; i++) {
-        for (PetscInt j = 0; j < win; j++) {
-          double t = 0.0;
-          for (PetscInt o = 0; o < wout; o++)
-            t += d[i * wout + o] * W[o * win + j];
-          /* layer l > 0 input is a tanh output a: tanh'(z) = 1 - a^2 */
-          prev[i * win + j] = l > 0 ? t * (1.0 - in[i * win + j] * in[i * win + j]) : t;
-        }
-      }
+      SRMLPRowsTimes_Private(nb, wout, win, d, W, NULL, prev);
+      /* layer l > 0 input is a tanh output a: tanh'(z) = 1 - a^2 */
+      if (l > 0)
+        for (PetscInt k = 0; k < nb * win; k++)
+          prev[k] *= 1.0 - in[k] * in[k];
       if (l == 0) PetscCall(PetscArraycpy(dX, prev, nb * win));
       double *swap = d;
       d            = prev;
