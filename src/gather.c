@@ -3,6 +3,8 @@
    failures and the tau log n gap, computed from the results file alone. */
 #include <simreach/private/results.h>
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 enum { C_CK = 0, C_LSIM = 2, C_H = 3, C_PRED = 5, C_COV = 6, C_SUCC = 7, C_VOLE = 10, C_VOLU = 11, C_GMIN = 12, C_TLN = 13, C_GMAX = 14, C_TLNN = 15, C_FAIL = 19, C_FALS = 20 };
 enum { S_SUCC = 0, S_VOLE = 2, S_VOLU = 4, S_DPRED = 6, S_DCOV = 8, S_SPEAR = 10, S_FAIL = 12, S_PRED = 13, S_COV = 14, S_SUCCM = 15, S_VOLEM = 16, S_NSEED = 17 };
@@ -263,5 +265,57 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
   PetscCall(SRResultsOpen(comm, filename, PETSC_FALSE, &res));
   PetscCall(SRGatherResults(res, PETSC_FALSE, viewer ? viewer : PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(SRResultsDestroy(&res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[], const char output[], PetscBool force, PetscViewer viewer)
+{
+  SRResults             *in, out;
+  const SRResultsLayout *lay, *l;
+  const char            *canon0, *canon;
+  char                  *options;
+  PetscMPIInt            rank;
+  int                    exists = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCheck(nfiles >= 1, comm, PETSC_ERR_ARG_WRONG, "-merge: give the slice files, comma-separated");
+  if (rank == 0) exists = access(output, F_OK) == 0;
+  PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+  PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-merge: the output file %s exists; give -force to overwrite it (it was left untouched)", output);
+  PetscCall(PetscMalloc1(nfiles, &in));
+  for (PetscInt f = 0; f < nfiles; f++) PetscCall(SRResultsOpen(comm, files[f], PETSC_FALSE, &in[f]));
+  PetscCall(SRResultsGetLayout(in[0], &lay));
+  PetscCall(SRResultsGetCanonicalOptions(in[0], &canon0));
+  for (PetscInt f = 1; f < nfiles; f++) {
+    PetscCall(SRResultsGetLayout(in[f], &l));
+    PetscCall(SRResultsGetCanonicalOptions(in[f], &canon));
+    PetscCheck(!strcmp(canon, canon0) && l->nruns == lay->nruns && l->nrows == lay->nrows && l->ndstate == lay->ndstate && l->nistate == lay->nistate && l->nparams == lay->nparams && l->ntheta == lay->ntheta, comm, PETSC_ERR_ARG_INCOMP,
+               "-merge: %s and %s are not slices of the same study (different options)", files[0], files[f]);
+  }
+  /* every run from a slice that finished it */
+  PetscInt *from;
+  PetscCall(PetscMalloc1(lay->nruns, &from));
+  for (PetscInt r = 0; r < lay->nruns; r++) {
+    from[r] = -1;
+    for (PetscInt f = 0; f < nfiles && from[r] < 0; f++) {
+      PetscInt st, last, slot;
+      PetscCall(SRResultsReadRunInfo(in[f], r, &st, &last, &slot));
+      if (st == SR_RUN_DONE || st == SR_RUN_DIVERGED) from[r] = f;
+    }
+    PetscCheck(from[r] >= 0, comm, PETSC_ERR_ARG_WRONG, "-merge: run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT ") is finished in none of the slice files; resume its slice first", r, lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], lay->seed[r % lay->nseed]);
+  }
+  PetscCall(SRResultsGetOptionsText(in[0], &options));
+  PetscCall(SRResultsCreateNew(comm, output, lay, options, canon0, &out));
+  PetscCall(PetscFree(options));
+  if (rank == 0)
+    for (PetscInt r = 0; r < lay->nruns; r++) PetscCall(SRResultsCopyRun(in[from[r]], out, r));
+  PetscCall(PetscFree(from));
+  for (PetscInt f = 0; f < nfiles; f++) PetscCall(SRResultsDestroy(&in[f]));
+  PetscCall(PetscFree(in));
+  PetscCall(SRResultsDestroy(&out));
+  PetscCall(SRResultsOpen(comm, output, PETSC_TRUE, &out));
+  PetscCall(SRGatherResults(out, PETSC_TRUE, viewer));
+  PetscCall(SRResultsDestroy(&out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

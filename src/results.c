@@ -641,3 +641,43 @@ PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s)
   PetscCall(WriteWhole_Private(res->file, "/summary/verdict", H5T_NATIVE_INT64, 1, c, verdict));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r)
+{
+  const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sptr, from->sidx, from->cells0, from->sptr0, from->sidx0};
+  const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sptr, to->sidx, to->cells0, to->sptr0, to->sidx0};
+
+  PetscFunctionBeginUser;
+  for (size_t q = 0; q < sizeof(src) / sizeof(src[0]); q++) {
+    hid_t   space, ftype, mtype;
+    int     rank;
+    hsize_t dims[3], start[3] = {(hsize_t)r, 0, 0}, count[3];
+    size_t  size, n = 1;
+    void   *buf;
+    SRCallHDF5Id(space, H5Dget_space(src[q]));
+    SRCallHDF5Id(rank, H5Sget_simple_extent_ndims(space));
+    PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: unexpected dataset rank %d", rank);
+    SRCallHDF5(H5Sget_simple_extent_dims(space, dims, NULL));
+    SRCallHDF5(H5Sclose(space));
+    count[0] = 1;
+    for (int d = 1; d < rank; d++) n *= (count[d] = dims[d]);
+    SRCallHDF5Id(ftype, H5Dget_type(src[q]));
+    SRCallHDF5Id(mtype, H5Tget_native_type(ftype, H5T_DIR_ASCEND));
+    size = H5Tget_size(mtype);
+    PetscCall(PetscMalloc(n * size + 1, &buf));
+    PetscCall(Hyperslab_Private(src[q], mtype, rank, start, count, buf, PETSC_FALSE));
+    PetscCall(Hyperslab_Private(dst[q], mtype, rank, start, count, buf, PETSC_TRUE));
+    PetscCall(PetscFree(buf));
+    SRCallHDF5(H5Tclose(mtype));
+    SRCallHDF5(H5Tclose(ftype));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsGetOptionsText(SRResults res, char **options)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadStringAttribute_Private(res->file, "options", options));
+  if (!*options) PetscCall(PetscStrallocpy("", options));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -90,3 +90,12 @@ PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s);
 /* The gather phase of SPEC §9 on an open results file: computes the summary on every rank,
    prints the table and verdict on viewer, and (write) stores /summary from rank 0.  Collective. */
 PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewer);
+
+/* Copy every per-run dataset row of run r from one results file to another of the same
+   layout (independent; one rank). */
+PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r);
+/* The options text of the file (the `options` attribute); PetscFree it. */
+PetscErrorCode SRResultsGetOptionsText(SRResults res, char **options);
+/* Merge the results files of the -grid_slice parts of one study into output: every run is
+   taken from the slice that finished it; then the gather phase writes /summary.  Collective. */
+PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[], const char output[], PetscBool force, PetscViewer viewer);
