@@ -127,13 +127,16 @@ sr_cluster_stop() {
 # Waits until every job id given has left the queue (or for at most $SR_WAIT seconds, default
 # 300); returns 1 on timeout.
 sr_cluster_wait() {
-  local limit="${SR_WAIT:-300}" t=0 j left
+  local limit="${SR_WAIT:-300}" t=0 j st left
   while :; do
     left=0
     for j in "$@"; do
-      case "$(sr_job_state "$j")" in
-        PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED | RESIZING | SUSPENDED | REQUEUE_HOLD | REQUEUE_FED) left=1 ;;
-      esac
+      # an array job has one state per task
+      for st in $(sr_job_state "$j"); do
+        case "$st" in
+          PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED | RESIZING | SUSPENDED | REQUEUE_HOLD | REQUEUE_FED) left=1 ;;
+        esac
+      done
     done
     [ $left = 0 ] && return 0
     [ $t -ge $((limit * 2)) ] && { sr_cluster_log "timeout waiting for jobs $*"; squeue >&2; return 1; }
