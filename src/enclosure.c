@@ -23,6 +23,7 @@
 const char *const SREnclosureTypes[] = {"interval", "taylor1", "both", "SREnclosureType", "SR_ENCLOSURE_", NULL};
 
 #define SR_ENC_BLOCK 64
+typedef double SRv4_Private __attribute__((vector_size(32)));
 
 typedef struct {
   SRMLP   mlp;
@@ -66,7 +67,8 @@ static PetscErrorCode SREncWorkDestroy_Private(SREncWork_Private *w)
 
 /* One affine layer (+ tanh when hidden) over a block: inputs (m, r) -> outputs (mo, ro).
    On the last layer mo, ro receive M and rho. */
-static void SREncLayer_Private(const SREncWork_Private *w, PetscInt l, const double *restrict m, const double *restrict r, double *restrict mo, double *restrict ro, double *restrict nf)
+/* AVX2 clone for the machines that have it, baseline SSE2 otherwise (identical results) */
+__attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private(const SREncWork_Private *w, PetscInt l, const double *restrict m, const double *restrict r, double *restrict mo, double *restrict ro, double *restrict nf)
 {
   const SRMLP    mlp = w->mlp;
   const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
@@ -94,13 +96,40 @@ static void SREncLayer_Private(const SREncWork_Private *w, PetscInt l, const dou
       }
     } else {
       for (int c = 0; c < SR_ENC_BLOCK; c++) A[c] = w->arow[mlp->boff[l] + i];
-      for (PetscInt j = 0; j < nin; j++) {
-        const double wij = W[i * nin + j], aij = aW[i * nin + j];
-        const double *restrict mj = m + j * SR_ENC_BLOCK, *restrict rj = r + j * SR_ENC_BLOCK;
-        for (int c = 0; c < SR_ENC_BLOCK; c++) {
-          M[c] += wij * mj[c];
-          R[c] += aij * rj[c];
+      /* 16 cells at a time in GCC vector types so that the 8 accumulators stay in registers
+         (element-wise IEEE operations, same order as the scalar loop) */
+      for (int cb = 0; cb < SR_ENC_BLOCK; cb += 16) {
+        SRv4_Private M0 = {b[i], b[i], b[i], b[i]}, M1 = M0, M2 = M0, M3 = M0;
+        SRv4_Private R0 = {0, 0, 0, 0}, R1 = R0, R2 = R0, R3 = R0, t;
+        for (PetscInt j = 0; j < nin; j++) {
+          const SRv4_Private wv = {W[i * nin + j], W[i * nin + j], W[i * nin + j], W[i * nin + j]};
+          const SRv4_Private av = {aW[i * nin + j], aW[i * nin + j], aW[i * nin + j], aW[i * nin + j]};
+          const double *restrict mj = m + j * SR_ENC_BLOCK + cb, *restrict rj = r + j * SR_ENC_BLOCK + cb;
+          memcpy(&t, mj, sizeof t);
+          M0 += wv * t;
+          memcpy(&t, mj + 4, sizeof t);
+          M1 += wv * t;
+          memcpy(&t, mj + 8, sizeof t);
+          M2 += wv * t;
+          memcpy(&t, mj + 12, sizeof t);
+          M3 += wv * t;
+          memcpy(&t, rj, sizeof t);
+          R0 += av * t;
+          memcpy(&t, rj + 4, sizeof t);
+          R1 += av * t;
+          memcpy(&t, rj + 8, sizeof t);
+          R2 += av * t;
+          memcpy(&t, rj + 12, sizeof t);
+          R3 += av * t;
         }
+        memcpy(M + cb, &M0, sizeof t);
+        memcpy(M + cb + 4, &M1, sizeof t);
+        memcpy(M + cb + 8, &M2, sizeof t);
+        memcpy(M + cb + 12, &M3, sizeof t);
+        memcpy(R + cb, &R0, sizeof t);
+        memcpy(R + cb + 4, &R1, sizeof t);
+        memcpy(R + cb + 8, &R2, sizeof t);
+        memcpy(R + cb + 12, &R3, sizeof t);
       }
     }
     double *restrict moi = mo + i * SR_ENC_BLOCK, *restrict roi = ro + i * SR_ENC_BLOCK;

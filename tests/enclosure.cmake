@@ -4,7 +4,9 @@ foreach(_sys_model IN ITEMS toy1d:dynamics pendulum:dynamics pendulum:controller
   string(REPLACE ":" ";" _sm ${_sys_model})
   list(GET _sm 0 _sys)
   list(GET _sm 1 _model)
-  sr_add_mpi_test(NAME soundness_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 2000 -points 1000 RANKS 1 TIMEOUT 300)
+  foreach(_seed 1 3) # two runs of 1000 cells each keep every run at a few seconds
+    sr_add_mpi_test(NAME soundness_${_sys}_${_model}_s${_seed} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 1000 -points 1000 -seed ${_seed} RANKS 1 TIMEOUT 300)
+  endforeach()
   # the same cells dealt to several ranks, verdict reduced
   sr_add_mpi_test(NAME soundness_small_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 200 -points 300 -seed 2 RANKS 2 4 TIMEOUT 300)
 endforeach()
