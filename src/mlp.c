@@ -98,81 +98,95 @@ static PetscErrorCode SRMLPGrowCache_Private(SRMLP mlp, PetscInt nb)
 }
 
 /* The point kernels below are written so that the compiler vectorises them across the OUTPUT
-   index of a row (never across a sum): each output C[i][n] is summed in exactly the order of
-   the plain triple loop, so results are the same bits at any vector width, batch size or
-   block size, and a sample's result does not depend on the rest of its batch.  Blocks of
-   SR_KB_I rows x SR_KB_N outputs live in registers across the whole k loop. */
+   index of a row (never across a sum): each output is summed in exactly the order of the
+   plain triple loop, so results are the same bits at any vector width, batch size or block
+   size, and a sample's result does not depend on the rest of its batch.  A tile of
+   SR_KB_I rows x SR_KB_N outputs lives in registers across the whole summation.
+   On x86-64, GCC also compiles the kernels for AVX2 and AVX-512 and picks one at load time
+   (ifunc).  Not -march=native: the binary stays portable, and since the kernels contain no
+   reductions and no FMA (-ffp-contract=off), every clone gives the same bits. */
 #define SR_KB_I 4
 #define SR_KB_N 8
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+  #define SR_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+  #define SR_KERNEL_CLONES
+#endif
+#if defined(__GNUC__)
+  #define SR_TILE_INLINE __attribute__((always_inline)) inline /* so it is compiled for each clone */
+/* GCC vector type of 4 doubles: elementwise IEEE operations, lowered to the clone's ISA */
+typedef double SRVec4_Private __attribute__((vector_size(4 * sizeof(double))));
+  #define SR_VEC 4
+#else
+  #define SR_TILE_INLINE inline
+  #define SR_VEC 0
+#endif
+
+/* C[s][0..SR_KB_N) += sum_t B[s*bs + t*bt] V[t*vt + 0..SR_KB_N) for s < SR_KB_I, t = 0..T-1 in
+   order (C row stride ldc); both kernels are this tile with different strides. */
+static SR_TILE_INLINE void SRMLPTile_Private(PetscInt T, const double *restrict B, PetscInt bs, PetscInt bt, const double *restrict V, PetscInt vt, double *restrict C, PetscInt ldc)
+{
+#if SR_VEC
+  SRVec4_Private acc[SR_KB_I][SR_KB_N / 4];
+  for (PetscInt s = 0; s < SR_KB_I; s++)
+    for (PetscInt v = 0; v < SR_KB_N / 4; v++)
+      memcpy(&acc[s][v], C + s * ldc + 4 * v, sizeof acc[s][v]);
+  for (PetscInt t = 0; t < T; t++) {
+    SRVec4_Private m[SR_KB_N / 4];
+    for (PetscInt v = 0; v < SR_KB_N / 4; v++)
+      memcpy(&m[v], V + t * vt + 4 * v, sizeof m[v]);
+    for (PetscInt s = 0; s < SR_KB_I; s++) {
+      const double         a  = B[s * bs + t * bt];
+      const SRVec4_Private av = { a, a, a, a };
+      for (PetscInt v = 0; v < SR_KB_N / 4; v++)
+        acc[s][v] += av * m[v];
+    }
+  }
+  for (PetscInt s = 0; s < SR_KB_I; s++)
+    for (PetscInt v = 0; v < SR_KB_N / 4; v++)
+      memcpy(C + s * ldc + 4 * v, &acc[s][v], sizeof acc[s][v]);
+#else
+  for (PetscInt s = 0; s < SR_KB_I; s++)
+    for (PetscInt t = 0; t < T; t++)
+      for (PetscInt n = 0; n < SR_KB_N; n++)
+        C[s * ldc + n] += B[s * bs + t * bt] * V[t * vt + n];
+#endif
+}
 
 /* C (nb x N) = init + A (nb x K) M (K x N), summed over k = 0, 1, ... in order;
    init is the row vector b (forward, SPEC §3: z = W a + b) or zero when b is NULL. */
-static void SRMLPRowsTimes_Private(PetscInt nb, PetscInt K, PetscInt N, const double *restrict A, const double *restrict M, const double *restrict b, double *restrict C)
+SR_KERNEL_CLONES static void SRMLPRowsTimes_Private(PetscInt nb, PetscInt K, PetscInt N, const double *restrict A, const double *restrict M, const double *restrict b, double *restrict C)
 {
   PetscInt i0 = 0;
-  for (; i0 + SR_KB_I <= nb; i0 += SR_KB_I) {
-    PetscInt n0 = 0;
-    for (; n0 + SR_KB_N <= N; n0 += SR_KB_N) {
-      double acc[SR_KB_I][SR_KB_N];
-      for (PetscInt s = 0; s < SR_KB_I; s++)
-        for (PetscInt n = 0; n < SR_KB_N; n++)
-          acc[s][n] = b ? b[n0 + n] : 0.0;
-      for (PetscInt k = 0; k < K; k++) {
-        const double *m = M + k * N + n0;
-        for (PetscInt s = 0; s < SR_KB_I; s++) {
-          const double a = A[(i0 + s) * K + k];
-          for (PetscInt n = 0; n < SR_KB_N; n++)
-            acc[s][n] += a * m[n];
-        }
-      }
-      for (PetscInt s = 0; s < SR_KB_I; s++)
-        for (PetscInt n = 0; n < SR_KB_N; n++)
-          C[(i0 + s) * N + n0 + n] = acc[s][n];
-    }
-    for (PetscInt s = 0; s < SR_KB_I; s++)
-      for (PetscInt n = n0; n < N; n++) {
-        double z = b ? b[n] : 0.0;
-        for (PetscInt k = 0; k < K; k++)
-          z += A[(i0 + s) * K + k] * M[k * N + n];
-        C[(i0 + s) * N + n] = z;
-      }
-  }
-  for (PetscInt i = i0; i < nb; i++) {
+  for (PetscInt i = 0; i < nb; i++)
     for (PetscInt n = 0; n < N; n++)
       C[i * N + n] = b ? b[n] : 0.0;
+  for (; i0 + SR_KB_I <= nb; i0 += SR_KB_I) {
+    PetscInt n0 = 0;
+    for (; n0 + SR_KB_N <= N; n0 += SR_KB_N) SRMLPTile_Private(K, A + i0 * K, K, 1, M + n0, N, C + i0 * N + n0, N);
+    for (PetscInt s = 0; s < SR_KB_I; s++)
+      for (PetscInt k = 0; k < K; k++) {
+        const double a = A[(i0 + s) * K + k];
+        for (PetscInt n = n0; n < N; n++)
+          C[(i0 + s) * N + n] += a * M[k * N + n];
+      }
+  }
+  for (PetscInt i = i0; i < nb; i++)
     for (PetscInt k = 0; k < K; k++) {
       const double a = A[i * K + k];
       for (PetscInt n = 0; n < N; n++)
         C[i * N + n] += a * M[k * N + n];
     }
-  }
 }
 
 /* G (P x Q) += D^T A over the batch, D (nb x P), A (nb x Q): G[p][q] += D[i][p] A[i][q] for
-   i = 0, 1, ... in order (reverse mode's grad W = delta^T a), an SR_KB_I x SR_KB_N block of G
-   held in registers across the batch. */
-static void SRMLPAddTransTimes_Private(PetscInt nb, PetscInt P, PetscInt Q, const double *restrict D, const double *restrict A, double *restrict G)
+   i = 0, 1, ... in order (reverse mode's grad W = delta^T a). */
+SR_KERNEL_CLONES static void SRMLPAddTransTimes_Private(PetscInt nb, PetscInt P, PetscInt Q, const double *restrict D, const double *restrict A, double *restrict G)
 {
   PetscInt p0 = 0;
   for (; p0 + SR_KB_I <= P; p0 += SR_KB_I) {
     PetscInt q0 = 0;
-    for (; q0 + SR_KB_N <= Q; q0 += SR_KB_N) {
-      double acc[SR_KB_I][SR_KB_N];
-      for (PetscInt s = 0; s < SR_KB_I; s++)
-        for (PetscInt q = 0; q < SR_KB_N; q++)
-          acc[s][q] = G[(p0 + s) * Q + q0 + q];
-      for (PetscInt i = 0; i < nb; i++) {
-        const double *a = A + i * Q + q0;
-        for (PetscInt s = 0; s < SR_KB_I; s++) {
-          const double d = D[i * P + p0 + s];
-          for (PetscInt q = 0; q < SR_KB_N; q++)
-            acc[s][q] += d * a[q];
-        }
-      }
-      for (PetscInt s = 0; s < SR_KB_I; s++)
-        for (PetscInt q = 0; q < SR_KB_N; q++)
-          G[(p0 + s) * Q + q0 + q] = acc[s][q];
-    }
+    for (; q0 + SR_KB_N <= Q; q0 += SR_KB_N) SRMLPTile_Private(nb, D + p0, 1, P, A + q0, Q, G + p0 * Q + q0, Q);
     for (PetscInt i = 0; i < nb; i++)
       for (PetscInt s = 0; s < SR_KB_I; s++)
         for (PetscInt q = q0; q < Q; q++)
@@ -184,6 +198,20 @@ static void SRMLPAddTransTimes_Private(PetscInt nb, PetscInt P, PetscInt Q, cons
       for (PetscInt q = 0; q < Q; q++)
         G[p * Q + q] += d * A[i * Q + q];
     }
+}
+
+/* a <- tanh(a) in place (the point pass, SPEC §3) */
+SR_KERNEL_CLONES static void SRMLPTanh_Private(PetscInt n, double *restrict a)
+{
+  for (PetscInt k = 0; k < n; k++)
+    a[k] = SRFastTanh(a[k]);
+}
+
+/* d <- d * tanh'(z) = d * (1 - a^2), a = tanh(z) the cached activation */
+SR_KERNEL_CLONES static void SRMLPTanhBackward_Private(PetscInt n, const double *restrict a, double *restrict d)
+{
+  for (PetscInt k = 0; k < n; k++)
+    d[k] *= 1.0 - a[k] * a[k];
 }
 
 PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
@@ -205,9 +233,7 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
     /* z_i = b + sum_j W[:, j] a_i[j] (SPEC §3), then tanh on hidden layers: the point pass
        uses the fast tanh, the enclosures the sound one */
     SRMLPRowsTimes_Private(nb, win, wout, in, WT, b, out);
-    if (l < mlp->nlayers - 1)
-      for (PetscInt k = 0; k < nb * wout; k++)
-        out[k] = SRFastTanh(out[k]);
+    if (l < mlp->nlayers - 1) SRMLPTanh_Private(nb * wout, out);
     PetscCall(PetscLogFlops(2.0 * nb * win * wout));
   }
   PetscCall(PetscArraycpy(Y, mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), nb * mlp->width[mlp->nlayers]));
@@ -240,9 +266,7 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
     if (l > 0 || dX) {
       SRMLPRowsTimes_Private(nb, wout, win, d, W, NULL, prev);
       /* layer l > 0 input is a tanh output a: tanh'(z) = 1 - a^2 */
-      if (l > 0)
-        for (PetscInt k = 0; k < nb * win; k++)
-          prev[k] *= 1.0 - in[k] * in[k];
+      if (l > 0) SRMLPTanhBackward_Private(nb * win, in, prev);
       if (l == 0) PetscCall(PetscArraycpy(dX, prev, nb * win));
       double *swap = d;
       d            = prev;
