@@ -26,6 +26,7 @@ struct _p_SRStudy {
   PetscBool       resume, force, setfromoptions;
   char           *options, *canonical;
   SRRun           proto; /* reads and checks every run option up front; gives the sizes */
+  PetscLogEvent   ev_write, ev_file; /* HDF5 I/O: per-checkpoint writes, file creation / gather */
 };
 
 /* The one piece of static state: a signal handler can reach nothing else.  It only sets
@@ -46,6 +47,8 @@ PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
   (*study)->cell_ranks = 1;
   (*study)->nslices    = 1;
   PetscCall(PetscStrncpy((*study)->output, "results.h5", sizeof((*study)->output)));
+  PetscCall(PetscLogEventRegister("SRStudyWrite", 0, &(*study)->ev_write));
+  PetscCall(PetscLogEventRegister("SRStudyFile", 0, &(*study)->ev_file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,7 +243,8 @@ typedef struct {
   PetscMPIInt grank;
   double     *d;
   PetscInt   *i;
-  SRCounter   ctr;
+  SRCounter     ctr;
+  PetscLogEvent ev_write;
 } StudyMonitorCtx;
 
 /* Window words on rank 0: next ticket, runs finished, stop requested. */
@@ -261,9 +265,11 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
   m->i[0] = cp->checkpoint;
   if (m->grank == 0) {
     int64_t stop;
+    PetscCall(PetscLogEventBegin(m->ev_write, 0, 0, 0, 0));
     PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
     PetscCall(SRResultsWriteState(m->res, m->r, slot, m->d, m->i));
     PetscCall(SRResultsWriteResume(m->res, m->r, cp->checkpoint, slot));
+    PetscCall(PetscLogEventEnd(m->ev_write, 0, 0, 0, 0));
     /* another group was signalled: stop at the next checkpoint here too */
     PetscCall(SRCounterFetchAdd(m->ctr, W_STOP, 0, &stop));
     if (stop) SRStudyStop_Private = 1;
@@ -307,6 +313,7 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   m.r     = r;
   m.grank = grank;
   m.ctr   = ctr;
+  m.ev_write = st->ev_write;
   PetscCall(PetscMalloc2(lay->ndstate + 1, &m.d, lay->nistate + 1, &m.i));
   PetscCall(SRRunCreate(group, &run));
   PetscCall(SRRunSetFromOptions(run));
@@ -412,6 +419,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
   }
   /* 2. Sizes from a prototype run: bad run options fail here, before the file is touched. */
   PetscCall(StudyLayout_Private(st));
+  PetscCall(PetscLogEventBegin(st->ev_file, 0, 0, 0, 0));
   if (exists && st->resume) {
     const SRResultsLayout *fl;
     PetscCall(SRResultsOpen(comm, st->output, PETSC_TRUE, &res));
@@ -423,6 +431,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
     PetscCall(SRResultsCreateNew(comm, st->output, &st->lay, st->options, st->canonical, &res));
   }
   PetscCall(StudyPending_Private(st, res, &npending, &pending));
+  PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
 
   /* 3. Groups and the ticket counter (MPI-3 passive target on rank 0). */
   PetscCallMPI(MPI_Comm_split(comm, rank / (PetscMPIInt)st->cell_ranks, rank, &group));
@@ -483,8 +492,10 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscCheck(!allstopped, comm, PETSC_ERR_USER, "simreach study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
 
   /* 5. The gather phase on the finished file (SPEC §9), stored in /summary. */
+  PetscCall(PetscLogEventBegin(st->ev_file, 0, 0, 0, 0));
   PetscCall(SRResultsOpen(comm, st->output, PETSC_TRUE, &res));
   PetscCall(SRGatherResults(res, PETSC_TRUE, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(SRResultsDestroy(&res));
+  PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
