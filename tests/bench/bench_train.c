@@ -13,6 +13,7 @@ static PetscErrorCode BenchStep(PetscInt W, PetscInt B, double seconds)
   const PetscInt widths[2] = {W, W};
   double        *X, *T, *Y, *dY, *g, *d;
   PetscInt       steps = 0;
+  double         best  = 0;
 
   PetscFunctionBeginUser;
   PetscCall(SRMLPCreate(2, 2, widths, 2, &mlp));
@@ -23,19 +24,25 @@ static PetscErrorCode BenchStep(PetscInt W, PetscInt B, double seconds)
     X[i] = SRRandomRange(1, SR_STREAM_TEST, (uint64_t)i, -1, 1);
     T[i] = SRRandomRange(2, SR_STREAM_TEST, (uint64_t)i, -1, 1);
   }
-  const double t0 = MPI_Wtime();
-  double       t  = t0;
-  while (t - t0 < seconds || steps < 3) {
-    PetscCall(SRMLPForward(mlp, B, X, Y));
-    for (PetscInt i = 0; i < 2 * B; i++) dY[i] = 2.0 * (Y[i] - T[i]) / (double)B;
-    PetscCall(PetscArrayzero(g, mlp->nparams));
-    PetscCall(SRMLPBackward(mlp, B, dY, g, NULL));
-    PetscCall(SRAdamStep(adam, g, d));
-    for (PetscInt i = 0; i < mlp->nparams; i++) mlp->params[i] += d[i];
-    steps++;
-    t = MPI_Wtime();
+  /* best of 3 windows: the machine is shared, the best window is the least disturbed one
+     (bench_train.sh does the same on the PyTorch side) */
+  for (int rep = 0; rep < 3; rep++) {
+    const double t0 = MPI_Wtime();
+    double       t  = t0;
+    steps           = 0;
+    while (t - t0 < seconds || steps < 3) {
+      PetscCall(SRMLPForward(mlp, B, X, Y));
+      for (PetscInt i = 0; i < 2 * B; i++) dY[i] = 2.0 * (Y[i] - T[i]) / (double)B;
+      PetscCall(PetscArrayzero(g, mlp->nparams));
+      PetscCall(SRMLPBackward(mlp, B, dY, g, NULL));
+      PetscCall(SRAdamStep(adam, g, d));
+      for (PetscInt i = 0; i < mlp->nparams; i++) mlp->params[i] += d[i];
+      steps++;
+      t = MPI_Wtime();
+    }
+    best = PetscMax(best, steps / (t - t0));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach 2-%" PetscInt_FMT "-%" PetscInt_FMT "-2 batch %5" PetscInt_FMT ": %10.1f steps/s\n", W, W, B, steps / (t - t0)));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach 2-%" PetscInt_FMT "-%" PetscInt_FMT "-2 batch %5" PetscInt_FMT ": %10.1f steps/s\n", W, W, B, best));
   PetscCall(PetscFree6(X, T, Y, dY, g, d));
   PetscCall(SRAdamDestroy(&adam));
   PetscCall(SRMLPDestroy(&mlp));
