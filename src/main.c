@@ -2,7 +2,8 @@
      simreach train    -options_file jobs/X.opts ...   one guarded training run (SPEC §8)
      simreach abstract -sys S -model M -cells N1,N2 ... the abstraction of a network (SPEC §5, §7)
      simreach study    -options_file jobs/X.opts ...   the beta x tau x seed study (SPEC §9)
-     simreach gather   FILE.h5                         the gather phase from a results file */
+     simreach gather   FILE.h5                         the gather phase from a results file
+     simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather */
 #include <simreach/private/commands.h>
 #include <string.h>
 
@@ -29,10 +30,8 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "gather")) {
-    PetscCheck(file, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "simreach gather: give the results file, e.g. simreach gather results.h5");
-    PetscCall(SRCommandGather(PETSC_COMM_WORLD, file));
-  } else {
+  else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
+  else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
     PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
                "unknown subcommand '%s': allowed are train, abstract, study, gather", cmd);
