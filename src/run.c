@@ -35,6 +35,7 @@ struct _p_SRRun {
   double          wmin, wmax; /* wmax < 0: half the largest extent of D */
   SRGuardType     guard;
   PetscInt        halvings, epochs, ncheck, batch, nsamples, nheld, nfalsify;
+  PetscInt        pretrain_epochs; /* task-only warm start before the abstraction is built */
   double          lr, cov_w, vol_w;
   PetscBool       quiet, fromoptions, setup, cells_given;
   /* objects */
@@ -96,6 +97,7 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->guard                = SR_GUARD_REJECT;
   r->halvings             = 4;
   r->epochs               = 20;
+  r->pretrain_epochs      = 0;
   r->ncheck               = 5;
   r->batch                = 64;
   r->nsamples             = 512;
@@ -229,6 +231,8 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->halvings >= 0 && r->halvings <= 60, comm, PETSC_ERR_ARG_OUTOFRANGE, "-guard_halvings %" PetscInt_FMT ": allowed is 0 to 60", r->halvings);
   PetscCall(PetscOptionsInt("-epochs", "training epochs over the samples, >= 0", NULL, r->epochs, &r->epochs, NULL));
   PetscCheck(r->epochs >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-epochs %" PetscInt_FMT ": allowed is >= 0", r->epochs);
+  PetscCall(PetscOptionsInt("-pretrain_epochs", "warm start: Adam epochs on the task loss alone from the seeded init, before C(k) is built; the same for every beta of a seed, >= 0", NULL, r->pretrain_epochs, &r->pretrain_epochs, NULL));
+  PetscCheck(r->pretrain_epochs >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pretrain_epochs %" PetscInt_FMT ": allowed is >= 0", r->pretrain_epochs);
   PetscCall(PetscOptionsInt("-checkpoints", "checkpoints spread evenly over the epochs, >= 1", NULL, r->ncheck, &r->ncheck, NULL));
   PetscCheck(r->ncheck >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoints %" PetscInt_FMT ": allowed is >= 1", r->ncheck);
   PetscCall(PetscOptionsInt("-batch", "minibatch size of the Adam steps, >= 1", NULL, r->batch, &r->batch, NULL));
@@ -386,6 +390,61 @@ static PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Minibatch order of one epoch: a Fisher-Yates shuffle driven by the stream at index
+   (epoch N + i), never by rank. */
+static void SRRunShuffle_Private(SRRun r, SRStream stream, PetscInt epoch)
+{
+  const PetscInt N = r->nsamples;
+
+  for (PetscInt i = 0; i < N; i++) r->perm[i] = i;
+  for (PetscInt i = N - 1; i > 0; i--) {
+    const double   u = SRRandomUniform((uint64_t)r->seed, stream, (uint64_t)epoch * (uint64_t)N + (uint64_t)i);
+    const PetscInt j = (PetscInt)floor(u * (double)(i + 1));
+    const PetscInt t = r->perm[i];
+    r->perm[i]       = r->perm[j];
+    r->perm[j]       = t;
+  }
+}
+
+/* Warm start (-pretrain_epochs; README "Training"): plain Adam on the task loss from the
+   seeded initialisation, with no abstraction yet.  SPEC §5 certifies C(k) once, at the
+   start of the guarded training, and afterwards only prunes it; certifying the lists of a
+   random network would pin f_phi near its initialisation, since every task step that moves
+   an enclosure out of its successors is refused.  The result depends on the seed alone, so
+   every beta of a seed (and its beta = 0 baseline) starts from the same network. */
+static PetscErrorCode SRRunPretrain_Private(SRRun r)
+{
+  const PetscInt N = r->nsamples, n = r->n, B = r->batch;
+  SRAdam         adam;
+  double        *phi = r->model->mlp->params;
+
+  PetscFunctionBeginUser;
+  if (r->pretrain_epochs == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SRAdamCreate(r->P, r->lr, &adam));
+  for (PetscInt e = 0; e < r->pretrain_epochs && r->status != SR_RUN_DIVERGED; e++) {
+    SRRunShuffle_Private(r, SR_STREAM_PRETRAIN, e);
+    for (PetscInt s = 0; s * B < N; s++) {
+      const PetscInt nb = PetscMin(B, N - s * B);
+      double         task;
+
+      for (PetscInt b = 0; b < nb; b++)
+        for (PetscInt d = 0; d < n; d++) r->Xb[b * n + d] = r->Xtr[r->perm[s * B + b] * n + d];
+      PetscCall(PetscArrayzero(r->grad, r->P));
+      PetscCall(SRModelTaskLoss(r->model, nb, r->Xb, &task, r->grad));
+      PetscCall(SRAdamStep(adam, r->grad, r->delta));
+      for (PetscInt i = 0; i < r->P; i++) phi[i] += r->delta[i];
+      if (!isfinite(task) || !SRAllFinite_Private(r->P, phi)) {
+        char msg[256];
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite task loss or parameters in the warm start at epoch %" PetscInt_FMT " of -pretrain_epochs %" PetscInt_FMT " (-lr %g)", e, r->pretrain_epochs, r->lr));
+        PetscCall(SRRunDiverge_Private(r, msg));
+        break;
+      }
+    }
+  }
+  PetscCall(SRAdamDestroy(&adam));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRRunSetUp(SRRun r)
 {
   MPI_Comm comm = r->comm;
@@ -450,8 +509,9 @@ PetscErrorCode SRRunSetUp(SRRun r)
   PetscCall(TaoSetObjectiveAndGradient(r->tao, NULL, SRRunThetaObjective_Private, r));
   PetscCall(TaoSetVariableBounds(r->tao, r->lb, r->ub));
   PetscCall(PetscCalloc1(r->ncheck, &r->table));
-  /* C(k) and T(k) of the initial model on the initial grid (SPEC §5) */
-  PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  PetscCall(SRRunPretrain_Private(r));
+  /* C(k) and T(k) of the (warm-started) model on the initial grid (SPEC §5) */
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   r->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -532,14 +592,7 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
   const SRSuccessorList *T;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < N; i++) r->perm[i] = i;
-  for (PetscInt i = N - 1; i > 0; i--) {
-    const double   u = SRRandomUniform((uint64_t)r->seed, SR_STREAM_BATCH, (uint64_t)epoch * (uint64_t)N + (uint64_t)i);
-    const PetscInt j = (PetscInt)floor(u * (double)(i + 1));
-    const PetscInt t = r->perm[i];
-    r->perm[i]       = r->perm[j];
-    r->perm[j]       = t;
-  }
+  SRRunShuffle_Private(r, SR_STREAM_BATCH, epoch);
   for (PetscInt s = 0; s * B < N; s++) {
     const PetscInt nb   = PetscMin(B, N - s * B);
     double         task = 0, lsim = 0;
@@ -814,6 +867,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
                           "checkpoint %2" PetscInt_FMT " epoch %4" PetscInt_FMT ": L_sim %.4g H %.4g task %.4g pred %.4g cov %.3f succ %.3f/%.3f/%.3f vol %.3g/%.3g acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " recheck %" PetscInt_FMT " (falsified %" PetscInt_FMT ") TAO %s\n",
                           row.checkpoint, row.epoch, row.Lsim, row.H, row.task, row.pred_error, row.coverage, row.succ_certified, row.succ_minimal, row.succ_empirical, row.vol_E, row.vol_union, row.accepted, row.rejected, row.backtracked, row.recheck_failures, row.falsified,
                           TaoConvergedReasons[r->tao_reason]));
+  r->icheck             = j; /* the state the monitor saves is the state after checkpoint j */
   if (r->monitor) PetscCall((*r->monitor)(r, &r->table[r->ntable - 1], r->mctx));
   if (!isfinite(row.Lsim) || !isfinite(row.task) || !isfinite(row.H)) {
     char msg[256];
@@ -827,7 +881,7 @@ PetscErrorCode SRRunSolve(SRRun r)
 {
   PetscFunctionBeginUser;
   PetscCall(SRRunSetUp(r));
-  PetscCheck(r->status != SR_RUN_DIVERGED, r->comm, PETSC_ERR_ORDER, "SRRunSolve: the run has diverged (%s)", r->reason);
+  if (r->status == SR_RUN_DIVERGED) PetscFunctionReturn(PETSC_SUCCESS); /* in the warm start: recorded, nothing to train */
   r->t0     = MPI_Wtime();
   r->status = SR_RUN_RUNNING;
   r->ntable = 0;

@@ -15,7 +15,8 @@ typedef enum {
   SR_STREAM_TARGET   = 4, /* samples inside cells for the empirical target T(k) */
   SR_STREAM_FALSIFY  = 5, /* sampled falsification in the independent re-check */
   SR_STREAM_BATCH    = 6, /* minibatch order */
-  SR_STREAM_TEST     = 7  /* tests and benchmarks */
+  SR_STREAM_TEST     = 7, /* tests and benchmarks */
+  SR_STREAM_PRETRAIN = 8  /* minibatch order of the task-only warm start */
 } SRStream;
 
 /* The Philox4x32-10 block function (Random123 conventions), exposed for known-answer tests. */
