@@ -108,7 +108,25 @@ EOF
 # Stops the three daemons this file started (by pid), waits for them, removes the directory.
 sr_cluster_stop() {
   [ -n "${SR_CLUSTER_DIR:-}" ] || return 0
-  local p
+  local p steps=""
+  # Jobs still in the queue (a failed test) are cancelled first, so no step outlives the
+  # daemons; slurmstepd re-parents to init, so its pid is found by the SLURM_CONF it inherited.
+  if [ -n "$(squeue -h -o %i 2> /dev/null)" ]; then
+    scancel --quiet $(squeue -h -o %i 2> /dev/null) 2> /dev/null || true
+    for _ in $(seq 1 60); do [ -z "$(squeue -h -o %i 2> /dev/null)" ] && break; sleep 0.5; done
+  fi
+  for p in $(pgrep -x slurmstepd 2> /dev/null); do
+    { tr '\0' '\n' < "/proc/$p/environ"; } 2> /dev/null | grep -qx "SLURM_CONF=$SR_CLUSTER_DIR/slurm.conf" && steps="$steps $p"
+  done
+  # ...with everything they started (collected before the kill, while the tree is intact).
+  local all="" next
+  while [ -n "$steps" ]; do
+    all="$all $steps"
+    next=""
+    for p in $steps; do next="$next $(pgrep -P "$p" 2> /dev/null | tr '\n' ' ')"; done
+    steps=$(echo $next)
+  done
+  for p in $all; do kill -KILL "$p" 2> /dev/null || true; done
   for p in ${SR_SLURMD_PID:-} ${SR_SLURMCTLD_PID:-} ${SR_MUNGED_PID:-}; do
     kill -TERM "$p" 2> /dev/null || true
   done

@@ -31,12 +31,15 @@ opts=$(readlink -f "$opts")
 log() { echo "slurm_jobs[$mode]: $*" >&2; }
 fail() { log "FAIL: $*"; for f in "$work"/*.out; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
 
-if "$SIMREACH" study -help 2>&1 | grep -q "not built yet"; then
+study_help=$("$SIMREACH" study -help 2>&1)
+if [[ "$study_help" == *"not built yet"* ]]; then
   log "simreach study is not built yet: skipped"
   exit 77
 fi
-have_merge=1
-"$SIMREACH" gather -help 2>&1 | grep -q -- "-merge" || have_merge=0
+# (captured first: with pipefail, grep -q closing the pipe early would fail the probe)
+have_merge=0
+gather_help=$("$SIMREACH" gather -help 2>&1)
+[[ "$gather_help" == *"-merge"* ]] && have_merge=1
 
 . "$here/slurm_cluster.sh"
 work=$(mktemp -d /tmp/sr-slurm-jobs.XXXXXX)
