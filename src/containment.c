@@ -75,23 +75,11 @@ static PetscErrorCode SRBoxSubtract_Private(PetscInt dim, const SRBoxBuf *in, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool SRListHas_Private(PetscInt nsorted, const PetscInt *sorted, PetscInt k)
-{
-  PetscInt lo = 0, hi = nsorted - 1;
-  while (lo <= hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-    if (sorted[mid] == k) return PETSC_TRUE;
-    if (sorted[mid] < k) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return PETSC_FALSE;
-}
-
 /* Grid fast path: PETSC_TRUE proves containment; PETSC_FALSE only means "not proved here". */
 static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const PetscInt *sorted, PetscBool has_sink, const double *elo, const double *ehi)
 {
   const PetscInt n = cells->n;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {0, 0, 0}, s = 1;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {0, 0, 0}, s = 1, q = 0;
 
   if (!has_sink && !SRBoxInsideDomain_Private(cells, elo, ehi)) return PETSC_FALSE;
   for (PetscInt d = 0; d < n; d++) {
@@ -141,8 +129,10 @@ static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const Pe
   for (PetscInt i2 = (n > 2 ? a[2] : 0); i2 <= (n > 2 ? z[2] : 0); i2++)
     for (PetscInt i1 = (n > 1 ? a[1] : 0); i1 <= (n > 1 ? z[1] : 0); i1++)
       for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) {
+        /* k increases along the loops: a merge walk through the sorted list */
         const PetscInt k = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
-        if (!SRListHas_Private(nsorted, sorted, k)) return PETSC_FALSE;
+        while (q < nsorted && sorted[q] < k) q++;
+        if (q == nsorted || sorted[q] != k) return PETSC_FALSE;
       }
   return PETSC_TRUE;
 }
@@ -228,7 +218,8 @@ PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *
     PetscBool ok;
     PetscCall(PetscMalloc1(PetscMax(nlist, 1), &sorted));
     PetscCall(PetscArraycpy(sorted, list, nlist));
-    PetscCall(PetscSortInt(nlist, sorted));
+    PetscCall(PetscSortedInt(nlist, sorted, &ok));
+    if (!ok) PetscCall(PetscSortInt(nlist, sorted));
     ok = SRContainGrid_Private(cells, nlist, sorted, has_sink, elo, ehi);
     PetscCall(PetscFree(sorted));
     if (ok) {

@@ -135,12 +135,14 @@ PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex in
       s *= cells->grid[d];
     }
     if (!empty) {
+      PetscInt total = 1;
+      for (PetscInt d = 0; d < n; d++) total *= b[d] - a[d] + 1;
+      PetscCall(SRIntBufReserve_Private(out, out->n + total + 1));
       /* k = i0 + N0 (i1 + N1 i2): dimension 0 innermost gives increasing k. */
       for (PetscInt i2 = (n > 2 ? a[2] : 0); i2 <= (n > 2 ? b[2] : 0); i2++)
         for (PetscInt i1 = (n > 1 ? a[1] : 0); i1 <= (n > 1 ? b[1] : 0); i1++)
           for (PetscInt i0 = a[0]; i0 <= b[0]; i0++) {
-            const PetscInt k = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
-            PetscCall(SRIntBufPush_Private(out, k));
+            out->a[out->n++] = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
           }
     }
   } else {
@@ -191,11 +193,54 @@ PetscErrorCode SRSuccessorsPruneAppend_Private(SRCells cells, PetscInt nlist, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
+/* Grid-aligned cells and an increasing list: the cells with d(y, j) = 0 lie within one grid step
+   of y's estimated index (neighbours overlap by ulps only), so test those 3^n candidates in
+   increasing index and binary-search the list; the lowest listed one is the first in list
+   order.  Returns -1 when none is listed (the caller then scans). */
+static PetscInt SRSuccessorsHitGrid_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
+{
+  const PetscInt n = cells->n;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1;
+
+  for (PetscInt d = 0; d < n; d++) {
+    const PetscInt N = cells->grid[d];
+    double         t = (y[d] - cells->dlo[d]) / ((cells->dhi[d] - cells->dlo[d]) / (double)N);
+    PetscInt       i;
+    if (!(t >= -1.0)) return -1; /* also NaN */
+    if (!(t <= (double)N + 1.0)) return -1;
+    i         = (PetscInt)PetscFloorReal(t);
+    a[d]      = PetscMax(i - 1, 0);
+    z[d]      = PetscMin(i + 1, N - 1);
+    stride[d] = s;
+    s *= N;
+    if (a[d] > z[d]) return -1;
+  }
+  for (PetscInt i2 = a[2]; i2 <= z[2]; i2++)
+    for (PetscInt i1 = a[1]; i1 <= z[1]; i1++)
+      for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) {
+        const PetscInt k = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
+        PetscInt       lo = 0, hi = nlist - 1;
+        if (SRCellsDistance(cells, y, k, NULL, NULL, NULL) != 0.0) continue;
+        while (lo <= hi) {
+          const PetscInt mid = lo + (hi - lo) / 2;
+          if (list[mid] == k) return mid;
+          if (list[mid] < k) lo = mid + 1;
+          else hi = mid - 1;
+        }
+      }
+  return -1;
+}
+
+PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, PetscBool increasing, const double *y)
 {
   const PetscInt K    = cells->K;
   PetscInt       sink = -1, best = 0;
   double         dbest = PETSC_INFINITY;
+
+  if (cells->grid_aligned && increasing && nlist > 8) {
+    const PetscInt h = SRSuccessorsHitGrid_Private(cells, nlist, list, y);
+    if (h >= 0) return h;
+  }
 
   for (PetscInt t = 0; t < nlist; t++) {
     if (list[t] == K) {
@@ -233,8 +278,10 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
 {
   const PetscInt n = cells->n;
   const PetscBool sample = (PetscBool)(tp->type == SR_TARGET_EMPIRICAL || want_distinct);
+  PetscBool       increasing = PETSC_TRUE;
 
   PetscFunctionBeginUser;
+  for (PetscInt t = 1; t < nlist && increasing; t++) increasing = (PetscBool)(list[t - 1] < list[t]);
   PetscCheck(nlist >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": the certified list is empty, no target can be chosen", k);
   if (ndistinct) *ndistinct = 0;
   if (sample) {
@@ -250,7 +297,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
     for (PetscInt s = 0; s < S; s++) SRTargetSample_Private(cells, tp, k, s, lo, hi, X + s * n);
     PetscCall(SRModelEvaluate(model, S, X, Y));
     PetscCall(PetscArrayzero(hits, nlist));
-    for (PetscInt s = 0; s < S; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, Y + s * n)]++;
+    for (PetscInt s = 0; s < S; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, increasing, Y + s * n)]++;
     for (PetscInt t = 0; t < nlist; t++) {
       if (hits[t] > 0) distinct++;
       order[t] = t;
@@ -291,7 +338,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
       const double d = list[t] == cells->K ? SRCellsSinkDistance(cells, y, NULL) : SRCellsDistance(cells, y, list[t], NULL, NULL, NULL);
       if (d == 0.0) PetscCall(SRIntBufPush_Private(out, list[t]));
     }
-    if (out->n == start) PetscCall(SRIntBufPush_Private(out, list[SRSuccessorsHit_Private(cells, nlist, list, y)]));
+    if (out->n == start) PetscCall(SRIntBufPush_Private(out, list[SRSuccessorsHit_Private(cells, nlist, list, increasing, y)]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

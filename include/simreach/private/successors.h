@@ -47,8 +47,9 @@ PetscErrorCode SRSuccessorsPruneAppend_Private(SRCells cells, PetscInt nlist, co
 
 /* The position in list[0..nlist) that a sampled image y is attributed to (SPEC §5 targets):
    the first listed cell with d(y, j) = 0, else the sink if listed and d(y, sink) = 0, else the
-   listed entry nearest to y (first on ties).  nlist >= 1. */
-PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y);
+   listed entry nearest to y (first on ties).  nlist >= 1; increasing: the list is strictly
+   increasing (enables the grid lookup). */
+PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *list, PetscBool increasing, const double *y);
 
 /* Target T(k) within C(k) (SPEC §5), appended to out; *ndistinct receives the number of
    distinct entries hit by the samples (the empirical count of SPEC §6) when non-NULL,
