@@ -99,10 +99,10 @@ check_job() { # check_job JOB RESULTS.h5 WHAT
 }
 
 # wait_started JOB LOG: until the study in the job has opened its results file (its first
-# line, "simreach study: N runs in FILE"), then 1 s more, so the signal lands mid-study.
+# line, "simreach study: N runs in FILE"): the signal lands early in the study.
 wait_started() {
   for _ in $(seq 1 480); do
-    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach study: .* runs in" "$2" 2> /dev/null && { sleep 1; return 0; }
+    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach study: .* runs in" "$2" 2> /dev/null && return 0
     sleep 0.25
   done
   fail "job $1 never started running"
