@@ -20,7 +20,7 @@
 
 #include <float.h>
 
-const char *const SREnclosureTypes[] = {"interval", "taylor1", "both", "SREnclosureType", "SR_ENCLOSURE_", NULL};
+const char *const SREnclosureTypes[] = { "interval", "taylor1", "both", "SREnclosureType", "SR_ENCLOSURE_", NULL };
 
 #define SR_ENC_BLOCK 64
 typedef double SRv4_Private __attribute__((vector_size(32)));
@@ -43,13 +43,15 @@ static PetscErrorCode SREncWorkCreate_Private(SRMLP mlp, SREncWork_Private *w)
   w->mlp = mlp;
   PetscCall(PetscMalloc2(mlp->nparams, &w->absW, mlp->nparams, &w->arow));
   PetscCall(PetscMalloc4(mw * SR_ENC_BLOCK, &w->m0, mw * SR_ENC_BLOCK, &w->r0, mw * SR_ENC_BLOCK, &w->m1, mw * SR_ENC_BLOCK, &w->r1));
-  for (PetscInt p = 0; p < mlp->nparams; p++) w->absW[p] = fabs(mlp->params[p]);
+  for (PetscInt p = 0; p < mlp->nparams; p++)
+    w->absW[p] = fabs(mlp->params[p]);
   w->flops = 0;
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
     for (PetscInt i = 0; i < nout; i++) {
       double s = w->absW[mlp->boff[l] + i];
-      for (PetscInt j = 0; j < nin; j++) s = SRAddUp(s, w->absW[mlp->woff[l] + i * nin + j]);
+      for (PetscInt j = 0; j < nin; j++)
+        s = SRAddUp(s, w->absW[mlp->woff[l] + i * nin + j]);
       w->arow[mlp->boff[l] + i] = s;
     }
     w->flops += 4.0 * nin * nout + 4.0 * nout + (l < mlp->nlayers - 1 ? 2 * 45.0 * nout : 0);
@@ -84,7 +86,8 @@ __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private
       R[c] = 0.0;
     }
     if (l == 0) {
-      for (int c = 0; c < SR_ENC_BLOCK; c++) A[c] = ab[i];
+      for (int c = 0; c < SR_ENC_BLOCK; c++)
+        A[c] = ab[i];
       for (PetscInt j = 0; j < nin; j++) {
         const double wij = W[i * nin + j], aij = aW[i * nin + j];
         const double *restrict mj = m + j * SR_ENC_BLOCK, *restrict rj = r + j * SR_ENC_BLOCK;
@@ -95,15 +98,16 @@ __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private
         }
       }
     } else {
-      for (int c = 0; c < SR_ENC_BLOCK; c++) A[c] = w->arow[mlp->boff[l] + i];
+      for (int c = 0; c < SR_ENC_BLOCK; c++)
+        A[c] = w->arow[mlp->boff[l] + i];
       /* 16 cells at a time in GCC vector types so that the 8 accumulators stay in registers
          (element-wise IEEE operations, same order as the scalar loop) */
       for (int cb = 0; cb < SR_ENC_BLOCK; cb += 16) {
-        SRv4_Private M0 = {b[i], b[i], b[i], b[i]}, M1 = M0, M2 = M0, M3 = M0;
-        SRv4_Private R0 = {0, 0, 0, 0}, R1 = R0, R2 = R0, R3 = R0, t;
+        SRv4_Private M0 = { b[i], b[i], b[i], b[i] }, M1 = M0, M2 = M0, M3 = M0;
+        SRv4_Private R0 = { 0, 0, 0, 0 }, R1 = R0, R2 = R0, R3 = R0, t;
         for (PetscInt j = 0; j < nin; j++) {
-          const SRv4_Private wv = {W[i * nin + j], W[i * nin + j], W[i * nin + j], W[i * nin + j]};
-          const SRv4_Private av = {aW[i * nin + j], aW[i * nin + j], aW[i * nin + j], aW[i * nin + j]};
+          const SRv4_Private wv     = { W[i * nin + j], W[i * nin + j], W[i * nin + j], W[i * nin + j] };
+          const SRv4_Private av     = { aW[i * nin + j], aW[i * nin + j], aW[i * nin + j], aW[i * nin + j] };
           const double *restrict mj = m + j * SR_ENC_BLOCK + cb, *restrict rj = r + j * SR_ENC_BLOCK + cb;
           memcpy(&t, mj, sizeof t);
           M0 += wv * t;
@@ -179,11 +183,12 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
   const PetscInt n   = model->n;
   double        *m = w->m0, *r = w->r0, *mo = w->m1, *ro = w->r1;
 
-  for (int c = 0; c < SR_ENC_BLOCK; c++) w->nf[c] = 0.0;
+  for (int c = 0; c < SR_ENC_BLOCK; c++)
+    w->nf[c] = 0.0;
   for (PetscInt d = 0; d < n; d++)
     for (int c = 0; c < SR_ENC_BLOCK; c++) {
       const double lo = w->lo[d * SR_ENC_BLOCK + c], hi = w->hi[d * SR_ENC_BLOCK + c];
-      const double mid = 0.5 * lo + 0.5 * hi;
+      const double mid        = 0.5 * lo + 0.5 * hi;
       m[d * SR_ENC_BLOCK + c] = mid;
       r[d * SR_ENC_BLOCK + c] = PetscMax(SRSubUp(hi, mid), SRSubUp(mid, lo));
       if (!(isfinite(lo) && isfinite(hi))) w->nf[c] = NAN;
@@ -200,10 +205,11 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
   }
   /* m, r: N(x) in m +- r for the cells of the block */
   for (PetscInt c = 0; c < nb; c++) {
-    double    *Ec = E + 2 * n * c;
+    double    *Ec  = E + 2 * n * c;
     PetscBool  fin = PETSC_TRUE;
     SRInterval X[SR_MAX_DIM], Y[SR_MAX_DIM];
-    for (PetscInt d = 0; d < n; d++) X[d] = SRIntervalMake(w->lo[d * SR_ENC_BLOCK + c], w->hi[d * SR_ENC_BLOCK + c]);
+    for (PetscInt d = 0; d < n; d++)
+      X[d] = SRIntervalMake(w->lo[d * SR_ENC_BLOCK + c], w->hi[d * SR_ENC_BLOCK + c]);
     if (model->type == SR_MODEL_DYNAMICS) {
       for (PetscInt d = 0; d < n; d++) {
         const double M = m[d * SR_ENC_BLOCK + c], rho = r[d * SR_ENC_BLOCK + c];
@@ -228,12 +234,12 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
 
 PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
 {
-  PetscLogEvent        ev;
-  const PetscInt       n  = model->n;
-  PetscBool            finite_weights = PETSC_TRUE;
-  SREncWork_Private    w;
-  SRTaylor            *tw = NULL;
-  double              *Et = NULL;
+  PetscLogEvent     ev;
+  const PetscInt    n              = model->n;
+  PetscBool         finite_weights = PETSC_TRUE;
+  SREncWork_Private w;
+  SRTaylor         *tw = NULL;
+  double           *Et = NULL;
 
   PetscFunctionBeginUser;
   PetscCheck(type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-enclosure %d: allowed interval, taylor1, both", (int)type);
@@ -281,11 +287,14 @@ PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells c
           fin   = (PetscBool)(fin && isfinite(lo[d]) && isfinite(hi[d]));
         }
         if (fin) PetscCall(SRModelEncloseTaylorWork_Private(model, lo, hi, Ec, Ec + n, tw));
-        for (PetscInt d = 0; d < n; d++) fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
-        if (type == SR_ENCLOSURE_TAYLOR1) sb[c] = fin ? SR_CELL_OK : SR_CELL_NONFINITE;
+        for (PetscInt d = 0; d < n; d++)
+          fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
+        if (type == SR_ENCLOSURE_TAYLOR1)
+          sb[c] = fin ? SR_CELL_OK : SR_CELL_NONFINITE;
         else if (fin && sb[c] != SR_CELL_OK) {
           /* both, interval box non-finite: the Taylor box alone is sound */
-          for (PetscInt d = 0; d < 2 * n; d++) Eb[2 * n * c + d] = Ec[d];
+          for (PetscInt d = 0; d < 2 * n; d++)
+            Eb[2 * n * c + d] = Ec[d];
           sb[c] = SR_CELL_OK;
         } else if (fin) {
           /* both: intersection of two sound boxes; an empty intersection (impossible for sound

@@ -40,7 +40,8 @@ SRTaylor SRTaylorConstant(PetscInt n, double value)
 {
   SRTaylor t;
   t.c0 = value;
-  for (PetscInt i = 0; i < SR_MAX_DIM; i++) t.c[i] = 0.0;
+  for (PetscInt i = 0; i < SR_MAX_DIM; i++)
+    t.c[i] = 0.0;
   t.r = SRIntervalPoint(0.0);
   return t;
 }
@@ -54,7 +55,8 @@ static inline __attribute__((always_inline)) SRTaylor SRTaylorLinear_Private(con
 
   s[0] = b;
   S[0] = fabs(b);
-  for (PetscInt i = 0; i < n; i++) s[i + 1] = S[i + 1] = 0.0;
+  for (PetscInt i = 0; i < n; i++)
+    s[i + 1] = S[i + 1] = 0.0;
   for (PetscInt j = 0; j < m; j++) {
     const double aj = a[j];
     const double p0 = aj * t[j].c0;
@@ -73,9 +75,11 @@ static inline __attribute__((always_inline)) SRTaylor SRTaylorLinear_Private(con
     Slo += fabs(plo);
     Shi += fabs(phi);
   }
-  for (PetscInt i = 0; i <= n; i++) E = SRAddUp(E, SRSumErr_Private(m + 1, S[i]));
+  for (PetscInt i = 0; i <= n; i++)
+    E = SRAddUp(E, SRSumErr_Private(m + 1, S[i]));
   y.c0 = s[0];
-  for (PetscInt i = 0; i < SR_MAX_DIM; i++) y.c[i] = i < n ? s[i + 1] : 0.0;
+  for (PetscInt i = 0; i < SR_MAX_DIM; i++)
+    y.c[i] = i < n ? s[i + 1] : 0.0;
   y.r.lo = SRSubDown(rlo, SRAddUp(SRSumErr_Private(m, Slo), E));
   y.r.hi = SRAddUp(rhi, SRAddUp(SRSumErr_Private(m, Shi), E));
   if (isnan(y.r.lo) || isnan(y.r.hi)) y.r = SRIntervalNaI();
@@ -97,15 +101,12 @@ SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor 
 
 SRTaylor SRTaylorAdd(PetscInt n, SRTaylor a, SRTaylor b)
 {
-  const double   one[2] = {1.0, 1.0};
-  const SRTaylor t[2]   = {a, b};
+  const double   one[2] = { 1.0, 1.0 };
+  const SRTaylor t[2]   = { a, b };
   return SRTaylorLinear(n, 2, one, t, 0.0);
 }
 
-SRTaylor SRTaylorScale(PetscInt n, double s, SRTaylor a)
-{
-  return SRTaylorLinear(n, 1, &s, &a, 0.0);
-}
+SRTaylor SRTaylorScale(PetscInt n, double s, SRTaylor a) { return SRTaylorLinear(n, 1, &s, &a, 0.0); }
 
 /* Range = c0 +- sum |c_i| + r, outward rounded; NaI when anything is NaN. */
 SRInterval SRTaylorRange(PetscInt n, SRTaylor a)
@@ -113,7 +114,8 @@ SRInterval SRTaylorRange(PetscInt n, SRTaylor a)
   double     S = 0.0;
   SRInterval R;
 
-  for (PetscInt i = 0; i < n; i++) S = SRAddUp(S, fabs(a.c[i]));
+  for (PetscInt i = 0; i < n; i++)
+    S = SRAddUp(S, fabs(a.c[i]));
   R.lo = SRAddDown(SRSubDown(a.c0, S), a.r.lo);
   R.hi = SRAddUp(SRAddUp(a.c0, S), a.r.hi);
   if (isnan(R.lo) || isnan(R.hi) || isnan(a.c0) || isnan(S)) return SRIntervalNaI();
@@ -135,9 +137,12 @@ typedef enum { SR_FUN_TANH, SR_FUN_SIN, SR_FUN_COS } SRFun_Private;
 static SRInterval SRFunPoint_Private(SRFun_Private f, double x)
 {
   SRInterval y;
-  if (f == SR_FUN_TANH) SRTanhBounds(x, &y.lo, &y.hi);
-  else if (f == SR_FUN_SIN) SRSinBounds(x, &y.lo, &y.hi);
-  else SRCosBounds(x, &y.lo, &y.hi);
+  if (f == SR_FUN_TANH)
+    SRTanhBounds(x, &y.lo, &y.hi);
+  else if (f == SR_FUN_SIN)
+    SRSinBounds(x, &y.lo, &y.hi);
+  else
+    SRCosBounds(x, &y.lo, &y.hi);
   return y;
 }
 
@@ -169,11 +174,11 @@ static double SRFunDerivApprox_Private(SRFun_Private f, double x)
 /* g(x) = f(x) - lambda x enclosed at the point x */
 static SRInterval SRGPoint_Private(SRFun_Private f, double lambda, double x)
 {
-  const SRInterval lx = {SRMulDown(lambda, x), SRMulUp(lambda, x)};
+  const SRInterval lx = { SRMulDown(lambda, x), SRMulUp(lambda, x) };
   return SRIntervalSub(SRFunPoint_Private(f, x), lx);
 }
 
-#define SR_TM_PIECE 0.5     /* width of the pieces of R on which g is bounded */
+#define SR_TM_PIECE 0.5 /* width of the pieces of R on which g is bounded */
 #define SR_TM_NARROW 0x1p-4 /* ranges up to this width use the mean-value form with lambda = f'(mid) */
 #define SR_TM_MAXPIECES 32
 
@@ -186,8 +191,8 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
   PetscInt         P;
 
   if (SRIntervalIsNaI(R)) {
-    y    = SRTaylorConstant(n, NAN);
-    y.r  = SRIntervalNaI();
+    y   = SRTaylorConstant(n, NAN);
+    y.r = SRIntervalNaI();
     return y;
   }
   if (!SRIntervalIsBounded(R)) {
@@ -202,8 +207,8 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
       SRInterval dg;
       lambda = SRFunDerivApprox_Private(f, mid);
       if (!isfinite(lambda)) lambda = 0.0;
-      dg = SRIntervalShift(-lambda, SRFunDeriv_Private(f, R));
-      G  = SRIntervalAdd(SRGPoint_Private(f, lambda, mid), SRIntervalMul(dg, SRIntervalSub(R, SRIntervalPoint(mid))));
+      dg  = SRIntervalShift(-lambda, SRFunDeriv_Private(f, R));
+      G   = SRIntervalAdd(SRGPoint_Private(f, lambda, mid), SRIntervalMul(dg, SRIntervalSub(R, SRIntervalPoint(mid))));
       y   = SRTaylorScale(n, lambda, a);
       y.r = SRIntervalAdd(y.r, G);
       return y;
@@ -216,18 +221,20 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
       SRInterval ga = SRGPoint_Private(f, lambda, xa);
       for (PetscInt p = 1; p <= P; p++) {
         /* breakpoints are monotone and the last one is u, so the pieces cover [l, u] */
-        const double     xb  = p == P ? u : PetscMin(u, l + (w * (double)p) / (double)P);
-        const SRInterval gb  = SRGPoint_Private(f, lambda, xb);
-        const SRInterval X   = SRIntervalMake(xa, xb);
-        const SRInterval dg  = SRIntervalShift(-lambda, SRFunDeriv_Private(f, X));
+        const double     xb = p == P ? u : PetscMin(u, l + (w * (double)p) / (double)P);
+        const SRInterval gb = SRGPoint_Private(f, lambda, xb);
+        const SRInterval X  = SRIntervalMake(xa, xb);
+        const SRInterval dg = SRIntervalShift(-lambda, SRFunDeriv_Private(f, X));
         SRInterval       Gp;
-        if (dg.lo >= 0) Gp = SRIntervalMake(ga.lo, gb.hi);
-        else if (dg.hi <= 0) Gp = SRIntervalMake(gb.lo, ga.hi);
+        if (dg.lo >= 0)
+          Gp = SRIntervalMake(ga.lo, gb.hi);
+        else if (dg.hi <= 0)
+          Gp = SRIntervalMake(gb.lo, ga.hi);
         else {
-          const double     c   = PetscMin(xb, PetscMax(xa, 0.5 * xa + 0.5 * xb));
-          const SRInterval mvf = SRIntervalAdd(SRGPoint_Private(f, lambda, c), SRIntervalMul(dg, SRIntervalSub(X, SRIntervalPoint(c))));
+          const double     c     = PetscMin(xb, PetscMax(xa, 0.5 * xa + 0.5 * xb));
+          const SRInterval mvf   = SRIntervalAdd(SRGPoint_Private(f, lambda, c), SRIntervalMul(dg, SRIntervalSub(X, SRIntervalPoint(c))));
           const SRInterval crude = SRIntervalSub(SRFunInterval_Private(f, X), SRIntervalMul(SRIntervalPoint(lambda), X));
-          Gp = SRIntervalIntersect(mvf, crude);
+          Gp                     = SRIntervalIntersect(mvf, crude);
           if (SRIntervalIsEmpty(Gp)) Gp = SRIntervalHull(mvf, crude); /* cannot happen for sound operands; stay safe */
         }
         G  = SRIntervalHull(G, Gp);
@@ -248,20 +255,11 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
   return y;
 }
 
-SRTaylor SRTaylorTanh(PetscInt n, SRTaylor a)
-{
-  return SRTaylorApply_Private(n, a, SR_FUN_TANH);
-}
+SRTaylor SRTaylorTanh(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_TANH); }
 
-SRTaylor SRTaylorSin(PetscInt n, SRTaylor a)
-{
-  return SRTaylorApply_Private(n, a, SR_FUN_SIN);
-}
+SRTaylor SRTaylorSin(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_SIN); }
 
-SRTaylor SRTaylorCos(PetscInt n, SRTaylor a)
-{
-  return SRTaylorApply_Private(n, a, SR_FUN_COS);
-}
+SRTaylor SRTaylorCos(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_COS); }
 
 /* Forward pass with caller-provided workspace (2 maxwidth SRTaylor). */
 PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTaylor *Y, SRTaylor *work)
@@ -269,15 +267,18 @@ PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTay
   SRTaylor *in = work, *out = work + mlp->maxwidth;
 
   PetscFunctionBeginUser;
-  for (PetscInt j = 0; j < mlp->width[0]; j++) in[j] = X[j];
+  for (PetscInt j = 0; j < mlp->width[0]; j++)
+    in[j] = X[j];
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
-    const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
-    const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+    const PetscInt  nin = mlp->width[l], nout = mlp->width[l + 1];
+    const double   *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
     const PetscBool last = (PetscBool)(l == mlp->nlayers - 1);
     for (PetscInt i = 0; i < nout; i++) {
       const SRTaylor z = SRTaylorLinear(n, nin, W + i * nin, in, b[i]);
-      if (last) Y[i] = z;
-      else out[i] = SRTaylorTanh(n, z);
+      if (last)
+        Y[i] = z;
+      else
+        out[i] = SRTaylorTanh(n, z);
     }
     if (!last) {
       SRTaylor *t = in;
@@ -315,17 +316,17 @@ static void SRStepTaylorPendulum_Private(SRSystem sys, const SRTaylor *X, const 
   const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
   const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
   const SRTaylor   w1  = SRTaylorAdd(2, SRTaylorAdd(2, SRTaylorScaleInterval(2, c1, X[1]), SRTaylorScaleInterval(2, dtg, SRTaylorSin(2, X[0]))), SRTaylorScale(2, dt, U[0]));
-  Y[0] = SRTaylorAdd(2, X[0], SRTaylorScale(2, dt, w1));
-  Y[1] = w1;
+  Y[0]                 = SRTaylorAdd(2, X[0], SRTaylorScale(2, dt, w1));
+  Y[1]                 = w1;
 }
 
 static void SRStepTaylorDubins_Private(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
 {
   const double     v = sys->param[0], dt = sys->dt;
   const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
-  Y[0] = SRTaylorAdd(3, X[0], SRTaylorScaleInterval(3, vdt, SRTaylorCos(3, X[2])));
-  Y[1] = SRTaylorAdd(3, X[1], SRTaylorScaleInterval(3, vdt, SRTaylorSin(3, X[2])));
-  Y[2] = SRTaylorAdd(3, X[2], SRTaylorScale(3, dt, U[0]));
+  Y[0]                 = SRTaylorAdd(3, X[0], SRTaylorScaleInterval(3, vdt, SRTaylorCos(3, X[2])));
+  Y[1]                 = SRTaylorAdd(3, X[1], SRTaylorScaleInterval(3, vdt, SRTaylorSin(3, X[2])));
+  Y[2]                 = SRTaylorAdd(3, X[2], SRTaylorScale(3, dt, U[0]));
 }
 
 PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
@@ -336,10 +337,14 @@ PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylo
   PetscCall(PetscStrcmp(sys->name, "toy1d", &toy));
   PetscCall(PetscStrcmp(sys->name, "pendulum", &pend));
   PetscCall(PetscStrcmp(sys->name, "dubins", &dub));
-  if (toy) SRStepTaylorToy1d_Private(sys, X, Y);
-  else if (pend) SRStepTaylorPendulum_Private(sys, X, U, Y);
-  else if (dub) SRStepTaylorDubins_Private(sys, X, U, Y);
-  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "SRSystemStepTaylor: system %s has no Taylor step; allowed: %s", sys->name, SRSystemNames());
+  if (toy)
+    SRStepTaylorToy1d_Private(sys, X, Y);
+  else if (pend)
+    SRStepTaylorPendulum_Private(sys, X, U, Y);
+  else if (dub)
+    SRStepTaylorDubins_Private(sys, X, U, Y);
+  else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "SRSystemStepTaylor: system %s has no Taylor step; allowed: %s", sys->name, SRSystemNames());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -364,10 +369,12 @@ PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo,
   SRTaylorBoxVariables_Private(n, lo, hi, X);
   PetscCall(SRMLPForwardTaylorWork_Private(model->mlp, n, X, N, work));
   if (model->type == SR_MODEL_DYNAMICS) {
-    for (PetscInt i = 0; i < n; i++) Y[i] = SRTaylorAdd(n, X[i], N[i]); /* f = x + N(x) */
+    for (PetscInt i = 0; i < n; i++)
+      Y[i] = SRTaylorAdd(n, X[i], N[i]); /* f = x + N(x) */
   } else {
     SRTaylor U[SR_MAX_DIM];
-    for (PetscInt i = 0; i < model->sys->nu; i++) U[i] = SRTaylorScale(n, model->sys->umax, SRTaylorTanh(n, N[i]));
+    for (PetscInt i = 0; i < model->sys->nu; i++)
+      U[i] = SRTaylorScale(n, model->sys->umax, SRTaylorTanh(n, N[i]));
     PetscCall(SRSystemStepTaylor(model->sys, X, U, Y));
   }
   for (PetscInt i = 0; i < n; i++) {
@@ -377,7 +384,8 @@ PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo,
     if (!(isfinite(R.lo) && isfinite(R.hi))) bad = PETSC_TRUE;
   }
   if (bad)
-    for (PetscInt i = 0; i < n; i++) elo[i] = ehi[i] = NAN; /* NaI: the caller flags the cell */
+    for (PetscInt i = 0; i < n; i++)
+      elo[i] = ehi[i] = NAN; /* NaI: the caller flags the cell */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,10 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-static double U(uint64_t *ctr)
-{
-  return SRRandomUniform(11, SR_STREAM_TEST, (*ctr)++);
-}
+static double U(uint64_t *ctr) { return SRRandomUniform(11, SR_STREAM_TEST, (*ctr)++); }
 
 /* all ranks agree on the verdict */
 static int AllTrue(int ok)
@@ -32,7 +29,7 @@ typedef struct {
 
 static PetscErrorCode SetupCreate(const char *sysname, SRModelType type, PetscInt nh, const PetscInt *widths, PetscInt K, uint64_t seed, Setup *s)
 {
-  PetscInt counts[SR_MAX_DIM] = {K, 1, 1};
+  PetscInt counts[SR_MAX_DIM] = { K, 1, 1 };
   uint64_t ctr                = seed * 7919;
 
   PetscFunctionBeginUser;
@@ -43,7 +40,7 @@ static PetscErrorCode SetupCreate(const char *sysname, SRModelType type, PetscIn
   PetscCall(SRCellsSetFree(s->cells));
   for (PetscInt k = 0; k < K; k++)
     for (PetscInt d = 0; d < s->sys->n; d++) {
-      const double size = s->sys->dhi[d] - s->sys->dlo[d];
+      const double size              = s->sys->dhi[d] - s->sys->dlo[d];
       s->cells->c[k * s->sys->n + d] = s->sys->dlo[d] + size * U(&ctr);
       s->cells->w[k * s->sys->n + d] = size * pow(10.0, -6 + 6 * U(&ctr));
     }
@@ -62,15 +59,17 @@ static PetscErrorCode SetupDestroy(Setup *s)
 /* |SRTanhFast_Private(x) - tanh(x)| <= SR_TANH_FAST_ERR, tanh in MPFR (200 bits) */
 static void test_tanh_fast_bound(void **state)
 {
-  uint64_t ctr = 1;
+  uint64_t ctr    = 1;
   double   maxerr = 0, worst = 0;
   mpfr_t   t;
   mpfr_init2(t, 200);
   for (PetscInt i = 0; i < 200000; i++) {
     double x;
-    if (i % 2) x = (2 * U(&ctr) - 1) * 25.0;
-    else x = (U(&ctr) < 0.5 ? -1 : 1) * pow(10.0, -20 + 22 * U(&ctr));
-    if (i < 8) x = (double[]){0.0, -0.0, 20.0, -20.0, 19.999999999999996, 1e308, -5e-324, 0.34657359027997264}[i];
+    if (i % 2)
+      x = (2 * U(&ctr) - 1) * 25.0;
+    else
+      x = (U(&ctr) < 0.5 ? -1 : 1) * pow(10.0, -20 + 22 * U(&ctr));
+    if (i < 8) x = (double[]) { 0.0, -0.0, 20.0, -20.0, 19.999999999999996, 1e308, -5e-324, 0.34657359027997264 }[i];
     mpfr_set_d(t, x, MPFR_RNDN);
     mpfr_tanh(t, t, MPFR_RNDN);
     mpfr_sub_d(t, t, SRTanhFast_Private(x), MPFR_RNDN);
@@ -87,7 +86,7 @@ static void test_tanh_fast_bound(void **state)
 
 static void test_nonfinite_weights(void **state)
 {
-  const PetscInt widths[2] = {8, 8};
+  const PetscInt widths[2] = { 8, 8 };
   Setup          s;
   double         E[20 * 4];
   SRCellStatus   st[20];
@@ -97,7 +96,8 @@ static void test_nonfinite_weights(void **state)
     s.model->mlp->params[3] = bad ? INFINITY : NAN;
     for (int ty = 0; ty < 3; ty++) {
       assert_int_equal(SREnclosureCompute(s.model, (SREnclosureType)ty, s.cells, 0, 20, E, st), 0);
-      for (PetscInt k = 0; k < 20; k++) ok = ok && st[k] == SR_CELL_NONFINITE && E[4 * k] == -INFINITY && E[4 * k + 3] == INFINITY;
+      for (PetscInt k = 0; k < 20; k++)
+        ok = ok && st[k] == SR_CELL_NONFINITE && E[4 * k] == -INFINITY && E[4 * k + 3] == INFINITY;
     }
   }
   /* huge finite weights overflow inside the kernel: non-finite results */
@@ -105,7 +105,8 @@ static void test_nonfinite_weights(void **state)
   s.model->mlp->params[4] = 1e308;
   for (int ty = 0; ty < 3; ty++) {
     assert_int_equal(SREnclosureCompute(s.model, (SREnclosureType)ty, s.cells, 0, 20, E, st), 0);
-    for (PetscInt k = 0; k < 20; k++) ok = ok && (st[k] == SR_CELL_NONFINITE ? (E[4 * k] == -INFINITY && E[4 * k + 2] == INFINITY) : (isfinite(E[4 * k]) && isfinite(E[4 * k + 3])));
+    for (PetscInt k = 0; k < 20; k++)
+      ok = ok && (st[k] == SR_CELL_NONFINITE ? (E[4 * k] == -INFINITY && E[4 * k + 2] == INFINITY) : (isfinite(E[4 * k]) && isfinite(E[4 * k + 3])));
   }
   assert_true(AllTrue(ok));
   assert_int_equal(SetupDestroy(&s), 0);
@@ -114,7 +115,7 @@ static void test_nonfinite_weights(void **state)
 /* a NaN / Inf cell only flags that cell, for both models */
 static void test_nonfinite_cells(void **state)
 {
-  const PetscInt widths[1] = {16};
+  const PetscInt widths[1] = { 16 };
   int            ok        = 1;
   for (int mt = 0; mt < 2; mt++) {
     Setup        s;
@@ -126,8 +127,10 @@ static void test_nonfinite_cells(void **state)
     for (int ty = 0; ty < 3; ty++) {
       assert_int_equal(SREnclosureCompute(s.model, (SREnclosureType)ty, s.cells, 0, 10, E, st), 0);
       for (PetscInt k = 0; k < 10; k++) {
-        if (k == 3 || k == 7) ok = ok && st[k] == SR_CELL_NONFINITE && E[4 * k + 1] == -INFINITY && E[4 * k + 2] == INFINITY;
-        else ok = ok && st[k] == SR_CELL_OK && isfinite(E[4 * k]) && isfinite(E[4 * k + 3]);
+        if (k == 3 || k == 7)
+          ok = ok && st[k] == SR_CELL_NONFINITE && E[4 * k + 1] == -INFINITY && E[4 * k + 2] == INFINITY;
+        else
+          ok = ok && st[k] == SR_CELL_OK && isfinite(E[4 * k]) && isfinite(E[4 * k + 3]);
       }
     }
     assert_int_equal(SetupDestroy(&s), 0);
@@ -138,15 +141,15 @@ static void test_nonfinite_cells(void **state)
 /* both = interval box intersected with the taylor1 box */
 static void test_both_is_intersection(void **state)
 {
-  const PetscInt widths[2] = {32, 16}, K = 300;
-  const char    *names[3]  = {"toy1d", "pendulum", "dubins"};
-  int            ok        = 1;
+  const PetscInt widths[2] = { 32, 16 }, K = 300;
+  const char    *names[3] = { "toy1d", "pendulum", "dubins" };
+  int            ok       = 1;
   for (int q = 0; q < 3; q++)
     for (int mt = 0; mt < (q ? 2 : 1); mt++) {
-      Setup         s;
+      Setup          s;
       const PetscInt n = q + 1;
-      double       *E[3];
-      SRCellStatus *st[3];
+      double        *E[3];
+      SRCellStatus  *st[3];
       assert_int_equal(SetupCreate(names[q], (SRModelType)mt, 2, widths, K, 3 + q, &s), 0);
       for (int ty = 0; ty < 3; ty++) {
         E[ty]  = malloc(sizeof(double) * 2 * n * K);
@@ -173,20 +176,20 @@ static void test_both_is_intersection(void **state)
    2^-40 (1 + max |E|); the largest excess is printed (0 on these cells when last measured). */
 static void test_isotone(void **state)
 {
-  const PetscInt widths[2] = {24, 24}, K = 200;
+  const PetscInt widths[2] = { 24, 24 }, K = 200;
   int            ok        = 1;
-  double         excess[3] = {0, 0, 0};
+  double         excess[3] = { 0, 0, 0 };
   for (int mt = 0; mt < 2; mt++) {
-    Setup    s, sub;
-    uint64_t ctr = 5;
-    double  *E = malloc(sizeof(double) * 4 * K), *Es = malloc(sizeof(double) * 4 * K);
+    Setup         s, sub;
+    uint64_t      ctr = 5;
+    double       *E = malloc(sizeof(double) * 4 * K), *Es = malloc(sizeof(double) * 4 * K);
     SRCellStatus *st = malloc(sizeof(SRCellStatus) * K), *sts = malloc(sizeof(SRCellStatus) * K);
     assert_int_equal(SetupCreate("pendulum", (SRModelType)mt, 2, widths, K, 6, &s), 0);
     assert_int_equal(SetupCreate("pendulum", (SRModelType)mt, 2, widths, K, 6, &sub), 0);
     for (PetscInt k = 0; k < K; k++)
       for (PetscInt d = 0; d < 2; d++) { /* random sub-box, one in four sharing a face */
         const double c = s.cells->c[2 * k + d], w = s.cells->w[2 * k + d];
-        const double ws = w * (k % 4 == 0 ? 0.5 : U(&ctr));
+        const double ws         = w * (k % 4 == 0 ? 0.5 : U(&ctr));
         sub.cells->w[2 * k + d] = ws;
         sub.cells->c[2 * k + d] = k % 4 == 0 ? c + 0.5 * w : c + (w - ws) * (2 * U(&ctr) - 1) * 0.999;
       }
@@ -221,7 +224,7 @@ static void test_isotone(void **state)
    padding): each rank computes its own block and compares bitwise with the full range. */
 static void test_partition_independent(void **state)
 {
-  const PetscInt widths[2] = {20, 20}, K = 517;
+  const PetscInt widths[2] = { 20, 20 }, K = 517;
   PetscMPIInt    rank, size;
   int            ok = 1;
   assert_int_equal(MPI_Comm_rank(PETSC_COMM_WORLD, &rank), 0);
@@ -251,8 +254,8 @@ static void test_partition_independent(void **state)
    assertion is the qualitative claim (ratio < 1 for half-widths <= 1e-2 of |D|). */
 static void test_width_ratio_table(void **state)
 {
-  const PetscInt widths[2] = {32, 32}, K = 64;
-  const char    *mnames[2] = {"dynamics", "controller"};
+  const PetscInt widths[2] = { 32, 32 }, K = 64;
+  const char    *mnames[2] = { "dynamics", "controller" };
   PetscMPIInt    rank;
   int            ok = 1;
   assert_int_equal(MPI_Comm_rank(PETSC_COMM_WORLD, &rank), 0);
@@ -265,7 +268,8 @@ static void test_width_ratio_table(void **state)
     for (double h = 0.25; h >= 1e-9; h /= 10) {
       double wi = 0, wt = 0;
       for (PetscInt k = 0; k < K; k++)
-        for (PetscInt d = 0; d < 2; d++) s.cells->w[2 * k + d] = h * (s.sys->dhi[d] - s.sys->dlo[d]);
+        for (PetscInt d = 0; d < 2; d++)
+          s.cells->w[2 * k + d] = h * (s.sys->dhi[d] - s.sys->dlo[d]);
       assert_int_equal(SREnclosureCompute(s.model, SR_ENCLOSURE_INTERVAL, s.cells, 0, K, E, st), 0);
       assert_int_equal(SREnclosureCompute(s.model, SR_ENCLOSURE_TAYLOR1, s.cells, 0, K, Et, st), 0);
       for (PetscInt k = 0; k < K; k++)
@@ -287,8 +291,13 @@ static void test_width_ratio_table(void **state)
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_tanh_fast_bound), cmocka_unit_test(test_nonfinite_weights),     cmocka_unit_test(test_nonfinite_cells),   cmocka_unit_test(test_both_is_intersection),
-    cmocka_unit_test(test_isotone),         cmocka_unit_test(test_partition_independent), cmocka_unit_test(test_width_ratio_table),
+    cmocka_unit_test(test_tanh_fast_bound),
+    cmocka_unit_test(test_nonfinite_weights),
+    cmocka_unit_test(test_nonfinite_cells),
+    cmocka_unit_test(test_both_is_intersection),
+    cmocka_unit_test(test_isotone),
+    cmocka_unit_test(test_partition_independent),
+    cmocka_unit_test(test_width_ratio_table),
   };
   int rc;
 

@@ -22,10 +22,10 @@
 #define NTYPES 3
 
 typedef struct {
-  char       sys[16];
+  char        sys[16];
   SRModelType model;
-  PetscInt   cells, points, cells_per_net, attack_iters;
-  PetscInt   seed;
+  PetscInt    cells, points, cells_per_net, attack_iters;
+  PetscInt    seed;
 } Ctx;
 
 /* MPFR oracle of f_phi (SPEC §2, §3), independent of the library's double code paths. */
@@ -63,7 +63,8 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
   SRMLP    mlp = model->mlp;
   SRSystem sys = model->sys;
   mpfr_t  *in = o->a, *out = o->b;
-  for (PetscInt j = 0; j < mlp->width[0]; j++) mpfr_set_d(in[j], x[j], MPFR_RNDN);
+  for (PetscInt j = 0; j < mlp->width[0]; j++)
+    mpfr_set_d(in[j], x[j], MPFR_RNDN);
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
     for (PetscInt i = 0; i < nout; i++) {
@@ -127,25 +128,25 @@ static int OracleEscapes(Oracle *o, SRModel model, const double *x, const double
   return 0;
 }
 
-static double U01(uint64_t seed, uint64_t *ctr)
-{
-  return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++);
-}
+static double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
 
 /* A random network of the model's shape family: new model each call. */
 static PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed, uint64_t *ctr, SRModel *model)
 {
-  PetscInt     nh = 1 + (PetscInt)(3 * U01(seed, ctr)), widths[3];
+  PetscInt     nh    = 1 + (PetscInt)(3 * U01(seed, ctr)), widths[3];
   const double scale = 0.1 * pow(30.0, U01(seed, ctr));
 
   PetscFunctionBeginUser;
-  for (PetscInt l = 0; l < nh; l++) widths[l] = 4 + (PetscInt)(61 * U01(seed, ctr));
+  for (PetscInt l = 0; l < nh; l++)
+    widths[l] = 4 + (PetscInt)(61 * U01(seed, ctr));
   PetscCall(SRModelCreate(sys, type, nh, widths, model));
   PetscCall(SRMLPInitialize((*model)->mlp, seed + *ctr));
   for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) {
     SRMLP mlp = (*model)->mlp;
-    for (PetscInt p = mlp->woff[l]; p < mlp->boff[l]; p++) mlp->params[p] *= scale;
-    for (PetscInt i = 0; i < mlp->width[l + 1]; i++) mlp->params[mlp->boff[l] + i] = scale * (2 * U01(seed, ctr) - 1);
+    for (PetscInt p = mlp->woff[l]; p < mlp->boff[l]; p++)
+      mlp->params[p] *= scale;
+    for (PetscInt i = 0; i < mlp->width[l + 1]; i++)
+      mlp->params[mlp->boff[l] + i] = scale * (2 * U01(seed, ctr) - 1);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -191,9 +192,11 @@ static void CheckPoints(Oracle *o, SRModel model, PetscInt nb, const double *X, 
           t->escapes[k]++;
           if (t->escapes[k] <= 3) {
             printf("ESCAPE type %s point", SREnclosureTypes[k]);
-            for (PetscInt d = 0; d < n; d++) printf(" %.17g", X[p * n + d]);
+            for (PetscInt d = 0; d < n; d++)
+              printf(" %.17g", X[p * n + d]);
             printf(" image");
-            for (PetscInt d = 0; d < n; d++) printf(" %.17g [%.17g, %.17g]", Y[p * n + d], E[k][d], E[k][n + d]);
+            for (PetscInt d = 0; d < n; d++)
+              printf(" %.17g [%.17g, %.17g]", Y[p * n + d], E[k][d], E[k][n + d]);
             printf("\n");
           }
         }
@@ -210,7 +213,8 @@ static PetscErrorCode Attack(SRModel model, const double *lo, const double *hi, 
   double         step[SR_MAX_DIM], best;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < n; i++) step[i] = 0.25 * (hi[i] - lo[i]);
+  for (PetscInt i = 0; i < n; i++)
+    step[i] = 0.25 * (hi[i] - lo[i]);
   PetscCall(SRModelEvaluate(model, 1, x, Y));
   best = s * Y[d];
   for (PetscInt it = 0; it < iters; it++) {
@@ -219,17 +223,22 @@ static PetscErrorCode Attack(SRModel model, const double *lo, const double *hi, 
     for (PetscInt i = 0; i < n; i++) {
       delta[i] = (hi[i] - lo[i]) * 1e-3;
       if (x[i] + delta[i] > hi[i]) delta[i] = -delta[i];
-      for (PetscInt j = 0; j < n; j++) X[i * n + j] = x[j] + (j == i ? delta[i] : 0.0);
+      for (PetscInt j = 0; j < n; j++)
+        X[i * n + j] = x[j] + (j == i ? delta[i] : 0.0);
     }
     PetscCall(SRModelEvaluate(model, n, X, Y));
-    for (PetscInt i = 0; i < n; i++) g[i] = (s * Y[i * n + d] - best) / delta[i];
-    for (PetscInt j = 0; j < n; j++) X[j] = PetscMin(hi[j], PetscMax(lo[j], x[j] + (g[j] > 0 ? step[j] : g[j] < 0 ? -step[j] : 0.0)));
+    for (PetscInt i = 0; i < n; i++)
+      g[i] = (s * Y[i * n + d] - best) / delta[i];
+    for (PetscInt j = 0; j < n; j++)
+      X[j] = PetscMin(hi[j], PetscMax(lo[j], x[j] + (g[j] > 0 ? step[j] : g[j] < 0 ? -step[j] : 0.0)));
     PetscCall(SRModelEvaluate(model, 1, X, Y));
     if (s * Y[d] > best) {
       best = s * Y[d];
-      for (PetscInt j = 0; j < n; j++) x[j] = X[j];
+      for (PetscInt j = 0; j < n; j++)
+        x[j] = X[j];
     } else
-      for (PetscInt j = 0; j < n; j++) step[j] *= 0.5;
+      for (PetscInt j = 0; j < n; j++)
+        step[j] *= 0.5;
   }
   PetscCall(SRModelEvaluate(model, 1, x, fx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -243,15 +252,16 @@ static void test_zero_escapes(void **state)
   SRModel        model = NULL;
   SRCells        cells;
   Oracle         o;
-  Tally          t = {0};
-  const PetscInt P = ctx->points;
-  PetscInt       counts[SR_MAX_DIM] = {1, 1, 1};
+  Tally          t                  = { 0 };
+  const PetscInt P                  = ctx->points;
+  PetscInt       counts[SR_MAX_DIM] = { 1, 1, 1 };
   double        *X, *Y;
   uint64_t       ctr = 0;
   long long      tot[3 + 2 * NTYPES], loc[3 + 2 * NTYPES];
   double         worst[NTYPES];
 
-  for (int k = 0; k < NTYPES; k++) t.worst_margin[k] = INFINITY;
+  for (int k = 0; k < NTYPES; k++)
+    t.worst_margin[k] = INFINITY;
   assert_int_equal(MPI_Comm_rank(PETSC_COMM_WORLD, &rank), 0);
   assert_int_equal(MPI_Comm_size(PETSC_COMM_WORLD, &size), 0);
   assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, ctx->sys, NULL, &sys), 0);
@@ -275,24 +285,28 @@ static void test_zero_escapes(void **state)
     ctr = (uint64_t)k * 1000003 + 1000;
     RandomCell(sys, ctx->seed, &ctr, cells->c, cells->w);
     if (k % size != rank) continue;
-    for (int ty = 0; ty < NTYPES; ty++) assert_int_equal(SREnclosureCompute(model, (SREnclosureType)ty, cells, 0, 1, E[ty], &st[ty]), 0);
+    for (int ty = 0; ty < NTYPES; ty++)
+      assert_int_equal(SREnclosureCompute(model, (SREnclosureType)ty, cells, 0, 1, E[ty], &st[ty]), 0);
     for (int ty = 0; ty < NTYPES; ty++)
       if (st[ty] != SR_CELL_OK) t.nonfinite[ty]++;
     SRCellsBoxOuter(cells, 0, lo, hi);
     tiny = 1;
-    for (PetscInt d = 0; d < n; d++) tiny = tiny && (hi[d] - lo[d] < 1e-6);
+    for (PetscInt d = 0; d < n; d++)
+      tiny = tiny && (hi[d] - lo[d] < 1e-6);
     /* vertices */
     for (PetscInt v = 0; v < (1 << n) && np < P; v++, np++)
-      for (PetscInt d = 0; d < n; d++) X[np * n + d] = (v >> d) & 1 ? hi[d] : lo[d];
+      for (PetscInt d = 0; d < n; d++)
+        X[np * n + d] = (v >> d) & 1 ? hi[d] : lo[d];
     /* face centres */
     for (PetscInt f = 0; f < 2 * n && np < P; f++, np++)
-      for (PetscInt d = 0; d < n; d++) X[np * n + d] = d == f / 2 ? (f % 2 ? hi[d] : lo[d]) : 0.5 * lo[d] + 0.5 * hi[d];
+      for (PetscInt d = 0; d < n; d++)
+        X[np * n + d] = d == f / 2 ? (f % 2 ? hi[d] : lo[d]) : 0.5 * lo[d] + 0.5 * hi[d];
     /* face points and interior points */
     for (; np < P; np++) {
       const PetscInt face = np % 2 ? (PetscInt)(2 * n * U01(ctx->seed, &ctr)) : -1;
       for (PetscInt d = 0; d < n; d++) {
         const double uu = U01(ctx->seed, &ctr);
-        X[np * n + d]  = PetscMin(hi[d], lo[d] + uu * (hi[d] - lo[d]));
+        X[np * n + d]   = PetscMin(hi[d], lo[d] + uu * (hi[d] - lo[d]));
         if (face >= 0 && d == face / 2) X[np * n + d] = face % 2 ? hi[d] : lo[d];
       }
     }
@@ -314,7 +328,8 @@ static void test_zero_escapes(void **state)
             bestv = sgn * Y[p * n + d];
             bp    = p;
           }
-        for (PetscInt j = 0; j < n; j++) x[j] = X[bp * n + j];
+        for (PetscInt j = 0; j < n; j++)
+          x[j] = X[bp * n + j];
         assert_int_equal(Attack(model, lo, hi, d, (double)sgn, ctx->attack_iters, x, fx, X + P * n, Y + P * n), 0);
         CheckPoints(&o, model, 1, x, fx, E, st, 1, &t);
         t.points += (n + 1) * ctx->attack_iters;
@@ -332,9 +347,11 @@ static void test_zero_escapes(void **state)
   assert_int_equal(MPI_Allreduce(t.worst_margin, worst, NTYPES, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD), 0);
   if (!rank) {
     printf("soundness %s %s: cells %lld, points %lld (incl. attack), MPFR re-checks %lld\n", ctx->sys, SRModelTypes[ctx->model], tot[0], tot[1], tot[2]);
-    for (int k = 0; k < NTYPES; k++) printf("  %-8s escapes %lld, nonfinite cells %lld, closest attack to the box side %.3g of its width\n", SREnclosureTypes[k], tot[3 + k], tot[3 + NTYPES + k], worst[k]);
+    for (int k = 0; k < NTYPES; k++)
+      printf("  %-8s escapes %lld, nonfinite cells %lld, closest attack to the box side %.3g of its width\n", SREnclosureTypes[k], tot[3 + k], tot[3 + NTYPES + k], worst[k]);
   }
-  for (int k = 0; k < NTYPES; k++) assert_int_equal(tot[3 + k], 0);
+  for (int k = 0; k < NTYPES; k++)
+    assert_int_equal(tot[3 + k], 0);
   assert_true(tot[0] == ctx->cells);
   free(X);
   free(Y);
@@ -346,7 +363,7 @@ static void test_zero_escapes(void **state)
 
 int main(int argc, char **argv)
 {
-  Ctx       ctx = {.sys = "pendulum", .model = SR_MODEL_DYNAMICS, .cells = 2000, .points = 1000, .cells_per_net = 20, .attack_iters = 10, .seed = 1};
+  Ctx       ctx = { .sys = "pendulum", .model = SR_MODEL_DYNAMICS, .cells = 2000, .points = 1000, .cells_per_net = 20, .attack_iters = 10, .seed = 1 };
   PetscBool flg;
   int       rc;
 
@@ -362,8 +379,8 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCheck(ctx.points >= 16 && ctx.cells >= 1 && ctx.cells_per_net >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-points >= 16, -cells >= 1, -cells_per_net >= 1 required");
   {
-    const struct CMUnitTest tests[] = {cmocka_unit_test_prestate(test_zero_escapes, &ctx)};
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest tests[] = { cmocka_unit_test_prestate(test_zero_escapes, &ctx) };
+    rc                              = cmocka_run_group_tests(tests, NULL, NULL);
   }
   PetscCall(PetscFinalize());
   return rc;

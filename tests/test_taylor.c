@@ -16,16 +16,14 @@
 #define PREC 200
 #define NPTS 64
 
-static double U(uint64_t *ctr)
-{
-  return SRRandomUniform(7, SR_STREAM_TEST, (*ctr)++);
-}
+static double U(uint64_t *ctr) { return SRRandomUniform(7, SR_STREAM_TEST, (*ctr)++); }
 
 /* random TM with coefficients of scale s (log-uniform) and a remainder of scale s * 1e-3 */
 static SRTaylor RandomTM(PetscInt n, double s, uint64_t *ctr)
 {
   SRTaylor t = SRTaylorConstant(n, s * (2 * U(ctr) - 1) * 3);
-  for (PetscInt i = 0; i < n; i++) t.c[i] = s * (2 * U(ctr) - 1);
+  for (PetscInt i = 0; i < n; i++)
+    t.c[i] = s * (2 * U(ctr) - 1);
   t.r.lo = -s * 1e-3 * U(ctr);
   t.r.hi = s * 1e-3 * U(ctr);
   return t;
@@ -34,7 +32,8 @@ static SRTaylor RandomTM(PetscInt n, double s, uint64_t *ctr)
 /* sample point k of [-1,1]^n (vertices first) and a point rho of r (endpoints first) */
 static void SamplePoint(PetscInt n, PetscInt k, uint64_t *ctr, double *xi, double *rho, const SRInterval *r, PetscInt m)
 {
-  for (PetscInt i = 0; i < n; i++) xi[i] = k < (1 << n) ? ((k >> i) & 1 ? 1.0 : -1.0) : 2 * U(ctr) - 1;
+  for (PetscInt i = 0; i < n; i++)
+    xi[i] = k < (1 << n) ? ((k >> i) & 1 ? 1.0 : -1.0) : 2 * U(ctr) - 1;
   for (PetscInt j = 0; j < m; j++) {
     const double u = U(ctr);
     rho[j]         = k % 3 == 0 ? r[j].lo : k % 3 == 1 ? r[j].hi : r[j].lo + u * (r[j].hi - r[j].lo);
@@ -72,7 +71,7 @@ static int TMEncloses(PetscInt n, const SRTaylor *t, const double *xi, mpfr_t y)
 
 static void test_linear_sound(void **state)
 {
-  uint64_t ctr = 1;
+  uint64_t ctr   = 1;
   PetscInt fails = 0, checks = 0;
   mpfr_t   y, v;
   mpfr_inits2(PREC, y, v, (mpfr_ptr)0);
@@ -90,7 +89,8 @@ static void test_linear_sound(void **state)
       t[1].c0 = t[0].c0 * (1 + 0x1p-50);
       a[1]    = -a[0];
     }
-    for (PetscInt j = 0; j < m; j++) r[j] = t[j].r;
+    for (PetscInt j = 0; j < m; j++)
+      r[j] = t[j].r;
     out = SRTaylorLinear(n, m, a, t, b);
     for (PetscInt k = 0; k < NPTS; k++) {
       double xi[SR_MAX_DIM], rho[64];
@@ -124,7 +124,7 @@ typedef int (*MpfrFun)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
 
 static void CheckFunction(SRTaylor (*op)(PetscInt, SRTaylor), MpfrFun ref, const char *name)
 {
-  uint64_t ctr = 2;
+  uint64_t ctr   = 2;
   PetscInt fails = 0, checks = 0;
   mpfr_t   v;
   mpfr_init2(v, PREC);
@@ -147,24 +147,15 @@ static void CheckFunction(SRTaylor (*op)(PetscInt, SRTaylor), MpfrFun ref, const
   mpfr_clear(v);
 }
 
-static void test_tanh_sound(void **state)
-{
-  CheckFunction(SRTaylorTanh, mpfr_tanh, "tanh");
-}
+static void test_tanh_sound(void **state) { CheckFunction(SRTaylorTanh, mpfr_tanh, "tanh"); }
 
-static void test_sin_sound(void **state)
-{
-  CheckFunction(SRTaylorSin, mpfr_sin, "sin");
-}
+static void test_sin_sound(void **state) { CheckFunction(SRTaylorSin, mpfr_sin, "sin"); }
 
-static void test_cos_sound(void **state)
-{
-  CheckFunction(SRTaylorCos, mpfr_cos, "cos");
-}
+static void test_cos_sound(void **state) { CheckFunction(SRTaylorCos, mpfr_cos, "cos"); }
 
 static void test_range_sound(void **state)
 {
-  uint64_t ctr = 3;
+  uint64_t ctr   = 3;
   PetscInt fails = 0;
   mpfr_t   v;
   mpfr_init2(v, PREC);
@@ -202,11 +193,12 @@ static void test_tanh_second_order(void **state)
    control TM, toy1d without. */
 static void test_system_steps(void **state)
 {
-  const char *names[3] = {"toy1d", "pendulum", "dubins"};
+  const char *names[3] = { "toy1d", "pendulum", "dubins" };
   uint64_t    ctr      = 4;
   PetscInt    fails    = 0;
   mpfr_t      x[SR_MAX_DIM], u, t, s, y[SR_MAX_DIM];
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_inits2(PREC, x[i], y[i], (mpfr_ptr)0);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_inits2(PREC, x[i], y[i], (mpfr_ptr)0);
   mpfr_inits2(PREC, u, t, s, (mpfr_ptr)0);
   for (int q = 0; q < 3; q++) {
     SRSystem sys;
@@ -215,14 +207,16 @@ static void test_system_steps(void **state)
       const PetscInt n = sys->n;
       const double   h = pow(10.0, -8 + 8 * U(&ctr));
       SRTaylor       X[SR_MAX_DIM], Uc[1], Y[SR_MAX_DIM];
-      for (PetscInt i = 0; i < n; i++) X[i] = SRTaylorVariable(n, i, sys->dlo[i] + (sys->dhi[i] - sys->dlo[i]) * U(&ctr), h * (sys->dhi[i] - sys->dlo[i]));
+      for (PetscInt i = 0; i < n; i++)
+        X[i] = SRTaylorVariable(n, i, sys->dlo[i] + (sys->dhi[i] - sys->dlo[i]) * U(&ctr), h * (sys->dhi[i] - sys->dlo[i]));
       Uc[0]   = RandomTM(n, 1.0, &ctr);
       Uc[0].r = SRIntervalPoint(0.0);
       assert_int_equal(SRSystemStepTaylor(sys, X, Uc, Y), 0);
       for (PetscInt k = 0; k < 32; k++) {
         double xi[SR_MAX_DIM], rho;
         SamplePoint(n, k, &ctr, xi, &rho, &X[0].r, 1);
-        for (PetscInt i = 0; i < n; i++) TMValue(x[i], n, &X[i], xi, 0.0);
+        for (PetscInt i = 0; i < n; i++)
+          TMValue(x[i], n, &X[i], xi, 0.0);
         TMValue(u, n, &Uc[0], xi, 0.0);
         if (q == 0) { /* a x + b sin(k x) */
           mpfr_mul_d(t, x[0], sys->param[2], MPFR_RNDN);
@@ -252,21 +246,23 @@ static void test_system_steps(void **state)
           mpfr_mul_d(t, u, sys->dt, MPFR_RNDN);
           mpfr_add(y[2], x[2], t, MPFR_RNDN);
         }
-        for (PetscInt i = 0; i < n; i++) fails += !TMEncloses(n, &Y[i], xi, y[i]);
+        for (PetscInt i = 0; i < n; i++)
+          fails += !TMEncloses(n, &Y[i], xi, y[i]);
       }
     }
     assert_int_equal(SRSystemDestroy(&sys), 0);
   }
   assert_int_equal(fails, 0);
-  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clears(x[i], y[i], (mpfr_ptr)0);
+  for (int i = 0; i < SR_MAX_DIM; i++)
+    mpfr_clears(x[i], y[i], (mpfr_ptr)0);
   mpfr_clears(u, t, s, (mpfr_ptr)0);
 }
 
 static void test_nonfinite_propagates(void **state)
 {
   SRTaylor a = SRTaylorVariable(2, 0, 0.5, 0.1), b = a;
-  a.c[1]     = NAN;
-  b.r.hi     = INFINITY;
+  a.c[1] = NAN;
+  b.r.hi = INFINITY;
   assert_true(SRIntervalIsNaI(SRTaylorRange(2, SRTaylorTanh(2, a))));
   assert_true(SRIntervalIsNaI(SRTaylorRange(2, SRTaylorSin(2, SRTaylorScale(2, 3.0, a)))));
   {
@@ -278,8 +274,14 @@ static void test_nonfinite_propagates(void **state)
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_linear_sound), cmocka_unit_test(test_tanh_sound),        cmocka_unit_test(test_sin_sound),    cmocka_unit_test(test_cos_sound),
-    cmocka_unit_test(test_range_sound),  cmocka_unit_test(test_tanh_second_order), cmocka_unit_test(test_system_steps), cmocka_unit_test(test_nonfinite_propagates),
+    cmocka_unit_test(test_linear_sound),
+    cmocka_unit_test(test_tanh_sound),
+    cmocka_unit_test(test_sin_sound),
+    cmocka_unit_test(test_cos_sound),
+    cmocka_unit_test(test_range_sound),
+    cmocka_unit_test(test_tanh_second_order),
+    cmocka_unit_test(test_system_steps),
+    cmocka_unit_test(test_nonfinite_propagates),
   };
   int rc;
 

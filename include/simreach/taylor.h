@@ -18,19 +18,19 @@ typedef struct {
 } SRTaylor;
 
 /* x_i = centre + halfwidth * xi_i for dimension i of n (the cell's own coordinates). */
-SRTaylor   SRTaylorVariable(PetscInt n, PetscInt i, double centre, double halfwidth);
-SRTaylor   SRTaylorConstant(PetscInt n, double value);
+SRTaylor SRTaylorVariable(PetscInt n, PetscInt i, double centre, double halfwidth);
+SRTaylor SRTaylorConstant(PetscInt n, double value);
 /* sum_j a[j] * t[j] + b, for point coefficients a and b */
-SRTaylor   SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor *t, double b);
-SRTaylor   SRTaylorAdd(PetscInt n, SRTaylor a, SRTaylor b);
-SRTaylor   SRTaylorScale(PetscInt n, double s, SRTaylor a);
-SRTaylor   SRTaylorTanh(PetscInt n, SRTaylor a);
-SRTaylor   SRTaylorSin(PetscInt n, SRTaylor a);
-SRTaylor   SRTaylorCos(PetscInt n, SRTaylor a);
+SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor *t, double b);
+SRTaylor SRTaylorAdd(PetscInt n, SRTaylor a, SRTaylor b);
+SRTaylor SRTaylorScale(PetscInt n, double s, SRTaylor a);
+SRTaylor SRTaylorTanh(PetscInt n, SRTaylor a);
+SRTaylor SRTaylorSin(PetscInt n, SRTaylor a);
+SRTaylor SRTaylorCos(PetscInt n, SRTaylor a);
 /* Sound interval range of the model over xi in [-1,1]^n. */
 SRInterval SRTaylorRange(PetscInt n, SRTaylor a);
 /* C a for an interval constant C (e.g. an inexact product dt g): mid(C) a + (C - mid C) Range(a). */
-SRTaylor   SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a);
+SRTaylor SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a);
 
 typedef struct _p_SRSystem *SRSystem;
 /* Taylor step Y = F(X, U) of the system (SPEC §2; dispatches on sys->name): Y contains

@@ -22,8 +22,8 @@ int main(int argc, char **argv)
   SRSystem        sys;
   SRModel         model;
   SRCells         cells;
-  PetscInt        grid = 1000, widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, reps = 3, counts[2];
-  SREnclosureType type = SR_ENCLOSURE_INTERVAL;
+  PetscInt        grid = 1000, widths[SR_MAX_LAYERS] = { 32, 32 }, nw = SR_MAX_LAYERS, reps = 3, counts[2];
+  SREnclosureType type                     = SR_ENCLOSURE_INTERVAL;
   char            dump[PETSC_MAX_PATH_LEN] = "";
   PetscBool       flg;
   PetscMPIInt     rank, size;
@@ -67,11 +67,13 @@ int main(int argc, char **argv)
     bestcpu = PetscMin(bestcpu, tmax[1]);
   }
   PetscCall(PetscGetFlops(&f1));
-  for (PetscInt k = 0; k < kend - kstart; k++) wsum += (E[4 * k + 2] - E[4 * k]) + (E[4 * k + 3] - E[4 * k + 1]);
+  for (PetscInt k = 0; k < kend - kstart; k++)
+    wsum += (E[4 * k + 2] - E[4 * k]) + (E[4 * k + 3] - E[4 * k + 1]);
   PetscCallMPI(MPI_Allreduce(&wsum, &wtot, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   {
     char ws[64] = "2";
-    for (PetscInt l = 0; l < nw; l++) PetscCall(PetscSNPrintf(ws + strlen(ws), sizeof ws - strlen(ws), "-%" PetscInt_FMT, widths[l]));
+    for (PetscInt l = 0; l < nw; l++)
+      PetscCall(PetscSNPrintf(ws + strlen(ws), sizeof ws - strlen(ws), "-%" PetscInt_FMT, widths[l]));
     PetscCall(PetscStrlcat(ws, "-2", sizeof ws));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "RESULT %s %s %d %" PetscInt_FMT " %.6f %.6f %.1f %.9g\n", SREnclosureTypes[type], ws, size, K, best, bestcpu, (f1 - f0) / reps / (kend - kstart), wtot / (2.0 * K)));
   }

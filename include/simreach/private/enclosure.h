@@ -29,10 +29,10 @@ static inline double SRTanhFastHalf_Private(double y)
 {
   const double magic = 0x1.8p52, invln2 = 1.44269504088896338700e+00;
   const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10;
-  const double t     = y * invln2 + magic;
-  const double kd    = t - magic;
-  const double r     = (y - kd * ln2hi) - kd * ln2lo;
-  double       p     = 1.0 / 479001600.0;
+  const double t  = y * invln2 + magic;
+  const double kd = t - magic;
+  const double r  = (y - kd * ln2hi) - kd * ln2lo;
+  double       p  = 1.0 / 479001600.0;
   uint64_t     bits;
   double       scale, e;
 
@@ -63,7 +63,4 @@ static inline double SRTanhFastArg_Private(double x)
   return -2.0 * (nx > -20.0 ? nx : -20.0);
 }
 
-static inline double SRTanhFast_Private(double x)
-{
-  return copysign(SRTanhFastHalf_Private(SRTanhFastArg_Private(x)), x);
-}
+static inline double SRTanhFast_Private(double x) { return copysign(SRTanhFastHalf_Private(SRTanhFastArg_Private(x)), x); }
