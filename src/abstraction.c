@@ -18,6 +18,7 @@ struct _p_SRAbstraction {
   SRTargetParams  tp;
   SRSuccessorList C, T;
   PetscBool       has_lists;
+  double          margin; /* -succ_margin: E_k grown by margin x grid spacing before listing/pruning */
   PetscLogEvent   ev_succ, ev_cont;
   double          t_enc, t_succ, t_cont;
 };
@@ -71,10 +72,40 @@ PetscErrorCode SRAbstractionSetTarget(SRAbstraction abs, SRTargetType type, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The slack of SPEC §5's lists: C(k) is built from, and pruned against, E_k grown by margin
+   times the initial grid spacing in every dimension.  Listing the cells that meet a superset
+   of E_k is still sound (the containment test always uses E_k itself); it leaves C(k) a gap
+   around E_k so that small updates of phi or theta need not fail the guard.  0 is SPEC §5. */
+PetscErrorCode SRAbstractionSetMargin(SRAbstraction abs, double margin)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(isfinite(margin) && margin >= 0.0, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "-succ_margin %g: allowed is a finite number >= 0 (in grid spacings)", margin);
+  abs->margin = margin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* E_k (cells [ks, ke)) grown by the margin; nonfinite enclosures stay as they are. */
+static void SRAbstractionGrow_Private(SRAbstraction abs, SRCells cells, PetscInt ks, PetscInt ke, double *E, const SRCellStatus *st)
+{
+  const PetscInt n = cells->n;
+  double         delta[SR_MAX_DIM];
+
+  if (abs->margin == 0.0) return;
+  for (PetscInt d = 0; d < n; d++) delta[d] = abs->margin * (cells->dhi[d] - cells->dlo[d]) / (double)cells->grid[d];
+  for (PetscInt k = ks; k < ke; k++) {
+    if (st[k - ks] == SR_CELL_NONFINITE) continue;
+    for (PetscInt d = 0; d < n; d++) {
+      E[2 * n * (k - ks) + d] -= delta[d];
+      E[2 * n * (k - ks) + n + d] += delta[d];
+    }
+  }
+}
+
 /* Logically collective. */
 PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs)
 {
   PetscEnum e, t;
+  double    margin  = abs->margin;
   double    mass    = abs->tp.mass;
   PetscInt  samples = abs->tp.samples;
 
@@ -86,7 +117,9 @@ PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs)
   PetscCall(PetscOptionsEnum("-target", "target successors T(k): empirical, nominal, certified (SPEC §5)", "SRAbstractionSetTarget", SRTargetTypes, t, &t, NULL));
   PetscCall(PetscOptionsReal("-target_mass", "share of sampled hits the empirical target keeps, in (0, 1] (SPEC §5)", "SRAbstractionSetTarget", mass, &mass, NULL));
   PetscCall(PetscOptionsInt("-target_samples", "samples per cell for the empirical target and count (SPEC §5, §6)", "SRAbstractionSetTarget", samples, &samples, NULL));
+  PetscCall(PetscOptionsReal("-succ_margin", "slack of C(k): list and prune against E_k grown by this many grid spacings (0 = SPEC §5 literal)", "SRAbstractionSetMargin", margin, &margin, NULL));
   PetscOptionsEnd();
+  PetscCall(SRAbstractionSetMargin(abs, margin));
   PetscCall(SRAbstractionSetEnclosureType(abs, (SREnclosureType)e));
   PetscCall(SRAbstractionSetTarget(abs, (SRTargetType)t, mass, samples, abs->tp.seed));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -201,6 +234,7 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
   PetscCheck(K >= 1, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "the abstraction needs at least one cell, got K = %" PetscInt_FMT, K);
   SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
   PetscCall(SRAbstractionEnclose_Private(abs, model, cells, abs->etype, ks, ke, &E, &st));
+  SRAbstractionGrow_Private(abs, cells, ks, ke, E, st);
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1), &Tcnt));
@@ -299,6 +333,7 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(SRAbstractionCheckCells_Private(abs, cells));
   SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
   PetscCall(SRAbstractionEnclose_Private(abs, model, cells, abs->etype, ks, ke, &E, &st));
+  SRAbstractionGrow_Private(abs, cells, ks, ke, E, st);
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1), &Tcnt));

@@ -36,6 +36,8 @@ struct _p_SRRun {
   SRGuardType     guard;
   PetscInt        halvings, epochs, ncheck, batch, nsamples, nheld, nfalsify;
   PetscInt        pretrain_epochs; /* task-only warm start before the abstraction is built */
+  double          margin;          /* -succ_margin of the abstraction (grid spacings) */
+  PetscInt        recheck_depth;   /* bisection depth of the independent re-check */
   double          lr, cov_w, vol_w;
   PetscBool       quiet, fromoptions, setup, cells_given;
   /* objects */
@@ -98,6 +100,8 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->halvings             = 4;
   r->epochs               = 20;
   r->pretrain_epochs      = 0;
+  r->margin               = 0.0;
+  r->recheck_depth        = 6;
   r->ncheck               = 5;
   r->batch                = 64;
   r->nsamples             = 512;
@@ -243,6 +247,10 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->nsamples >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-samples %" PetscInt_FMT ": allowed is >= 1", r->nsamples);
   PetscCall(PetscOptionsInt("-heldout", "held-out samples for H, coverage, prediction error, >= 1", NULL, r->nheld, &r->nheld, NULL));
   PetscCheck(r->nheld >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-heldout %" PetscInt_FMT ": allowed is >= 1", r->nheld);
+  PetscCall(PetscOptionsReal("-succ_margin", "slack of C(k): listed and pruned against E_k grown by this many grid spacings, >= 0 (0 = SPEC §5 literal)", NULL, r->margin, &r->margin, NULL));
+  PetscCheck(r->margin >= 0 && isfinite(r->margin), comm, PETSC_ERR_ARG_OUTOFRANGE, "-succ_margin %g: allowed is a finite value >= 0 (grid spacings)", r->margin);
+  PetscCall(PetscOptionsInt("-recheck_depth", "bisections of a cell the independent re-check may use to prove its containment with the other enclosure, 0 to 30", NULL, r->recheck_depth, &r->recheck_depth, NULL));
+  PetscCheck(r->recheck_depth >= 0 && r->recheck_depth <= 30, comm, PETSC_ERR_ARG_OUTOFRANGE, "-recheck_depth %" PetscInt_FMT ": allowed is 0 to 30", r->recheck_depth);
   PetscCall(PetscOptionsInt("-falsify_samples", "sampled points per cell in the independent re-check, >= 0", NULL, r->nfalsify, &r->nfalsify, NULL));
   PetscCheck(r->nfalsify >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-falsify_samples %" PetscInt_FMT ": allowed is >= 0", r->nfalsify);
   PetscCall(PetscOptionsReal("-coverage_weight", "weight of the coverage term mean_i d(x_i, hat x_i) in the theta solve, >= 0", NULL, r->cov_w, &r->cov_w, NULL));
@@ -475,6 +483,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   r->K = K = r->cells->K;
   r->P = P = r->model->mlp->nparams;
   PetscCall(SRAbstractionSetEnclosureType(r->abs, r->enclosure));
+  PetscCall(SRAbstractionSetMargin(r->abs, r->margin));
   PetscCall(SRAbstractionSetTarget(r->abs, r->target, r->target_mass, r->target_samples, (uint64_t)r->seed));
   PetscCall(SRAdamCreate(P, r->lr, &r->adam));
 
@@ -754,9 +763,46 @@ static PetscErrorCode SRRunThetaStep_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Containment of f_phi(box) in the union of C(k), proved with enclosure type `other` on the
+   box or, where that is too loose, on its halves (bisected along the widest side, depth
+   levels at most).  Sound: the halves' closed boxes cover the box, and each half's enclosure
+   contains its image.  A nonfinite enclosure never proves anything. */
+static PetscErrorCode SRRunRecheckBox_Private(SRRun r, SREnclosureType other, const double *lo, const double *hi, PetscInt nl, const PetscInt *list, PetscInt depth, PetscBool *ok)
+{
+  const PetscInt n = r->n;
+  double         elo[SR_MAX_DIM], ehi[SR_MAX_DIM], mlo[SR_MAX_DIM], mhi[SR_MAX_DIM];
+  SRCellStatus   cs    = SR_CELL_OK;
+  PetscInt       split = 0;
+
+  PetscFunctionBeginUser;
+  if (other == SR_ENCLOSURE_TAYLOR1) PetscCall(SRModelEncloseTaylor(r->model, lo, hi, elo, ehi));
+  else PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
+  for (PetscInt d = 0; d < n; d++)
+    if (!(isfinite(elo[d]) && isfinite(ehi[d]))) cs = SR_CELL_NONFINITE;
+  if (cs == SR_CELL_OK) PetscCall(SRContainmentTest(r->cells, nl, list, elo, ehi, &cs, NULL));
+  *ok = cs == SR_CELL_OK ? PETSC_TRUE : PETSC_FALSE;
+  if (*ok || cs == SR_CELL_NONFINITE || depth == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 1; d < n; d++)
+    if (hi[d] - lo[d] > hi[split] - lo[split]) split = d;
+  for (PetscInt d = 0; d < n; d++) {
+    mlo[d] = lo[d];
+    mhi[d] = hi[d];
+  }
+  mhi[split] = mlo[split] = lo[split] + 0.5 * (hi[split] - lo[split]); /* any value in [lo, hi] keeps the cover */
+  if (!(mhi[split] > lo[split] && mhi[split] < hi[split])) PetscFunctionReturn(PETSC_SUCCESS);
+  mlo[split] = lo[split];
+  PetscCall(SRRunRecheckBox_Private(r, other, mlo, mhi, nl, list, depth - 1, ok));
+  if (!*ok) PetscFunctionReturn(PETSC_SUCCESS);
+  mlo[split] = mhi[split];
+  mhi[split] = hi[split];
+  PetscCall(SRRunRecheckBox_Private(r, other, mlo, mhi, nl, list, depth - 1, ok));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The independent re-check of SPEC §8: containment redone with the other enclosure method
-   (interval <-> taylor1, both -> interval) plus sampled falsification (points of
-   SR_STREAM_FALSIFY inside Psi_k whose image must lie in a box of C(k) or, if the sink is
+   (interval <-> taylor1, both -> interval), on the cell's outward box or, within
+   -recheck_depth bisections, on sub-boxes that cover it, plus sampled falsification (points
+   of SR_STREAM_FALSIFY inside Psi_k whose image must lie in a box of C(k) or, if the sink is
    listed, outside D).  Cells are split as in SRAbstraction; the flags are reduced. */
 static PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfalsified)
 {
@@ -780,6 +826,13 @@ static PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt
     SRCellStatus    cs = st[k - ks];
 
     if (cs == SR_CELL_OK) PetscCall(SRContainmentTest(r->cells, nl, list, E + (k - ks) * 2 * n, E + (k - ks) * 2 * n + n, &cs, witness));
+    if (cs == SR_CELL_NOT_CONTAINED && r->recheck_depth > 0) {
+      double    blo[SR_MAX_DIM], bhi[SR_MAX_DIM];
+      PetscBool ok;
+      SRCellsBoxOuter(r->cells, k, blo, bhi);
+      PetscCall(SRRunRecheckBox_Private(r, other, blo, bhi, nl, list, r->recheck_depth, &ok));
+      if (ok) cs = SR_CELL_OK;
+    }
     if (cs != SR_CELL_OK) flags[k] = 1;
     if (m == 0) continue;
     SRCellsBoxInner(r->cells, k, ilo, ihi);

@@ -237,6 +237,74 @@ static void test_tao_moves_cells(void **state)
   AssertAll(ok);
 }
 
+/* -succ_margin: C(k) built from E_k grown by a margin is a superset of the literal lists, the
+   guard accepts at least as many steps, the lists never grow, and nothing escapes them. */
+static void test_succ_margin(void **state)
+{
+  SRRun                  r0, r1;
+  SRModel                mdl;
+  SRCells                cells;
+  SRAbstraction          a0, a1;
+  const SRSuccessorList *C0, *C1;
+  const SRCheckpoint    *t0, *t1;
+  PetscInt               n0, n1;
+  int                    ok = 1;
+
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -guard_halvings 4 -beta 0.5", &r0));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -guard_halvings 4 -beta 0.5 -succ_margin 0.5", &r1));
+  CHK(SRRunGetObjects(r0, NULL, NULL, &a0));
+  CHK(SRRunGetObjects(r1, &mdl, &cells, &a1));
+  CHK(SRAbstractionGetCertified(a0, &C0));
+  CHK(SRAbstractionGetCertified(a1, &C1));
+  for (PetscInt k = 0; k < C0->K; k++)
+    for (PetscInt q = C0->ptr[k]; q < C0->ptr[k + 1]; q++) {
+      PetscBool found = PETSC_FALSE;
+      for (PetscInt t = C1->ptr[k]; t < C1->ptr[k + 1]; t++) found = found || C1->idx[t] == C0->idx[q];
+      ok = ok && found;
+    }
+  ok = ok && C1->ptr[C1->K] > C0->ptr[C0->K];
+  CHK(SRRunSolve(r0));
+  CHK(SRRunSolve(r1));
+  CHK(SRRunGetCheckpoints(r0, &n0, &t0));
+  CHK(SRRunGetCheckpoints(r1, &n1, &t1));
+  print_message("succ_margin 0: %d accepted, %d rejected; 0.5: %d accepted, %d rejected\n", (int)t0[n0 - 1].accepted, (int)t0[n0 - 1].rejected, (int)t1[n1 - 1].accepted, (int)t1[n1 - 1].rejected);
+  ok = ok && t1[n1 - 1].accepted >= t0[n0 - 1].accepted;
+  for (PetscInt i = 0; i < n1; i++) ok = ok && t1[i].recheck_failures == 0 && t1[i].falsified == 0 && (i == 0 || t1[i].succ_certified <= t1[i - 1].succ_certified);
+  CHK(SRAbstractionGetCertified(a1, &C1));
+  ok = ok && EscapingCells(mdl, cells, C1, 200) == 0;
+  CHK(SRRunDestroy(&r0));
+  CHK(SRRunDestroy(&r1));
+  AssertAll(ok);
+}
+
+/* The re-check may bisect a cell to prove containment with the other enclosure: with
+   -recheck_depth 0 a taylor1 re-check of an interval-guarded controller run fails cells that
+   the bisected re-check proves; the guard itself and sampling never see an escape. */
+static void test_recheck_bisection(void **state)
+{
+  SRRun               r0, r1;
+  const SRCheckpoint *t0, *t1;
+  PetscInt            n0, n1, f0 = 0, f1 = 0;
+  int                 ok = 1;
+
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -mlp_widths 8 -cells 6,6 -seed 2 -guard backtrack -guard_halvings 2 -beta 0.5 -recheck_depth 0", &r0));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -mlp_widths 8 -cells 6,6 -seed 2 -guard backtrack -guard_halvings 2 -beta 0.5", &r1));
+  CHK(SRRunSolve(r0));
+  CHK(SRRunSolve(r1));
+  CHK(SRRunGetCheckpoints(r0, &n0, &t0));
+  CHK(SRRunGetCheckpoints(r1, &n1, &t1));
+  for (PetscInt i = 0; i < n0; i++) {
+    f0 += t0[i].recheck_failures;
+    ok = ok && t0[i].falsified == 0;
+  }
+  for (PetscInt i = 0; i < n1; i++) f1 += t1[i].recheck_failures;
+  print_message("re-check failures: %d without bisection, %d with -recheck_depth 6\n", (int)f0, (int)f1);
+  ok = ok && f0 > 0 && f1 == 0;
+  CHK(SRRunDestroy(&r0));
+  CHK(SRRunDestroy(&r1));
+  AssertAll(ok);
+}
+
 /* beta = 0 and beta > 0 train different networks from the same seed. */
 static void test_beta_matters(void **state)
 {
@@ -412,7 +480,7 @@ int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_bad_options), cmocka_unit_test(test_guard_controller), cmocka_unit_test(test_guard_dynamics), cmocka_unit_test(test_guard_none), cmocka_unit_test(test_tao_moves_cells),
-    cmocka_unit_test(test_beta_matters), cmocka_unit_test(test_rank_independent), cmocka_unit_test(test_diverged),         cmocka_unit_test(test_resume), cmocka_unit_test(test_resume_unguarded),
+    cmocka_unit_test(test_succ_margin), cmocka_unit_test(test_recheck_bisection), cmocka_unit_test(test_beta_matters), cmocka_unit_test(test_rank_independent), cmocka_unit_test(test_diverged),         cmocka_unit_test(test_resume), cmocka_unit_test(test_resume_unguarded),
   };
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   const int fails = cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,7 +59,8 @@ typedef struct _p_SRAbstraction *SRAbstraction;
 PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs);
 PetscErrorCode SRAbstractionSetEnclosureType(SRAbstraction abs, SREnclosureType type);
 PetscErrorCode SRAbstractionSetTarget(SRAbstraction abs, SRTargetType type, double mass, PetscInt samples_per_cell, uint64_t seed);
-PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs); /* -enclosure, -target, -target_mass, -target_samples */
+PetscErrorCode SRAbstractionSetMargin(SRAbstraction abs, double margin); /* -succ_margin, grid spacings */
+PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs); /* -enclosure, -target, -target_mass, -target_samples, -succ_margin */
 PetscErrorCode SRAbstractionDestroy(SRAbstraction *abs);
 /* Block [kstart, kend) of this rank for K cells. */
 PetscErrorCode SRAbstractionGetOwnership(SRAbstraction abs, PetscInt K, PetscInt *kstart, PetscInt *kend);
