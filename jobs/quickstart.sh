@@ -9,13 +9,11 @@ cd "$top"
 mpiflags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpiflags+=(--allow-run-as-root)
 out="${SR_OUTPUT:-results.h5}"
-extra=()
-[ -e "$out" ] && [[ " $* " != *" -resume "* ]] && [[ " $* " != *" -force "* ]] && {
-  echo "quickstart: $out exists; keeping it and writing results-$(date +%Y%m%d-%H%M%S).h5 instead (pass -force to overwrite, -resume to continue)"
-  out="results-$(date +%Y%m%d-%H%M%S).h5"
-}
-mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/pendulum.opts -output "$out" "${extra[@]}" "$@"
-if [ -f analysis/report.py ]; then
-  /usr/bin/python3 analysis/report.py "$out" -o report
-  echo "quickstart: report written to report/report.md"
+if [ -e "$out" ] && [[ " $* " != *" -resume "* ]] && [[ " $* " != *" -force "* ]]; then
+  new="results-$(date +%Y%m%d-%H%M%S).h5"
+  echo "quickstart: $out exists; keeping it and writing $new instead (pass -force to overwrite, -resume to continue)"
+  out=$new
 fi
+mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/pendulum.opts -output "$out" "$@"
+/usr/bin/python3 analysis/report.py "$out" -o report
+echo "quickstart: results in $out, report written to report/report.md"

@@ -8,6 +8,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${1:-/tmp/build}
+if ! /usr/bin/python3 -c "import torch" 2> /dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then apt-get install -y -q python3-torch > /dev/null || { echo "bench_train: apt-get install python3-torch failed" >&2; exit 1; }
+  else echo "bench_train: needs Debian's python3-torch for the reference (sudo apt-get install python3-torch)" >&2; exit 1; fi
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 HDF5_INC=$(pkg-config --cflags hdf5-openmpi 2>/dev/null || echo -I/usr/include/hdf5/openmpi)
