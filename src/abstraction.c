@@ -219,7 +219,8 @@ static PetscErrorCode SRAbstractionCheckCells_Private(SRAbstraction abs, SRCells
 }
 
 /* Collective.  SPEC §5: C(k) = cells whose outward box meets E_k (+ sink if E_k leaves D).
-   A NaN/Inf enclosure certifies nothing: its list is the sink alone and its check fails. */
+   A NaN/Inf enclosure, or one that meets no cell and stays in D (free cells that no longer
+   cover D), certifies nothing: its list is the sink alone and its check fails. */
 PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells)
 {
   const PetscInt n = cells->n, K = cells->K;
@@ -243,6 +244,9 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
     const PetscInt c0 = Cent.n, t0i = Tent.n;
     if (st[k - ks] == SR_CELL_NONFINITE) PetscCall(SRIntBufPush_Private(&Cent, K));
     else PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
+    /* E_k inside D but in a gap between moved cells: nothing can certify it.  As for a nonfinite
+       enclosure the list is the sink alone, and the containment test reports the cell. */
+    if (Cent.n == c0) PetscCall(SRIntBufPush_Private(&Cent, K));
     Ccnt[k - ks] = Cent.n - c0;
     PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;

@@ -203,6 +203,27 @@ static void test_guard_none(void **state)
   AssertAll(ok);
 }
 
+/* -guard none with a volume term: the unguarded TAO solve shrinks the cells until they no longer
+   cover D, so some E_k fall into gaps and meet no cell.  The checkpoint rebuild must give such a
+   cell the sink-only list and report it failing, not stop the run. */
+static void test_guard_none_gaps(void **state)
+{
+  SRRun               run;
+  const SRCheckpoint *t;
+  PetscInt            n, fails = 0;
+  SRRunStatus         st;
+
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -guard none -beta 0.5 -volume_weight 0.5 -w_min 0.01 -tao_max_it 20", &run));
+  CHK(SRRunSolve(run));
+  CHK(SRRunGetStatus(run, &st, NULL));
+  CHK(SRRunGetCheckpoints(run, &n, &t));
+  for (PetscInt i = 0; i < n; i++) fails += t[i].recheck_failures;
+  print_message("guard none with shrinking cells: %d failing cells reported over %d checkpoints\n", (int)fails, (int)n);
+  int ok = st == SR_RUN_DONE && n == 4 && fails > 0;
+  CHK(SRRunDestroy(&run));
+  AssertAll(ok);
+}
+
 /* TAO moves theta away from the initial grid and respects c in D, w in [w_min, w_max].  (Under a
    guard almost every theta move is rejected: the grid tiles D without slack, so any shrink or
    shift opens a gap in the union of C(k); -guard none shows the solve itself.) */
@@ -479,7 +500,7 @@ static void test_bad_options(void **state)
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_bad_options), cmocka_unit_test(test_guard_controller), cmocka_unit_test(test_guard_dynamics), cmocka_unit_test(test_guard_none), cmocka_unit_test(test_tao_moves_cells),
+    cmocka_unit_test(test_bad_options), cmocka_unit_test(test_guard_controller), cmocka_unit_test(test_guard_dynamics), cmocka_unit_test(test_guard_none), cmocka_unit_test(test_guard_none_gaps), cmocka_unit_test(test_tao_moves_cells),
     cmocka_unit_test(test_succ_margin), cmocka_unit_test(test_recheck_bisection), cmocka_unit_test(test_beta_matters), cmocka_unit_test(test_rank_independent), cmocka_unit_test(test_diverged),         cmocka_unit_test(test_resume), cmocka_unit_test(test_resume_unguarded),
   };
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
