@@ -10,3 +10,6 @@ add_test(NAME study_resume COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_resume
 set_tests_properties(study_resume PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
 add_test(NAME study_badinput COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_badinput.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_badinput)
 set_tests_properties(study_badinput PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
+# The kernels' CPU clones give the same bits: the study under valgrind (no AVX-512 there) against the native np1.h5.
+add_test(NAME study_clones COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_clones.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5 ${CMAKE_CURRENT_BINARY_DIR}/study_clones)
+set_tests_properties(study_clones PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 FIXTURES_REQUIRED study_files SKIP_RETURN_CODE 77 LABELS study)
