@@ -763,39 +763,45 @@ static PetscErrorCode SRRunThetaStep_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Containment of f_phi(box) in the union of C(k), proved with enclosure type `other` on the
-   box or, where that is too loose, on its halves (bisected along the widest side, depth
-   levels at most).  Sound: the halves' closed boxes cover the box, and each half's enclosure
-   contains its image.  A nonfinite enclosure never proves anything. */
-static PetscErrorCode SRRunRecheckBox_Private(SRRun r, SREnclosureType other, const double *lo, const double *hi, PetscInt nl, const PetscInt *list, PetscInt depth, PetscBool *ok)
+/* Containment of f_phi(box) in the union of C(k), proved with enclosure type `other` on the two
+   halves of the box (bisected along its widest side), each half that is too loose bisected in
+   turn, depth levels at most.  Called once the whole box has failed.  Sound: the halves' closed
+   boxes cover the box, and each half's enclosure contains its image.  A nonfinite enclosure
+   never proves anything. */
+static PetscErrorCode SRRunRecheckHalves_Private(SRRun r, SREnclosureType other, const double *lo, const double *hi, PetscInt nl, const PetscInt *list, PetscInt depth, PetscBool *ok)
 {
   const PetscInt n = r->n;
-  double         elo[SR_MAX_DIM], ehi[SR_MAX_DIM], mlo[SR_MAX_DIM], mhi[SR_MAX_DIM];
-  SRCellStatus   cs    = SR_CELL_OK;
   PetscInt       split = 0;
+  double         mid;
 
   PetscFunctionBeginUser;
-  if (other == SR_ENCLOSURE_TAYLOR1) PetscCall(SRModelEncloseTaylor(r->model, lo, hi, elo, ehi));
-  else PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-  for (PetscInt d = 0; d < n; d++)
-    if (!(isfinite(elo[d]) && isfinite(ehi[d]))) cs = SR_CELL_NONFINITE;
-  if (cs == SR_CELL_OK) PetscCall(SRContainmentTest(r->cells, nl, list, elo, ehi, &cs, NULL));
-  *ok = cs == SR_CELL_OK ? PETSC_TRUE : PETSC_FALSE;
-  if (*ok || cs == SR_CELL_NONFINITE || depth == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  *ok = PETSC_FALSE;
+  if (depth == 0) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt d = 1; d < n; d++)
     if (hi[d] - lo[d] > hi[split] - lo[split]) split = d;
-  for (PetscInt d = 0; d < n; d++) {
-    mlo[d] = lo[d];
-    mhi[d] = hi[d];
+  mid = lo[split] + 0.5 * (hi[split] - lo[split]); /* any value in (lo, hi) keeps the cover */
+  if (!(mid > lo[split] && mid < hi[split])) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int side = 0; side < 2; side++) {
+    double       slo[SR_MAX_DIM], shi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM];
+    SRCellStatus cs = SR_CELL_OK;
+    PetscBool    half_ok;
+
+    for (PetscInt d = 0; d < n; d++) {
+      slo[d] = lo[d];
+      shi[d] = hi[d];
+    }
+    if (side == 0) shi[split] = mid;
+    else slo[split] = mid;
+    if (other == SR_ENCLOSURE_TAYLOR1) PetscCall(SRModelEncloseTaylor(r->model, slo, shi, elo, ehi));
+    else PetscCall(SRModelEncloseInterval(r->model, slo, shi, elo, ehi));
+    for (PetscInt d = 0; d < n; d++)
+      if (!(isfinite(elo[d]) && isfinite(ehi[d]))) cs = SR_CELL_NONFINITE;
+    if (cs == SR_CELL_OK) PetscCall(SRContainmentTest(r->cells, nl, list, elo, ehi, &cs, NULL));
+    if (cs == SR_CELL_NOT_CONTAINED) PetscCall(SRRunRecheckHalves_Private(r, other, slo, shi, nl, list, depth - 1, &half_ok));
+    else half_ok = cs == SR_CELL_OK ? PETSC_TRUE : PETSC_FALSE;
+    if (!half_ok) PetscFunctionReturn(PETSC_SUCCESS);
   }
-  mhi[split] = mlo[split] = lo[split] + 0.5 * (hi[split] - lo[split]); /* any value in [lo, hi] keeps the cover */
-  if (!(mhi[split] > lo[split] && mhi[split] < hi[split])) PetscFunctionReturn(PETSC_SUCCESS);
-  mlo[split] = lo[split];
-  PetscCall(SRRunRecheckBox_Private(r, other, mlo, mhi, nl, list, depth - 1, ok));
-  if (!*ok) PetscFunctionReturn(PETSC_SUCCESS);
-  mlo[split] = mhi[split];
-  mhi[split] = hi[split];
-  PetscCall(SRRunRecheckBox_Private(r, other, mlo, mhi, nl, list, depth - 1, ok));
+  *ok = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -830,7 +836,7 @@ static PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt
       double    blo[SR_MAX_DIM], bhi[SR_MAX_DIM];
       PetscBool ok;
       SRCellsBoxOuter(r->cells, k, blo, bhi);
-      PetscCall(SRRunRecheckBox_Private(r, other, blo, bhi, nl, list, r->recheck_depth, &ok));
+      PetscCall(SRRunRecheckHalves_Private(r, other, blo, bhi, nl, list, r->recheck_depth, &ok));
       if (ok) cs = SR_CELL_OK;
     }
     if (cs != SR_CELL_OK) flags[k] = 1;
