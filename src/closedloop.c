@@ -33,15 +33,23 @@ static void SRCornerGridInit_Private(const SRIndexGraph *g, SRCornerGrid *cg)
   cg->P = cg->stride[g->n];
 }
 
-/* Corner-grid position of cell k's low corner. */
-static size_t SRCornerOfCell_Private(const SRIndexGraph *g, const SRCornerGrid *cg, PetscInt k)
+/* Odometer over the cells in index order: advances the cell's corner-grid position without
+   divisions (the position of cell k + 1 from that of cell k). */
+typedef struct {
+  PetscInt idx[SR_MAX_DIM];
+  size_t   pos;
+} SRCellCursor;
+
+static void SRCellCursorNext_Private(const SRIndexGraph *g, const SRCornerGrid *cg, SRCellCursor *c)
 {
-  size_t pos = 0;
   for (PetscInt d = 0; d < g->n; d++) {
-    pos += (size_t)(k % g->counts[d]) * cg->stride[d];
-    k /= g->counts[d];
+    if (++c->idx[d] < g->counts[d]) {
+      c->pos += cg->stride[d];
+      return;
+    }
+    c->idx[d] = 0;
+    c->pos -= (size_t)(g->counts[d] - 1) * cg->stride[d];
   }
-  return pos;
 }
 
 /* In-place prefix sums along every dimension of the corner grid. */
@@ -50,9 +58,10 @@ static void SRPrefixSum_Private(const SRIndexGraph *g, const SRCornerGrid *cg, u
   for (PetscInt d = 0; d < g->n; d++) {
     const size_t s = cg->stride[d], len = (size_t)g->counts[d] + 1, outer = cg->P / (s * len);
     for (size_t o = 0; o < outer; o++)
-      for (size_t in = 0; in < s; in++) {
-        uint32_t *p = T + o * s * len + in;
-        for (size_t j = 1; j < len; j++) p[j * s] += p[(j - 1) * s];
+      for (size_t j = 1; j < len; j++) { /* row j += row j - 1: contiguous, vectorisable */
+        uint32_t *restrict p = T + (o * len + j) * s;
+        const uint32_t *restrict q = p - s;
+        for (size_t in = 0; in < s; in++) p[in] += q[in];
       }
   }
 }
@@ -67,13 +76,13 @@ static PetscBool SRBoxEmpty_Private(PetscInt n, const PetscInt *lo, const PetscI
 /* Summed-area table of a set (bytes per cell): S at corner j = |{i in set : i_d < j_d}|. */
 static void SRSummedArea_Private(const SRIndexGraph *g, const SRCornerGrid *cg, const unsigned char *set, uint32_t *S)
 {
+  SRCellCursor c    = {{0}, 0};
+  size_t       diag = 0; /* corner i + 1 of cell i */
+
+  for (PetscInt d = 0; d < g->n; d++) diag += cg->stride[d];
   memset(S, 0, cg->P * sizeof(*S));
-  for (PetscInt k = 0; k < cg->K; k++) {
-    if (!set[k]) continue;
-    size_t pos = SRCornerOfCell_Private(g, cg, k);
-    for (PetscInt d = 0; d < g->n; d++) pos += cg->stride[d]; /* corner i + 1 */
-    S[pos] = 1;
-  }
+  for (PetscInt k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c))
+    if (set[k]) S[c.pos + diag] = 1;
   SRPrefixSum_Private(g, cg, S);
 }
 
@@ -156,17 +165,14 @@ static PetscErrorCode SRAllgatherSet_Private(MPI_Comm comm, const SRIndexGraph *
 /* vol(set) / vol(D), summed in cell order over the replicated set (identical on every rank). */
 static double SRSetVolumeFraction_Private(const SRIndexGraph *g, const SRCornerGrid *cg, const unsigned char *set)
 {
-  double sum = 0, total = 1;
+  SRCellCursor c   = {{0}, 0};
+  double       sum = 0, total = 1;
+
   for (PetscInt d = 0; d < g->n; d++) total *= g->bounds[d][g->counts[d]] - g->bounds[d][0];
-  for (PetscInt k = 0; k < cg->K; k++) {
+  for (PetscInt k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c)) {
     if (!set[k]) continue;
-    double   v = 1;
-    PetscInt r = k;
-    for (PetscInt d = 0; d < g->n; d++) {
-      const PetscInt i = r % g->counts[d];
-      r /= g->counts[d];
-      v *= g->bounds[d][i + 1] - g->bounds[d][i];
-    }
+    double v = 1;
+    for (PetscInt d = 0; d < g->n; d++) v *= g->bounds[d][c.idx[d] + 1] - g->bounds[d][c.idx[d]];
     sum += v;
   }
   return sum / total;
@@ -270,7 +276,10 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
     if (anysink && *sink_step < 0) *sink_step = t + 1;
     PetscCall(SRAllreduceU32_Private(comm, Dif, cg.P));
     SRPrefixSum_Private(g, &cg, Dif);
-    for (PetscInt k = 0; k < cg.K; k++) R[k] = Dif[SRCornerOfCell_Private(g, &cg, k)] ? 1 : 0;
+    {
+      SRCellCursor c = {{0}, 0};
+      for (PetscInt k = 0; k < cg.K; k++, SRCellCursorNext_Private(g, &cg, &c)) R[k] = Dif[c.pos] ? 1 : 0;
+    }
     if (reached)
       for (PetscInt k = 0; k < m; k++) reached[k] |= R[g->kstart + k];
   }
