@@ -1,0 +1,75 @@
+/* The private state of one training run (SPEC §8), shared by the files that implement it:
+   run.c (set-up and the loop), guard.c, cellsolve.c, recheck.c, runstate.c. */
+#pragma once
+
+#include <simreach.h>
+#include <simreach/private/adam.h>
+#include <petsctao.h>
+
+struct _p_SRRun {
+  MPI_Comm    comm;
+  PetscMPIInt rank;
+  /* options (SPEC §2-§8) */
+  char            sysname[16];
+  SRModelType     mtype;
+  PetscInt        nhidden, widths[SR_MAX_LAYERS];
+  PetscInt        ncounts, counts[SR_MAX_DIM];
+  SRLossParams    par;
+  SRNorm          p;
+  SRTargetType    target;
+  double          target_mass;
+  PetscInt        target_samples;
+  SREnclosureType enclosure;
+  double          beta;
+  PetscInt        seed;
+  double          wmin, wmax; /* wmax < 0: half the largest extent of D */
+  SRGuardType     guard;
+  PetscInt        halvings, epochs, ncheck, batch, nsamples, nheld, nfalsify;
+  PetscInt        pretrain_epochs; /* task-only warm start before the abstraction is built */
+  double          margin;          /* -succ_margin of the abstraction (grid spacings) */
+  PetscInt        recheck_depth;   /* bisection depth of the independent re-check */
+  double          lr, cov_w, vol_w;
+  PetscBool       quiet, fromoptions, setup, cells_given;
+  /* objects */
+  SRSystem      sys;
+  SRModel       model;
+  SRCells       cells, cand; /* accepted cells, candidate cells (TAO evaluations and guard) */
+  SRAbstraction abs;
+  Tao           tao;
+  Vec           theta, lb, ub;
+  SRAdam        adam;
+  /* work arrays */
+  PetscInt  P, K, n;
+  double   *Xtr, *Xho, *Xb, *Y, *dY, *grad, *delta, *phi_old, *theta_old, *theta_new, *dtheta;
+  PetscInt *perm;
+  /* progress */
+  PetscInt      icheck, epoch, accepted, rejected, backtracked, tao_reason;
+  SRCheckpoint *table;
+  PetscInt      ntable;
+  SRRunStatus   status;
+  char          reason[256];
+  volatile int *stop;
+  PetscErrorCode (*monitor)(SRRun, const SRCheckpoint *, void *);
+  void         *mctx;
+  double        t0, t_total, t_guard;
+  PetscLogEvent ev_step, ev_guard, ev_tao, ev_check;
+};
+
+/* guard.c: the containment guard on candidate updates and the divergence rule (SPEC §8) */
+PetscBool      SRAllFinite_Private(PetscInt n, const double *a);
+PetscErrorCode SRRunDiverge_Private(SRRun r, const char reason[]);
+PetscErrorCode SRRunGuardCheck_Private(SRRun r, SRCells cells, PetscBool *ok, PetscInt *first);
+PetscErrorCode SRRunAccepted_Private(SRRun r);
+PetscErrorCode SRRunGuardPhi_Private(SRRun r, PetscInt epoch, PetscInt step);
+PetscErrorCode SRRunGuardTheta_Private(SRRun r);
+
+/* cellsolve.c: the TAO solve on theta (SPEC §4, §8) */
+void           SRRunThetaGet_Private(SRRun r, SRCells cells, double *th);
+PetscErrorCode SRRunThetaSet_Private(SRRun r, SRCells cells, const double *th);
+void           SRRunThetaClamp_Private(SRRun r, double *th);
+PetscErrorCode SRRunAcceptTheta_Private(SRRun r);
+PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r);
+PetscErrorCode SRRunThetaStep_Private(SRRun r);
+
+/* recheck.c: the independent re-check of a checkpoint (SPEC §8, §11) */
+PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfalsified);

@@ -1,0 +1,176 @@
+/* The containment guard of SPEC §8 on every candidate update of phi (once per Adam step) and
+   theta (once per TAO solve): the containment test over all cells with the stored C(k),
+   reject / backtrack / project on failure, pruning after an accepted update, and the
+   divergence rule (non-finite values end the run with a reason). */
+#include <simreach/private/run.h>
+#include <math.h>
+#include <string.h>
+
+PetscBool SRAllFinite_Private(PetscInt n, const double *a)
+{
+  for (PetscInt i = 0; i < n; i++)
+    if (!isfinite(a[i])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Status SR_RUN_DIVERGED with its reason; every rank computes the same values, so every rank
+   of the run reaches this point together. */
+PetscErrorCode SRRunDiverge_Private(SRRun r, const char reason[])
+{
+  PetscFunctionBeginUser;
+  r->status = SR_RUN_DIVERGED;
+  PetscCall(PetscStrncpy(r->reason, reason, sizeof(r->reason)));
+  if (!r->quiet) PetscCall(PetscPrintf(r->comm, "simreach run diverged: %s\n", r->reason));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The containment test of the guard over all cells with the stored C(k) (SPEC §7, §8). */
+PetscErrorCode SRRunGuardCheck_Private(SRRun r, SRCells cells, PetscBool *ok, PetscInt *first)
+{
+  PetscInt     nfail;
+  double       witness[SR_MAX_DIM];
+  const double t = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(r->ev_guard, 0, 0, 0, 0));
+  PetscCall(SRAbstractionCheck(r->abs, r->model, cells, r->enclosure, &nfail, first, witness));
+  PetscCall(PetscLogEventEnd(r->ev_guard, 0, 0, 0, 0));
+  r->t_guard += MPI_Wtime() - t;
+  *ok = nfail == 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After an accepted update: prune C(k) (it never grows) and rebuild T(k) (SPEC §5, §8).
+   Train-then-abstract (-guard none) keeps its lists until the checkpoint rebuild. */
+PetscErrorCode SRRunAccepted_Private(SRRun r)
+{
+  const double t = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(r->ev_guard, 0, 0, 0, 0));
+  if (r->guard != SR_GUARD_NONE) PetscCall(SRAbstractionPrune(r->abs, r->model, r->cells));
+  PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
+  PetscCall(PetscLogEventEnd(r->ev_guard, 0, 0, 0, 0));
+  r->t_guard += MPI_Wtime() - t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The guard on a phi candidate phi_old + s delta (SPEC §8), once per Adam step:
+   reject drops it, backtrack halves s up to -guard_halvings times; project has no
+   feasible set to project phi onto, so it drops the step like reject. */
+PetscErrorCode SRRunGuardPhi_Private(SRRun r, PetscInt epoch, PetscInt step)
+{
+  double        *phi  = r->model->mlp->params;
+  const PetscInt P    = r->P;
+  const PetscInt hmax = r->guard == SR_GUARD_BACKTRACK ? r->halvings : 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(r->phi_old, phi, P));
+  for (PetscInt h = 0; h <= hmax; h++) {
+    const double s = ldexp(1.0, (int)-h);
+    PetscBool    ok;
+    PetscInt     first;
+
+    for (PetscInt i = 0; i < P; i++) phi[i] = r->phi_old[i] + s * r->delta[i];
+    if (!SRAllFinite_Private(P, phi)) {
+      char msg[256];
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite network parameters after the Adam step at epoch %" PetscInt_FMT ", step %" PetscInt_FMT " (-lr %g)", epoch, step, r->lr));
+      PetscCall(SRRunDiverge_Private(r, msg));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (r->guard == SR_GUARD_NONE) ok = PETSC_TRUE;
+    else PetscCall(SRRunGuardCheck_Private(r, r->cells, &ok, &first));
+    if (ok) {
+      r->accepted++;
+      if (h > 0) r->backtracked++;
+      PetscCall(SRRunAccepted_Private(r));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(PetscArraycpy(phi, r->phi_old, P));
+  r->rejected++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The guard on the theta move theta_old -> theta_new of one TAO solve (SPEC §8). */
+PetscErrorCode SRRunGuardTheta_Private(SRRun r)
+{
+  const PetscInt n = r->n, K = r->K, nt = 2 * n * K;
+
+  PetscFunctionBeginUser;
+  if (r->guard == SR_GUARD_NONE) {
+    PetscCall(SRRunThetaSet_Private(r, r->cand, r->theta_new));
+    r->accepted++;
+    PetscCall(SRRunAcceptTheta_Private(r));
+  } else if (r->guard == SR_GUARD_REJECT || r->guard == SR_GUARD_BACKTRACK) {
+    const PetscInt hmax = r->guard == SR_GUARD_BACKTRACK ? r->halvings : 0;
+    double        *cand = r->dtheta; /* free as scratch outside the objective */
+    for (PetscInt h = 0; h <= hmax; h++) {
+      PetscBool ok;
+      PetscInt  first;
+      if (h == 0) PetscCall(PetscArraycpy(cand, r->theta_new, nt));
+      else {
+        const double s = ldexp(1.0, (int)-h);
+        for (PetscInt i = 0; i < nt; i++) cand[i] = r->theta_old[i] + s * (r->theta_new[i] - r->theta_old[i]);
+        SRRunThetaClamp_Private(r, cand);
+      }
+      PetscCall(SRRunThetaSet_Private(r, r->cand, cand));
+      PetscCall(SRRunGuardCheck_Private(r, r->cand, &ok, &first));
+      if (ok) {
+        r->accepted++;
+        if (h > 0) r->backtracked++;
+        PetscCall(SRRunAcceptTheta_Private(r));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+    }
+    r->rejected++;
+  } else {
+    /* project: put failing cells back to their last feasible (c, w) until the test passes;
+       a cell that fails although already restored fails because of its successors, so they
+       are restored too.  At worst everything is restored, which is the rejection. */
+    PetscBool *restored;
+    PetscInt   nrestored = 0;
+    double    *cand      = r->dtheta;
+    const SRSuccessorList *C;
+
+    PetscCall(PetscCalloc1(K, &restored));
+    PetscCall(PetscArraycpy(cand, r->theta_new, nt));
+    while (nrestored < K) {
+      PetscBool ok;
+      PetscInt  first, before = nrestored;
+      PetscCall(SRRunThetaSet_Private(r, r->cand, cand));
+      PetscCall(SRRunGuardCheck_Private(r, r->cand, &ok, &first));
+      if (ok) break;
+      PetscCall(SRAbstractionGetCertified(r->abs, &C));
+      if (!restored[first]) {
+        restored[first] = PETSC_TRUE;
+        nrestored++;
+      } else {
+        for (PetscInt q = C->ptr[first]; q < C->ptr[first + 1]; q++) {
+          const PetscInt j = C->idx[q];
+          if (j < K && !restored[j]) {
+            restored[j] = PETSC_TRUE;
+            nrestored++;
+          }
+        }
+      }
+      if (nrestored == before) {
+        for (PetscInt k = 0; k < K; k++) restored[k] = PETSC_TRUE;
+        nrestored = K;
+      }
+      for (PetscInt k = 0; k < K; k++)
+        if (restored[k])
+          for (PetscInt d = 0; d < n; d++) {
+            cand[k * n + d]         = r->theta_old[k * n + d];
+            cand[n * K + k * n + d] = r->theta_old[n * K + k * n + d];
+          }
+    }
+    PetscCall(PetscFree(restored));
+    if (nrestored < K) {
+      r->accepted++;
+      if (nrestored > 0) r->backtracked++;
+      PetscCall(SRRunAcceptTheta_Private(r));
+    } else r->rejected++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
