@@ -221,7 +221,7 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
         const double M = m[k * SR_ENC_BLOCK + c], rho = r[k * SR_ENC_BLOCK + c];
         U[k] = SRIntervalScale(model->sys->umax, SRIntervalTanh(SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho))));
       }
-      model->sys->step_interval(model->sys, X, U, Y);
+      SRSystemStepHeldInterval(model->sys, X, U, Y); /* -control_steps: m steps, u held */
     }
     for (PetscInt d = 0; d < n; d++) {
       Ec[d]     = Y[d].lo;

@@ -14,6 +14,7 @@ PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, c
   PetscCheck(type == SR_MODEL_DYNAMICS || type == SR_MODEL_CONTROLLER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-model %d: allowed dynamics, controller", (int)type);
   PetscCheck(
       type != SR_MODEL_CONTROLLER || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
+  PetscCheck(type == SR_MODEL_CONTROLLER || sys->control_steps == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": a control period needs -model controller (the world model of -model dynamics is one step); allowed with -model dynamics is 1", sys->control_steps);
   PetscCall(PetscNew(&m));
   m->type = type;
   m->sys  = sys;
@@ -69,14 +70,14 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
       double u[SR_MAX_DIM];
       for (PetscInt j = 0; j < nu; j++)
         u[j] = sys->umax * tanh(N[i * nu + j]);
-      sys->step(sys, X + i * n, u, Y + i * n);
+      SRSystemStepHeld(sys, X + i * n, u, Y + i * n); /* -control_steps: u held (SPEC §2) */
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* grad += d/dphi sum_i dY_i . f(x_i).  dynamics: dN = dY.  controller: by the chain rule through
-   F, dN_ij = umax (1 - tanh(N_ij)^2) sum_k dY_ik dF_k/du_j (x_i, u_i). */
+   the m held steps F^m, dN_ij = umax (1 - tanh(N_ij)^2) sum_k dY_ik dF^m_k/du_j (x_i, u_i). */
 PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad)
 {
   const PetscInt n   = model->n;
@@ -93,16 +94,13 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
   PetscCheck(nu <= SR_MAX_DIM, PETSC_COMM_SELF, PETSC_ERR_SUP, "SRModelVJP: %" PetscInt_FMT " controls; at most %d supported", nu, SR_MAX_DIM);
   PetscCall(SRModelScratch_Private(model, nb, &N, &dN));
   for (PetscInt i = 0; i < nb; i++) {
-    double u[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
+    double u[SR_MAX_DIM], du[SR_MAX_DIM];
     for (PetscInt j = 0; j < nu; j++)
       u[j] = sys->umax * tanh(N[i * nu + j]);
-    sys->step_jacobian(sys, X + i * n, u, Jx, Ju);
+    SRSystemStepHeldVJP(sys, X + i * n, u, dY + i * n, du);
     for (PetscInt j = 0; j < nu; j++) {
       const double t = tanh(N[i * nu + j]);
-      double       s = 0.0;
-      for (PetscInt k = 0; k < n; k++)
-        s += dY[i * n + k] * Ju[k * nu + j];
-      dN[i * nu + j] = sys->umax * (1.0 - t * t) * s;
+      dN[i * nu + j] = sys->umax * (1.0 - t * t) * du[j];
     }
   }
   PetscCall(SRMLPBackward(model->mlp, nb, dN, grad, NULL));
@@ -169,7 +167,7 @@ PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const dou
     SRInterval U[SR_MAX_DIM];
     for (PetscInt j = 0; j < sys->nu; j++)
       U[j] = SRIntervalIntersect(SRIntervalScale(sys->umax, SRIntervalTanh(N[j])), SRIntervalMake(-sys->umax, sys->umax));
-    sys->step_interval(sys, X, U, Y);
+    SRSystemStepHeldInterval(sys, X, U, Y);
   }
   for (PetscInt i = 0; i < n; i++) {
     PetscCheck(!SRIntervalIsNaI(Y[i]) && !SRIntervalIsEmpty(Y[i]), PETSC_COMM_SELF, PETSC_ERR_FP, "SRModelEncloseInterval: enclosure of dimension %" PetscInt_FMT " is not a valid interval (NaN in the weights?)", i);

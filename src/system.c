@@ -165,7 +165,8 @@ PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefi
   }
   PetscCheck(row >= 0, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown system -sys %s; allowed: %s", name, SRSystemNames());
   PetscCall(PetscNew(&s));
-  *s = SRSystemTable[row];
+  *s               = SRSystemTable[row];
+  s->control_steps = 1;
 
   PetscOptionsBegin(comm, prefix, "System constants (SPEC 2)", "SRSystem");
   if (row == 0) {
@@ -182,8 +183,10 @@ PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefi
     PetscCall(PetscOptionsReal("-dubins_dt", "time step", "SRSystemCreate", s->dt, &s->dt, NULL));
     PetscCall(PetscOptionsReal("-dubins_umax", "turn-rate bound |u| <= umax", "SRSystemCreate", s->umax, &s->umax, NULL));
   }
+  PetscCall(PetscOptionsInt("-control_steps", "plant steps per control, the control held (zero-order hold) in -model controller, >= 1 (SPEC 2)", "SRSystemCreate", s->control_steps, &s->control_steps, NULL));
   PetscOptionsEnd();
 
+  PetscCheck(s->control_steps >= 1 && s->control_steps <= SR_MAX_CONTROL_STEPS, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%scontrol_steps = %" PetscInt_FMT ": allowed is 1..%d", prefix ? prefix : "", s->control_steps, SR_MAX_CONTROL_STEPS);
   for (int i = 0; i < 3; i++)
     PetscCheck(isfinite(s->param[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "system %s: constant %d is %g; must be finite", name, i, s->param[i]);
   if (row == 1) {
@@ -253,6 +256,56 @@ void SRSystemReferenceStep(SRSystem sys, const double *x, double *y)
   double u[SR_MAX_DIM] = { 0 };
   SRSystemReferenceControl(sys, x, u);
   sys->step(sys, x, u, y);
+}
+
+void SRSystemStepHeld(SRSystem sys, const double *x, const double *u, double *y)
+{
+  double z[SR_MAX_DIM];
+
+  sys->step(sys, x, u, y);
+  for (PetscInt s = 1; s < sys->control_steps; s++) {
+    for (PetscInt d = 0; d < sys->n; d++) z[d] = y[d];
+    sys->step(sys, z, u, y);
+  }
+}
+
+/* Each step is a sound interval extension, so their composition is one (the state boxes of
+   the intermediate steps contain every intermediate state of every x in X, u in U). */
+void SRSystemStepHeldInterval(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
+{
+  SRInterval Z[SR_MAX_DIM];
+
+  sys->step_interval(sys, X, U, Y);
+  for (PetscInt s = 1; s < sys->control_steps; s++) {
+    for (PetscInt d = 0; d < sys->n; d++) Z[d] = Y[d];
+    sys->step_interval(sys, Z, U, Y);
+  }
+}
+
+/* y_{s+1} = F(y_s, u), y_0 = x: with g_m = dY, g_s = J_x(y_s, u)^T g_{s+1} and
+   du = sum_s J_u(y_s, u)^T g_{s+1}. */
+void SRSystemStepHeldVJP(SRSystem sys, const double *x, const double *u, const double *dY, double *du)
+{
+  const PetscInt n = sys->n, nu = sys->nu, m = sys->control_steps;
+  double         ys[(SR_MAX_CONTROL_STEPS + 1) * SR_MAX_DIM], g[SR_MAX_DIM], gn[SR_MAX_DIM];
+
+  for (PetscInt d = 0; d < n; d++) {
+    ys[d] = x[d];
+    g[d]  = dY[d];
+  }
+  for (PetscInt s = 0; s < m - 1; s++) sys->step(sys, ys + s * n, u, ys + (s + 1) * n);
+  for (PetscInt j = 0; j < nu; j++) du[j] = 0.0;
+  for (PetscInt s = m - 1; s >= 0; s--) {
+    double Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
+    sys->step_jacobian(sys, ys + s * n, u, Jx, Ju);
+    for (PetscInt j = 0; j < nu; j++)
+      for (PetscInt k = 0; k < n; k++) du[j] += g[k] * Ju[k * nu + j];
+    for (PetscInt i = 0; i < n; i++) {
+      gn[i] = 0.0;
+      for (PetscInt k = 0; k < n; k++) gn[i] += g[k] * Jx[k * n + i];
+    }
+    for (PetscInt i = 0; i < n; i++) g[i] = gn[i];
+  }
 }
 
 /* Solve S X = G for X (m x n) by Gaussian elimination with partial pivoting; S is m x m. */

@@ -376,6 +376,13 @@ PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo,
     for (PetscInt i = 0; i < model->sys->nu; i++)
       U[i] = SRTaylorScale(n, model->sys->umax, SRTaylorTanh(n, N[i]));
     PetscCall(SRSystemStepTaylor(model->sys, X, U, Y));
+    /* -control_steps m (SPEC §2): the same U through m steps; each state stays a Taylor model
+       in the cell's coordinates */
+    for (PetscInt s = 1; s < model->sys->control_steps; s++) {
+      SRTaylor Z[SR_MAX_DIM];
+      for (PetscInt i = 0; i < n; i++) Z[i] = Y[i];
+      PetscCall(SRSystemStepTaylor(model->sys, Z, U, Y));
+    }
   }
   for (PetscInt i = 0; i < n; i++) {
     const SRInterval R = SRTaylorRange(n, Y[i]);

@@ -11,6 +11,12 @@ foreach(_sys_model IN ITEMS toy1d:dynamics pendulum:dynamics pendulum:controller
   sr_add_mpi_test(NAME soundness_small_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -cells 200 -points 300 -seed 2 RANKS 2 4 TIMEOUT 300)
 endforeach()
 
+# -control_steps (SPEC §2): the zero-order hold through m plant steps in the point, interval and
+# Taylor paths, against the MPFR oracle stepped m times
+foreach(_sys pendulum dubins)
+  sr_add_mpi_test(NAME soundness_${_sys}_controller_hold COMMAND test_soundness -sys ${_sys} -model controller -control_steps 5 -cells 600 -points 500 -seed 4 RANKS 1 2 TIMEOUT 300)
+endforeach()
+
 # The benchmark is a program, not a test (tests/bench/bench_enclosure.sh runs it).
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_enclosure.c)
   add_executable(bench_enclosure ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_enclosure.c)

@@ -42,6 +42,8 @@ expect 1 "-eps" "${F[@]}" -eps -1
 expect 1 "-succ_margin" "${F[@]}" -succ_margin -0.5
 expect 1 "-recheck_depth" "${F[@]}" -recheck_depth 99
 expect 1 "-pretrain_epochs" "${F[@]}" -pretrain_epochs -3
+expect 1 "-control_steps" "${F[@]}" -control_steps 0
+expect 1 "-control_steps.*-model controller" "${F[@]}" -control_steps 3 -model dynamics
 expect 2 "-cell_ranks 3 does not divide" "${F[@]}" -cell_ranks 3
 expect 1 "-resume and -force" -output "$good" -resume -force
 expect 1 "unknown option.*-no_such_option" "${F[@]}" -no_such_option 1

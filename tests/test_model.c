@@ -460,6 +460,64 @@ static void test_controller_needs_reference(void **state)
   CHK(SRSystemDestroy(&sys));
 }
 
+/* -control_steps m (SPEC §2): f(x) is m plant steps with u = umax tanh(N(x)) held, against a
+   direct simulation with the system's point step; the VJP through the m steps against finite
+   differences; -model dynamics refuses m > 1. */
+static void test_control_hold(void **state)
+{
+  const char *names[2] = { "pendulum", "dubins" };
+  for (int c = 0; c < 2; c++) {
+    SRSystem sys;
+    SRModel  model, dyn = NULL;
+    double   X[5 * 3], Y[5 * 3], dY[5 * 3], *g, *fd;
+    CHK(SRSystemCreate(PETSC_COMM_SELF, names[c], NULL, &sys));
+    sys->control_steps = 7;
+    CHK(SRModelCreate(sys, SR_MODEL_CONTROLLER, 2, hidden, &model));
+    randomize(model->mlp, 140 + c);
+    random_states(sys, 5, 150 + c, X);
+    CHK(SRModelEvaluate(model, 5, X, Y));
+    for (PetscInt i = 0; i < 5; i++) {
+      double N[1], u[1], z[3], y[3];
+      CHK(SRMLPForward(model->mlp, 1, X + i * sys->n, N));
+      u[0] = sys->umax * tanh(N[0]);
+      for (PetscInt d = 0; d < sys->n; d++) z[d] = X[i * sys->n + d];
+      for (int step = 0; step < 7; step++) {
+        sys->step(sys, z, u, y);
+        for (PetscInt d = 0; d < sys->n; d++) z[d] = y[d];
+      }
+      for (PetscInt d = 0; d < sys->n; d++) assert_true(fabs(Y[i * sys->n + d] - z[d]) <= 1e-12 * (1 + fabs(z[d])));
+    }
+    for (int k = 0; k < 5 * sys->n; k++) dY[k] = SRRandomNormal(160 + c, SR_STREAM_TEST, k);
+    ModelCtx ctx = { model, 5, X, dY, Y };
+    CHK(PetscCalloc2(model->mlp->nparams, &g, model->mlp->nparams, &fd));
+    CHK(SRModelEvaluate(model, 5, X, Y));
+    CHK(SRModelVJP(model, 5, X, dY, g));
+    for (PetscInt k = 0; k < model->mlp->nparams; k++) fd[k] = fd_param(model_phi, &ctx, &model->mlp->params[k], 1e-3);
+    assert_true(relerr(model->mlp->nparams, g, fd) < 1e-6);
+    CHK(PetscFree2(g, fd));
+    /* the interval enclosure of a small box holds the direct simulation of its corners */
+    {
+      double lo[3], hi[3], elo[3], ehi[3], x[3], y[3];
+      for (PetscInt d = 0; d < sys->n; d++) {
+        lo[d] = X[d] - 0.01;
+        hi[d] = X[d] + 0.01;
+      }
+      CHK(SRModelEncloseInterval(model, lo, hi, elo, ehi));
+      for (int v = 0; v < (1 << sys->n); v++) {
+        for (PetscInt d = 0; d < sys->n; d++) x[d] = (v >> d) & 1 ? hi[d] : lo[d];
+        CHK(SRModelEvaluate(model, 1, x, y));
+        for (PetscInt d = 0; d < sys->n; d++) assert_true(elo[d] <= y[d] && y[d] <= ehi[d]);
+      }
+    }
+    CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    assert_int_not_equal(SRModelCreate(sys, SR_MODEL_DYNAMICS, 2, hidden, &dyn), 0);
+    CHK(PetscPopErrorHandler());
+    assert_null(dyn);
+    CHK(SRModelDestroy(&model));
+    CHK(SRSystemDestroy(&sys));
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
@@ -472,6 +530,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_task_loss_at_zero_weights),
     cmocka_unit_test(test_model_interval_enclosure_contains_exact),
     cmocka_unit_test(test_controller_needs_reference),
+    cmocka_unit_test(test_control_hold),
   };
   int fails;
 

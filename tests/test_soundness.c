@@ -8,7 +8,9 @@
    (200 bits) and counts as an escape only if the real f(x) is outside; on tiny cells every
    vertex is checked in MPFR directly.  Cells are dealt round-robin to the ranks; the verdict
    is reduced.  Runs on any number of ranks:
-     test_soundness -sys pendulum -model dynamics -cells 2000 -points 1000 [-seed s] */
+     test_soundness -sys pendulum -model dynamics -cells 2000 -points 1000 [-seed s]
+   With -model controller, -control_steps m (read by SRSystemCreate) holds the control for m
+   plant steps in the library and in the oracle alike (SPEC §2). */
 #include <simreach.h>
 #include <simreach/private/enclosure.h>
 
@@ -89,32 +91,34 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
   }
   mpfr_tanh(o->u, in[0], MPFR_RNDN);
   mpfr_mul_d(o->u, o->u, sys->umax, MPFR_RNDN); /* u = umax tanh(N) */
-  if (!strcmp(sys->name, "pendulum")) {
-    /* w' = w + dt (g sin th - b w + u), th' = th + dt w' */
-    mpfr_set_d(o->t, x[0], MPFR_RNDN);
-    mpfr_sin(o->t, o->t, MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
-    mpfr_set_d(o->s, x[1], MPFR_RNDN);
-    mpfr_mul_d(o->s, o->s, sys->param[1], MPFR_RNDN);
-    mpfr_sub(o->t, o->t, o->s, MPFR_RNDN);
-    mpfr_add(o->t, o->t, o->u, MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
-    mpfr_add_d(o->b[1], o->t, x[1], MPFR_RNDN);
-    mpfr_mul_d(o->t, o->b[1], sys->dt, MPFR_RNDN);
-    mpfr_add_d(o->b[0], o->t, x[0], MPFR_RNDN);
-  } else {
-    /* dubins: px + v dt cos h, py + v dt sin h, h + dt u */
-    mpfr_set_d(o->s, x[2], MPFR_RNDN);
-    mpfr_cos(o->t, o->s, MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
-    mpfr_add_d(o->b[0], o->t, x[0], MPFR_RNDN);
-    mpfr_sin(o->t, o->s, MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
-    mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
-    mpfr_add_d(o->b[1], o->t, x[1], MPFR_RNDN);
-    mpfr_mul_d(o->t, o->u, sys->dt, MPFR_RNDN);
-    mpfr_add_d(o->b[2], o->t, x[2], MPFR_RNDN);
+  /* the state in o->b; -control_steps m: m steps with the same u (SPEC §2) */
+  for (PetscInt d = 0; d < model->n; d++)
+    mpfr_set_d(o->b[d], x[d], MPFR_RNDN);
+  for (PetscInt step = 0; step < sys->control_steps; step++) {
+    if (!strcmp(sys->name, "pendulum")) {
+      /* w' = w + dt (g sin th - b w + u), th' = th + dt w' */
+      mpfr_sin(o->t, o->b[0], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
+      mpfr_mul_d(o->s, o->b[1], sys->param[1], MPFR_RNDN);
+      mpfr_sub(o->t, o->t, o->s, MPFR_RNDN);
+      mpfr_add(o->t, o->t, o->u, MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
+      mpfr_add(o->b[1], o->t, o->b[1], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->b[1], sys->dt, MPFR_RNDN);
+      mpfr_add(o->b[0], o->t, o->b[0], MPFR_RNDN);
+    } else {
+      /* dubins: px + v dt cos h, py + v dt sin h, h + dt u */
+      mpfr_cos(o->t, o->b[2], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
+      mpfr_add(o->b[0], o->t, o->b[0], MPFR_RNDN);
+      mpfr_sin(o->t, o->b[2], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->param[0], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->t, sys->dt, MPFR_RNDN);
+      mpfr_add(o->b[1], o->t, o->b[1], MPFR_RNDN);
+      mpfr_mul_d(o->t, o->u, sys->dt, MPFR_RNDN);
+      mpfr_add(o->b[2], o->t, o->b[2], MPFR_RNDN);
+    }
   }
 }
 

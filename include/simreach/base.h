@@ -17,3 +17,5 @@
 #define SR_MAX_DIM 3
 /* Largest number of hidden layers of the MLP (SPEC §3). */
 #define SR_MAX_LAYERS 8
+/* largest -control_steps (plant steps per held control, SPEC §2) */
+#define SR_MAX_CONTROL_STEPS 64

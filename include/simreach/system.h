@@ -22,6 +22,7 @@ struct _p_SRSystem {
   double    param[8];          /* system constants (pendulum: g, b; dubins: v) */
   double    K[SR_MAX_DIM];     /* reference feedback gain, u = clip(-K x) */
   PetscBool has_controller;
+  PetscInt  control_steps;     /* -control_steps m: plant steps per control (zero-order hold, SPEC §2) */
   /* point step y = F(x, u); u is ignored when nu == 0 */
   void (*step)(SRSystem, const double *x, const double *u, double *y);
   /* Jacobians dF/dx (n x n, row-major) and dF/du (n x nu) at (x, u) */
@@ -40,5 +41,12 @@ const char *SRSystemNames(void);
 void SRSystemReferenceControl(SRSystem sys, const double *x, double *u);
 /* True closed-loop reference step F_ref(x) = F(x, u_ref(x)) (dynamics with no control for toy1d). */
 void SRSystemReferenceStep(SRSystem sys, const double *x, double *y);
+/* The held step of SPEC §2 (-control_steps m): y = F(..F(F(x, u), u).., u), m plant steps
+   with the same u (zero-order hold); m = 1 is the plain step. */
+void SRSystemStepHeld(SRSystem sys, const double *x, const double *u, double *y);
+/* Sound interval extension of SRSystemStepHeld: Y contains it for all x in X, u in U. */
+void SRSystemStepHeldInterval(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y);
+/* du (nu) = dY^T d(SRSystemStepHeld)/du at (x, u), by reverse mode through the m steps. */
+void SRSystemStepHeldVJP(SRSystem sys, const double *x, const double *u, const double *dY, double *du);
 /* The discrete LQR gain for (A, B, Q, R) by Riccati iteration; A n x n, B n x m row-major. */
 PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K);
