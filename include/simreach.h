@@ -10,6 +10,7 @@
 #include <simreach/model.h>
 #include <simreach/cells.h>
 #include <simreach/loss.h>
+#include <simreach/lossencl.h>
 #include <simreach/abstraction.h>
 #include <simreach/run.h>
 #include <simreach/study.h>

@@ -1,0 +1,24 @@
+/* The enclosure-aware loss L_encl of SPEC §6 (-loss encl | sim+encl). */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/cells.h>
+#include <simreach/loss.h>
+#include <simreach/model.h>
+
+typedef enum { SR_LOSS_SIM = 0, SR_LOSS_ENCL = 1, SR_LOSS_SIMENCL = 2 } SRLossType;
+extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl" */
+
+/* L_encl = softmax_tau over the cells of e_k, e_k = || max(E_k.hi - B_k.hi, 0) + max(B_k.lo - E_k.lo, 0) ||_p
+   with E_k the interval enclosure of f_phi over cell k and B_k the hull of the boxes of the
+   non-sink cells of T(k) (a cell whose targets are only the sink has e_k = 0).
+
+   E_k here is the training copy of the interval enclosure: midpoint-radius bound propagation
+   through the MLP in round-to-nearest (as in IBP certified training), so that it is
+   differentiable; it is NOT used for soundness (the guard and the lists use the outward-rounded
+   enclosures of SPEC §7).  grad (nparams), when non-NULL, receives += scale * dL_encl/dphi by
+   reverse mode through that pass; in controller mode the plant's part (the held interval step
+   of SRSystemStepHeldInterval as a function of the control bounds) is differentiated by central
+   differences in those bounds.  e (K), when non-NULL, receives the e_k.  Every rank computes
+   every cell (replicated, so the value does not depend on the rank count).  Not collective. */
+PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double scale, double *L, double *grad, double *e);

@@ -1,0 +1,179 @@
+/* Tests of L_encl (src/lossencl.c, SPEC §6).
+   Oracles: central finite differences of L_encl for its gradient w.r.t. phi (world model and
+   controller, with and without a control period, norms 1, 2, inf), and the outward-rounded
+   interval enclosure of SPEC §7 (SREnclosureCompute) for the training copy of E_k: the two
+   passes compute the same midpoint-radius recurrences, so e_k must agree to rounding level.
+   Serial. */
+#include <simreach.h>
+#include <simreach/random.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#define CHK(call) assert_int_equal((call), 0)
+
+typedef struct {
+  const char *sys;
+  SRModelType type;
+  PetscInt    steps;
+  SRNorm      p;
+} Combo;
+
+static const Combo combos[] = {
+  { "pendulum", SR_MODEL_DYNAMICS, 1, SR_NORM_2 },
+  { "toy1d", SR_MODEL_DYNAMICS, 1, SR_NORM_INF },
+  { "pendulum", SR_MODEL_CONTROLLER, 1, SR_NORM_INF },
+  { "pendulum", SR_MODEL_CONTROLLER, 4, SR_NORM_2 },
+  { "dubins", SR_MODEL_CONTROLLER, 3, SR_NORM_1 },
+  { "dubins", SR_MODEL_DYNAMICS, 1, SR_NORM_2 },
+};
+#define NCOMBO ((int)(sizeof(combos) / sizeof(combos[0])))
+
+typedef struct {
+  SRSystem        sys;
+  SRModel         model;
+  SRCells         cells;
+  SRSuccessorList T;
+} Setup;
+
+/* 3 cells per dimension; T(k) = {k} plus, for every other cell, its next cell (and the sink
+   for cell 0), so that hulls of one and of two boxes and a sink entry all occur. */
+static void SetupCreate(const Combo *c, uint64_t seed, Setup *s)
+{
+  PetscInt counts[SR_MAX_DIM] = { 3, 3, 3 }, widths[2] = { 8, 6 }, K, nnz = 0;
+  CHK(SRSystemCreate(PETSC_COMM_SELF, c->sys, NULL, &s->sys));
+  s->sys->control_steps = c->steps;
+  CHK(SRModelCreate(s->sys, c->type, 2, widths, &s->model));
+  CHK(SRMLPInitialize(s->model->mlp, seed));
+  for (PetscInt q = 0; q < s->model->mlp->nparams; q++) s->model->mlp->params[q] += 0.2 * SRRandomNormal(seed, SR_STREAM_TEST, q); /* nonzero biases */
+  CHK(SRCellsCreateGrid(s->sys, counts, &s->cells));
+  s->cells->p = c->p;
+  K           = s->cells->K;
+  CHK(SRSuccessorListCreate(K, 3 * K, &s->T));
+  for (PetscInt k = 0; k < K; k++) {
+    s->T.ptr[k]      = nnz;
+    s->T.idx[nnz++]  = k;
+    if (k % 2 == 1 && k + 1 < K) s->T.idx[nnz++] = k + 1;
+    if (k == 0) s->T.idx[nnz++] = K;
+  }
+  s->T.ptr[K] = nnz;
+}
+
+static void SetupDestroy(Setup *s)
+{
+  CHK(SRSuccessorListDestroy(&s->T));
+  CHK(SRCellsDestroy(&s->cells));
+  CHK(SRModelDestroy(&s->model));
+  CHK(SRSystemDestroy(&s->sys));
+}
+
+static double Lencl(Setup *s, double tau)
+{
+  double L;
+  CHK(SRLossEncl(s->model, s->cells, &s->T, tau, 1.0, &L, NULL, NULL));
+  return L;
+}
+
+static void test_gradient_matches_finite_differences(void **state)
+{
+  for (int c = 0; c < NCOMBO; c++) {
+    Setup          s;
+    const double   tau = 0.05;
+    double        *g, *fd, L, num = 0, den = 0;
+    PetscInt       P;
+    SetupCreate(&combos[c], 11 + c, &s);
+    P = s.model->mlp->nparams;
+    CHK(PetscCalloc2(P, &g, P, &fd));
+    CHK(SRLossEncl(s.model, s.cells, &s.T, tau, 2.0, &L, g, NULL));
+    assert_true(L > 0); /* the enclosures stick out of their targets: the loss has something to do */
+    for (PetscInt q = 0; q < P; q++) {
+      double      *w = &s.model->mlp->params[q], w0 = *w, h = 1e-6 * PetscMax(1.0, fabs(w0)), Lp, Lm;
+      *w = w0 + h;
+      Lp = Lencl(&s, tau);
+      *w = w0 - h;
+      Lm = Lencl(&s, tau);
+      *w    = w0;
+      fd[q] = 2.0 * (Lp - Lm) / (2 * h); /* scale 2 */
+    }
+    for (PetscInt q = 0; q < P; q++) {
+      num += (g[q] - fd[q]) * (g[q] - fd[q]);
+      den += fd[q] * fd[q];
+    }
+    printf("L_encl %s %s m=%" PetscInt_FMT " p=%d: L = %.6g, |grad| = %.4g, relative error against central differences %.2e\n", combos[c].sys, SRModelTypes[combos[c].type], combos[c].steps, (int)combos[c].p, L, sqrt(den), sqrt(num / den));
+    assert_true(den > 0);
+    assert_true(sqrt(num / den) < 1e-5);
+    CHK(PetscFree2(g, fd));
+    SetupDestroy(&s);
+  }
+}
+
+/* e_k from the training pass against e_k recomputed from the sound interval enclosure. */
+static void test_excess_matches_sound_enclosure(void **state)
+{
+  for (int c = 0; c < NCOMBO; c++) {
+    Setup          s;
+    double        *e, *E, L;
+    SRCellStatus  *st;
+    PetscInt       K, dim;
+    SetupCreate(&combos[c], 31 + c, &s);
+    K   = s.cells->K;
+    dim = s.cells->n;
+    CHK(PetscMalloc3(K, &e, 2 * dim * K, &E, K, &st));
+    CHK(SRLossEncl(s.model, s.cells, &s.T, 0.01, 1.0, &L, NULL, e));
+    CHK(SREnclosureCompute(s.model, SR_ENCLOSURE_INTERVAL, s.cells, 0, K, E, st));
+    for (PetscInt k = 0; k < K; k++) {
+      double blo[SR_MAX_DIM], bhi[SR_MAX_DIM], v[SR_MAX_DIM], ek = 0;
+      PetscInt nb = 0;
+      for (PetscInt d = 0; d < dim; d++) {
+        blo[d] = INFINITY;
+        bhi[d] = -INFINITY;
+      }
+      for (PetscInt t = s.T.ptr[k]; t < s.T.ptr[k + 1]; t++) {
+        const PetscInt j = s.T.idx[t];
+        if (j == K) continue;
+        nb++;
+        for (PetscInt d = 0; d < dim; d++) {
+          blo[d] = fmin(blo[d], s.cells->c[j * dim + d] - s.cells->w[j * dim + d]);
+          bhi[d] = fmax(bhi[d], s.cells->c[j * dim + d] + s.cells->w[j * dim + d]);
+        }
+      }
+      assert_int_equal(st[k], SR_CELL_OK);
+      for (PetscInt d = 0; d < dim; d++) v[d] = fmax(E[2 * dim * k + dim + d] - bhi[d], 0) + fmax(blo[d] - E[2 * dim * k + d], 0);
+      for (PetscInt d = 0; d < dim; d++) {
+        if (combos[c].p == SR_NORM_1) ek += v[d];
+        else if (combos[c].p == SR_NORM_2) ek += v[d] * v[d];
+        else ek = fmax(ek, v[d]);
+      }
+      if (combos[c].p == SR_NORM_2) ek = sqrt(ek);
+      if (!nb) ek = 0;
+      /* the sound box is the wider one, by rounding-level margins only */
+      assert_true(e[k] <= ek + 1e-12);
+      assert_true(ek - e[k] <= 1e-9 * (1 + ek));
+    }
+    /* and the softmax over cells: max e <= L <= max e + tau log K */
+    {
+      double m = 0;
+      for (PetscInt k = 0; k < K; k++) m = fmax(m, e[k]);
+      assert_true(L >= m - 1e-15 && L <= m + 0.01 * log((double)K) + 1e-15);
+    }
+    CHK(PetscFree3(e, E, st));
+    SetupDestroy(&s);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_gradient_matches_finite_differences),
+    cmocka_unit_test(test_excess_matches_sound_enclosure),
+  };
+  int rc;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  rc = cmocka_run_group_tests(tests, NULL, NULL);
+  PetscCall(PetscFinalize());
+  return rc;
+}
