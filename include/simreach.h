@@ -11,6 +11,7 @@
 #include <simreach/cells.h>
 #include <simreach/loss.h>
 #include <simreach/lossencl.h>
+#include <simreach/metrics.h>
 #include <simreach/abstraction.h>
 #include <simreach/run.h>
 #include <simreach/study.h>

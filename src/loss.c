@@ -202,11 +202,12 @@ PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossPa
 }
 
 /* SPEC §6: H = max_i [min_{j in T(hat x_i)} d(y_i, j) - d(x_i, hat x_i)] + lambda_eps max_i
-   [d(x_i, hat x_i) - eps]_+ with the hard assignment, and the eps-coverage.  Not collective. */
+   [d(x_i, hat x_i) - eps]_+ with the hard assignment, the eps-coverage (non-sink targets only)
+   and the fraction of images outside D.  Not collective. */
 PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val)
 {
   const PetscInt n = cells->n;
-  PetscInt       maxT, covered = 0;
+  PetscInt       maxT, covered = 0, out = 0;
   double         hr = -INFINITY, he = 0.0;
 
   PetscFunctionBeginUser;
@@ -215,17 +216,28 @@ PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossP
     const double  *x = X + i * n, *y = Y + i * n;
     const PetscInt k = SRCellsAssign(cells, x);
     const double   dx = SRCellsDistance(cells, x, k, NULL, NULL, NULL);
-    double         amin = INFINITY;
+    double         amin = INFINITY, amin_cell = INFINITY;
 
     PetscCheck(T->ptr[k + 1] > T->ptr[k], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "target list T(%" PetscInt_FMT ") is empty: every cell a sample is assigned to needs a successor (the sink counts)", k);
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) amin = PetscMin(amin, SRSuccessorDistance_Private(cells, y, T->idx[t], NULL, NULL, NULL));
+    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) {
+      const double a = SRSuccessorDistance_Private(cells, y, T->idx[t], NULL, NULL, NULL);
+      amin = PetscMin(amin, a);
+      if (T->idx[t] < cells->K) amin_cell = PetscMin(amin_cell, a);
+    }
     hr = PetscMax(hr, amin - dx);
     he = PetscMax(he, dx - par->eps);
-    if (dx <= par->eps && amin <= par->eps) covered++;
+    /* a target sink does not cover: a network that maps everything out of D has coverage 0 */
+    if (dx <= par->eps && amin_cell <= par->eps) covered++;
+    for (PetscInt d = 0; d < n; d++)
+      if (!(y[d] >= cells->dlo[d] && y[d] <= cells->dhi[d])) {
+        out++;
+        break;
+      }
   }
   val->H_r      = hr;
   val->H_eps    = he;
   val->H        = hr + par->lambda_eps * he;
   val->coverage = N > 0 ? (double)covered / (double)N : 0.0;
+  val->out_of_D = N > 0 ? (double)out / (double)N : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,6 @@
 /* SRRun: one guarded training run for one (beta, tau, seed) on a communicator (SPEC §8).
 
-   Per checkpoint interval: Adam minibatch steps on phi (task + beta L_sim), then a
+   Per checkpoint interval: Adam minibatch steps on phi (task + beta L, -loss), then a
    bound-constrained TAO solve on theta (beta L_sim + coverage and volume terms).
    The guard runs on every candidate update: once per Adam step for phi, once per TAO
    solve for theta.  Sample losses and gradients are computed redundantly, in a fixed
@@ -58,7 +58,10 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->ncheck               = 5;
   r->batch                = 64;
   r->nsamples             = 512;
-  r->nheld                = 512;
+  r->nheld                = 8192; /* SPEC §6: a max over held-out points that is stable */
+  r->loss                 = SR_LOSS_SIM;
+  r->tight_bisect         = 1;
+  r->floor_points         = 9;
   r->nfalsify             = 16;
   r->lr                   = 3e-3;
   r->cov_w                = 0.0;
@@ -164,7 +167,14 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   e = r->enclosure;
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", SREnclosureTypes, &e));
   r->enclosure = (SREnclosureType)e;
-  PetscCall(PetscOptionsReal("-beta", "weight of L_sim, >= 0 (SPEC §6)", NULL, r->beta, &r->beta, NULL));
+  e = r->loss;
+  PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-loss", "what beta weights: sim (L_sim), encl (L_encl, the enclosure excess), sim+encl (SPEC §6)", SRLossTypes, &e));
+  r->loss = (SRLossType)e;
+  PetscCall(PetscOptionsInt("-tight_bisect", "sub-box levels of the tightest enclosure behind |M_tight| and vol(E_tight): 2^l pieces per dimension, 0..6 (SPEC §5)", NULL, r->tight_bisect, &r->tight_bisect, NULL));
+  PetscCheck(r->tight_bisect >= 0 && r->tight_bisect <= 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tight_bisect %" PetscInt_FMT ": allowed is 0..6", r->tight_bisect);
+  PetscCall(PetscOptionsInt("-floor_points", "sample points per dimension (corners included) of the floor |F| (SPEC §5), 2..64", NULL, r->floor_points, &r->floor_points, NULL));
+  PetscCheck(r->floor_points >= 2 && r->floor_points <= 64, comm, PETSC_ERR_ARG_OUTOFRANGE, "-floor_points %" PetscInt_FMT ": allowed is 2..64", r->floor_points);
+  PetscCall(PetscOptionsReal("-beta", "weight of the loss L of -loss, >= 0 (SPEC §6)", NULL, r->beta, &r->beta, NULL));
   PetscCheck(r->beta >= 0 && isfinite(r->beta), comm, PETSC_ERR_ARG_OUTOFRANGE, "-beta %g: allowed is a finite value >= 0", r->beta);
   PetscCall(PetscOptionsReal("-tau", "temperature of softmin / softmax, > 0 (SPEC §6)", NULL, r->par.tau, &r->par.tau, NULL));
   PetscCheck(r->par.tau > 0 && isfinite(r->par.tau), comm, PETSC_ERR_ARG_OUTOFRANGE, "-tau %g: allowed is a finite value > 0", r->par.tau);
@@ -366,7 +376,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One epoch of Adam minibatch steps on task + beta L_sim (SPEC §6, §8).  The order is a
+/* One epoch of Adam minibatch steps on task + beta L, L per -loss (SPEC §6, §8).  The order is a
    Fisher-Yates shuffle driven by SR_STREAM_BATCH at index (epoch N + i), never by rank. */
 static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
 {
@@ -377,14 +387,19 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
   SRRunShuffle_Private(r, SR_STREAM_BATCH, epoch);
   for (PetscInt s = 0; s * B < N; s++) {
     const PetscInt nb   = PetscMin(B, N - s * B);
-    double         task = 0, lsim = 0;
+    double         task = 0, lsim = 0, lencl = 0;
 
     PetscCall(PetscLogEventBegin(r->ev_step, 0, 0, 0, 0));
     for (PetscInt b = 0; b < nb; b++)
       for (PetscInt d = 0; d < n; d++) r->Xb[b * n + d] = r->Xtr[r->perm[s * B + b] * n + d];
     PetscCall(PetscArrayzero(r->grad, r->P));
     PetscCall(SRModelTaskLoss(r->model, nb, r->Xb, &task, r->grad));
-    if (r->beta > 0) {
+    if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+      /* L_encl over every cell, its gradient through the interval pass (SPEC §6) */
+      PetscCall(SRAbstractionGetTargets(r->abs, &T));
+      PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, r->beta, &lencl, r->grad, NULL));
+    }
+    if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
       SRLossValues val;
       PetscCall(SRAbstractionGetTargets(r->abs, &T));
       PetscCall(SRModelEvaluate(r->model, nb, r->Xb, r->Y));
@@ -394,9 +409,9 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
       lsim = val.Lsim;
     }
     PetscCall(PetscLogEventEnd(r->ev_step, 0, 0, 0, 0));
-    if (!isfinite(task) || !isfinite(lsim) || !SRAllFinite_Private(r->P, r->grad)) {
+    if (!isfinite(task) || !isfinite(lsim) || !isfinite(lencl) || !SRAllFinite_Private(r->P, r->grad)) {
       char msg[256];
-      PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite loss or gradient (task %g, L_sim %g) at epoch %" PetscInt_FMT ", step %" PetscInt_FMT " (-lr %g)", task, lsim, epoch, s, r->lr));
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite loss or gradient (task %g, L_sim %g, L_encl %g) at epoch %" PetscInt_FMT ", step %" PetscInt_FMT " (-lr %g)", task, lsim, lencl, epoch, s, r->lr));
       PetscCall(SRRunDiverge_Private(r, msg));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -412,8 +427,9 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
 static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
 {
   SRCheckpoint           row;
-  SRLossValues           val, hv;
+  SRLossValues           val, hv, hvt, vho;
   SRAbstractionMetrics   met;
+  SRTightMetrics         tm;
   const SRSuccessorList *T;
 
   PetscFunctionBeginUser;
@@ -428,9 +444,13 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
   PetscCall(SRLossSim(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &val, NULL, NULL));
+  PetscCall(SRLossHard(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &hvt)); /* H_train */
   PetscCall(SRModelTaskLoss(r->model, r->nsamples, r->Xtr, &row.task, NULL));
   PetscCall(SRModelEvaluate(r->model, r->nheld, r->Xho, r->Y));
   PetscCall(SRLossHard(r->cells, T, &r->par, r->nheld, r->Xho, r->Y, &hv));
+  PetscCall(SRLossSim(r->cells, T, &r->par, r->nheld, r->Xho, r->Y, &vho, NULL, NULL)); /* held-out L_sim */
+  PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, 1.0, &row.Lencl, NULL, NULL));
+  PetscCall(SRMetricsTight(r->comm, r->abs, r->model, r->cells, r->tight_bisect, r->floor_points, &tm));
   PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &row.pred_error, NULL));
   PetscCall(SRAbstractionGetMetrics(r->abs, r->model, r->cells, &met));
   row.Lsim           = val.Lsim;
@@ -440,6 +460,12 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   row.taulogN        = val.taulogN;
   row.H              = hv.H;
   row.coverage       = hv.coverage;
+  row.out_of_D       = hv.out_of_D;
+  row.H_train        = hvt.H;
+  row.Lsim_heldout   = vho.Lsim;
+  row.succ_tight     = tm.succ_tight;
+  row.vol_E_tight    = tm.vol_E_tight;
+  row.succ_floor     = tm.succ_floor;
   row.succ_certified = met.succ_certified;
   row.succ_minimal   = met.succ_minimal;
   row.succ_empirical = met.succ_empirical;
@@ -453,8 +479,8 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   r->table[r->ntable++] = row;
   if (!r->quiet)
     PetscCall(PetscPrintf(r->comm,
-                          "checkpoint %2" PetscInt_FMT " epoch %4" PetscInt_FMT ": L_sim %.4g H %.4g task %.4g pred %.4g cov %.3f succ %.3f/%.3f/%.3f vol %.3g/%.3g acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " recheck %" PetscInt_FMT " (falsified %" PetscInt_FMT ") TAO %s\n",
-                          row.checkpoint, row.epoch, row.Lsim, row.H, row.task, row.pred_error, row.coverage, row.succ_certified, row.succ_minimal, row.succ_empirical, row.vol_E, row.vol_union, row.accepted, row.rejected, row.backtracked, row.recheck_failures, row.falsified,
+                          "checkpoint %2" PetscInt_FMT " epoch %4" PetscInt_FMT ": L_sim %.4g H %.4g task %.4g pred %.4g cov %.3f succ %.3f/%.3f/%.3f vol %.3g/%.3g tight %.3f floor %.3f acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " recheck %" PetscInt_FMT " (falsified %" PetscInt_FMT ") TAO %s\n",
+                          row.checkpoint, row.epoch, row.Lsim, row.H, row.task, row.pred_error, row.coverage, row.succ_certified, row.succ_minimal, row.succ_empirical, row.vol_E, row.vol_union, row.succ_tight, row.succ_floor, row.accepted, row.rejected, row.backtracked, row.recheck_failures, row.falsified,
                           TaoConvergedReasons[r->tao_reason]));
   r->icheck             = j; /* the state the monitor saves is the state after checkpoint j */
   if (r->monitor) PetscCall((*r->monitor)(r, &r->table[r->ntable - 1], r->mctx));
@@ -558,7 +584,7 @@ PetscErrorCode SRRunView(SRRun r, PetscViewer viewer)
   PetscFunctionBeginUser;
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(r->comm, &viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "SRRun: -sys %s -model %s, %" PetscInt_FMT " hidden layers, %" PetscInt_FMT " cells, %" PetscInt_FMT " parameters\n", r->sysname, SRModelTypes[r->mtype], r->nhidden, r->K, r->P));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta %g tau %g seed %" PetscInt_FMT " eps %g lambda_eps %g, -guard %s (halvings %" PetscInt_FMT "), -enclosure %s, -target %s\n", r->beta, r->par.tau, r->seed, r->par.eps, r->par.lambda_eps, SRGuardTypes[r->guard], r->halvings, SREnclosureTypes[r->enclosure], SRTargetTypes[r->target]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta %g tau %g seed %" PetscInt_FMT " eps %g lambda_eps %g, -loss %s, -guard %s (halvings %" PetscInt_FMT "), -enclosure %s, -target %s\n", r->beta, r->par.tau, r->seed, r->par.eps, r->par.lambda_eps, SRLossTypes[r->loss], SRGuardTypes[r->guard], r->halvings, SREnclosureTypes[r->enclosure], SRTargetTypes[r->target]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  epochs %" PetscInt_FMT " checkpoints %" PetscInt_FMT " batch %" PetscInt_FMT " lr %g samples %" PetscInt_FMT " heldout %" PetscInt_FMT "\n", r->epochs, r->ncheck, r->batch, r->lr, r->nsamples, r->nheld));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  status %s (%s); updates accepted %" PetscInt_FMT " rejected %" PetscInt_FMT " backtracked %" PetscInt_FMT "; last TAO reason %s\n", SRRunStatusNames[r->status], r->reason, r->accepted, r->rejected, r->backtracked, TaoConvergedReasons[r->tao_reason]));
   PetscFunctionReturn(PETSC_SUCCESS);

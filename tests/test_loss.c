@@ -201,14 +201,16 @@ static void test_gradients_hard(void **state) { CheckGradients(SR_ASSIGN_HARD); 
 static void test_gradients_gauss(void **state) { CheckGradients(SR_ASSIGN_GAUSS); }
 
 /* oracle for H and coverage: brute-force assignment and plain loops */
-static void HardOracle(Problem *P, const SRLossParams *par, double *H, double *cov)
+/* coverage (SPEC §6): only non-sink targets cover; out: images outside D = [-1, 2] x [0, 3] */
+static void HardOracle(Problem *P, const SRLossParams *par, double *H, double *cov, double *out)
 {
   double hr = -INFINITY, he = 0;
-  int    covered = 0;
+  int    covered = 0, nout = 0;
   for (PetscInt i = 0; i < P->N; i++) {
     const double *x = P->X + 2 * i, *y = P->Y + 2 * i;
     PetscInt      kb = 0;
-    double        db = INFINITY, amin = INFINITY;
+    double        db = INFINITY, amin = INFINITY, acell = INFINITY;
+    nout += !(y[0] >= -1 && y[0] <= 2 && y[1] >= 0 && y[1] <= 3);
     for (PetscInt k = 0; k < 9; k++) {
       const double d = SRCellsDistance(P->C, x, k, NULL, NULL, NULL);
       if (d < db) {
@@ -219,8 +221,10 @@ static void HardOracle(Problem *P, const SRLossParams *par, double *H, double *c
     for (PetscInt t = P->ptr[kb]; t < P->ptr[kb + 1]; t++) {
       const PetscInt j = P->idx[t];
       double         d;
-      if (j < 9) d = SRCellsDistance(P->C, y, j, NULL, NULL, NULL);
-      else {
+      if (j < 9) {
+        d     = SRCellsDistance(P->C, y, j, NULL, NULL, NULL);
+        acell = fmin(acell, d);
+      } else {
         const int in = y[0] >= -1 && y[0] <= 2 && y[1] >= 0 && y[1] <= 3;
         d            = in ? fmin(fmin(y[0] + 1, 2 - y[0]), fmin(y[1], 3 - y[1])) : 0.0;
       }
@@ -228,10 +232,11 @@ static void HardOracle(Problem *P, const SRLossParams *par, double *H, double *c
     }
     hr = fmax(hr, amin - db);
     he = fmax(he, db - par->eps);
-    covered += db <= par->eps && amin <= par->eps;
+    covered += db <= par->eps && acell <= par->eps;
   }
   *H   = hr + par->lambda_eps * he;
   *cov = (double)covered / P->N;
+  *out = (double)nout / P->N;
 }
 
 static void test_hard_metric(void **state)
@@ -242,14 +247,15 @@ static void test_hard_metric(void **state)
       Problem     *P;
       SRLossParams par = {.tau = 0.1, .eps = 0.3, .lambda_eps = 0.5, .assign = SR_ASSIGN_HARD, .assign_neighbors = 1};
       SRLossValues v;
-      double       H, cov;
+      double       H, cov, out;
       assert_int_equal(PetscNew(&P), 0);
       MakeProblem(P, 100, (PetscBool)move);
       P->C->p = norms[q];
       assert_int_equal(SRLossHard(P->C, &P->T, &par, P->N, P->X, P->Y, &v), 0);
-      HardOracle(P, &par, &H, &cov);
+      HardOracle(P, &par, &H, &cov, &out);
       assert_true(fabs(v.H - H) <= 1e-15 * (1 + fabs(H)));
       assert_true(v.coverage == cov);
+      assert_true(v.out_of_D == out && out > 0 && out < 1); /* some images leave D */
       assert_true(v.coverage > 0 && v.coverage < 1); /* the oracle distinguishes */
       assert_true(v.H_r + par.lambda_eps * v.H_eps == v.H);
       assert_int_equal(SRCellsDestroy(&P->C), 0);

@@ -29,7 +29,8 @@ typedef struct {
 typedef struct {
   double Lsim;        /* L_sim (smooth) */
   double H;           /* hard metric: the same expression with min / max */
-  double coverage;    /* eps-coverage */
+  double coverage;    /* eps-coverage: only non-sink targets count (SPEC §6) */
+  double out_of_D;    /* fraction of the samples whose image leaves D */
   double gap_min;     /* max over samples of min(a) - softmin_tau(a) (measured tau log n check) */
   double gap_max;     /* softmax_tau(r) - max(r) */
   double taulogn;     /* tau log n for the largest candidate set (successors) */

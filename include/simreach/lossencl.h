@@ -7,7 +7,7 @@
 #include <simreach/model.h>
 
 typedef enum { SR_LOSS_SIM = 0, SR_LOSS_ENCL = 1, SR_LOSS_SIMENCL = 2 } SRLossType;
-extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl" */
+extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl" (a PETSc enum list) */
 
 /* L_encl = softmax_tau over the cells of e_k, e_k = || max(E_k.hi - B_k.hi, 0) + max(B_k.lo - E_k.lo, 0) ||_p
    with E_k the interval enclosure of f_phi over cell k and B_k the hull of the boxes of the

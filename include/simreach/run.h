@@ -21,9 +21,13 @@ typedef struct {
   PetscInt accepted, rejected, backtracked;
   PetscInt recheck_failures; /* containment redone with the other enclosure + sampled falsification */
   PetscInt falsified;        /* cells where a sampled f_phi(x) escaped C(k) */
+  /* where soundness pays (SPEC §5, §6): L_encl, H on the training samples, L_sim on the
+     held-out set, the held-out images leaving D, |M_tight|, vol(E) of the tightest enclosure,
+     the sampled floor |F| */
+  double Lencl, H_train, Lsim_heldout, out_of_D, succ_tight, vol_E_tight, succ_floor;
   double   wall;             /* seconds since the run started (not reproducible) */
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 21
+#define SR_CHECKPOINT_NFIELDS 28
 
 typedef struct _p_SRRun *SRRun;
 

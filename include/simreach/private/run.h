@@ -29,6 +29,9 @@ struct _p_SRRun {
   double          margin;          /* -succ_margin of the abstraction (grid spacings) */
   PetscInt        recheck_depth;   /* bisection depth of the independent re-check */
   double          lr, cov_w, vol_w;
+  SRLossType      loss;           /* -loss sim|encl|sim+encl (SPEC §6) */
+  PetscInt        tight_bisect;   /* -tight_bisect: sub-box levels of the tightest enclosure (SPEC §5) */
+  PetscInt        floor_points;   /* -floor_points: sample points per dimension of the floor |F| */
   PetscBool       quiet, fromoptions, setup, cells_given;
   /* objects */
   SRSystem      sys;
