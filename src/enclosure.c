@@ -17,6 +17,7 @@
    more than needed).  The last layer and the true step use directed-rounding interval ops. */
 #include <simreach/abstraction.h>
 #include <simreach/private/enclosure.h>
+#include <simreach/verify.h>
 
 #include <float.h>
 
@@ -232,7 +233,28 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
   }
 }
 
+static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status);
+
 PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(cells->n == model->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, model->n);
+  PetscCheck(0 <= kstart && kstart <= kend && kend <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell range [%" PetscInt_FMT ", %" PetscInt_FMT ") not within [0, %" PetscInt_FMT ")", kstart, kend, cells->K);
+  PetscCall(SREnclosureCompute_Private(model, type, cells, NULL, kstart, kend, E, status));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The same kernels over nb explicit boxes (row b: lo[0..n) then hi[0..n)), used by verify,
+   where no SRCells object of all K cells exists. */
+PetscErrorCode SREnclosureComputeBoxes(SRModel model, SREnclosureType type, PetscInt nb, const double *boxes, double *E, SRCellStatus *status)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "number of boxes %" PetscInt_FMT " must be >= 0", nb);
+  PetscCall(SREnclosureCompute_Private(model, type, NULL, boxes, 0, nb, E, status));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
 {
   PetscLogEvent     ev;
   const PetscInt    n              = model->n;
@@ -243,8 +265,6 @@ PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells c
 
   PetscFunctionBeginUser;
   PetscCheck(type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-enclosure %d: allowed interval, taylor1, both", (int)type);
-  PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
-  PetscCheck(0 <= kstart && kstart <= kend && kend <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell range [%" PetscInt_FMT ", %" PetscInt_FMT ") not within [0, %" PetscInt_FMT ")", kstart, kend, cells->K);
   PetscCall(PetscLogEventRegister("SREnclosure", PETSC_OBJECT_CLASSID, &ev)); /* returns the existing id after the first call */
   PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
   for (PetscInt p = 0; p < model->mlp->nparams; p++)
@@ -269,7 +289,13 @@ PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells c
     SRCellStatus  *sb = status + (k0 - kstart);
     for (PetscInt c = 0; c < SR_ENC_BLOCK; c++) {
       double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
-      SRCellsBoxOuter(cells, k0 + PetscMin(c, nb - 1), lo, hi); /* pad with the last cell */
+      if (boxes) { /* pad with the last box */
+        const double *bx = boxes + 2 * n * (k0 + PetscMin(c, nb - 1));
+        for (PetscInt d = 0; d < n; d++) {
+          lo[d] = bx[d];
+          hi[d] = bx[n + d];
+        }
+      } else SRCellsBoxOuter(cells, k0 + PetscMin(c, nb - 1), lo, hi); /* pad with the last cell */
       for (PetscInt d = 0; d < n; d++) {
         w.lo[d * SR_ENC_BLOCK + c] = lo[d];
         w.hi[d * SR_ENC_BLOCK + c] = hi[d];

@@ -3,12 +3,13 @@
      simreach abstract -sys S -model M -cells N1,N2 ... the abstraction of a network (SPEC §5, §7)
      simreach study    -options_file jobs/X.opts ...   the beta x tau x seed study (SPEC §9)
      simreach gather   FILE.h5                         the gather phase from a results file
-     simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather */
+     simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather
+     simreach verify   -network net.h5 -cells N1,N2 ...  a network over a fine partition (SPEC §10) */
 #include <simreach/private/commands.h>
 #include <string.h>
 
 static const char help[] = "simreach: simulation-regularised neural dynamics with sound reachability.\n"
-                           "Usage: simreach train|abstract|study|gather [FILE.h5] [options]; -help lists the options.\n";
+                           "Usage: simreach train|abstract|study|gather|verify [FILE.h5] [options]; -help lists the options.\n";
 
 int main(int argc, char **argv)
 {
@@ -30,11 +31,12 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
   else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
     PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-               "unknown subcommand '%s': allowed are train, abstract, study, gather", cmd);
+               "unknown subcommand '%s': allowed are train, abstract, study, gather, verify", cmd);
   }
   PetscCall(PetscFinalize());
   return 0;

@@ -681,3 +681,14 @@ PetscErrorCode SRResultsGetOptionsText(SRResults res, char **options)
   if (!*options) PetscCall(PetscStrallocpy("", options));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The network of run r (/runs/network, nparams doubles; NaN where never written). */
+PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
+{
+  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)res->lay.nparams};
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
+  PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, params, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -8,5 +8,6 @@ PetscErrorCode SRCommandTrain(MPI_Comm comm);                      /* simreach t
 PetscErrorCode SRCommandAbstract(MPI_Comm comm);                   /* simreach abstract (SPEC §5, §7) */
 PetscErrorCode SRCommandStudy(MPI_Comm comm);                      /* simreach study    (SPEC §9) */
 PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[]); /* simreach gather FILE.h5 */
+PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach verify   (SPEC §10) */
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);

@@ -72,6 +72,8 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
 /* Cells theta = (c, w) and certified lists (CSR, sink = K) after set-up (initial) or at the
    end with the final network (params; NULL writes no network). */
 PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C);
+/* The final network of run r (nparams doubles; NaN if the run never finished).  Independent. */
+PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 

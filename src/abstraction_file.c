@@ -1,0 +1,519 @@
+/* The abstraction file of `simreach verify` (SPEC §10), one parallel HDF5 file; the schema is
+   documented in analysis/abstraction-schema.md.  Created as path.part (every dataset of known
+   size created collectively up front, contiguous), filled chunk by chunk with collective
+   writes of each rank's owned rows, finished with the failures and the metrics, then renamed
+   into place: path is either absent or complete.  The reader opens it on any number of ranks
+   and reads any range of rows. */
+#include <simreach/verify.h>
+#include <simreach/private/results.h>
+#include <sys/statvfs.h>
+#include <libgen.h>
+
+#define SR_ABSTRACTION_FORMAT "simreach-abstraction-1"
+
+struct _p_SRAbstractionFile {
+  MPI_Comm            comm;
+  hid_t               file, dE, dL;
+  char                path[PETSC_MAX_PATH_LEN], part[PETSC_MAX_PATH_LEN];
+  PetscBool           write;
+  SRAbstractionHeader h;
+  SRAxes              ax;
+  double             *params;
+};
+
+static hid_t SRAbsFapl_Private(MPI_Comm comm)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return fapl;
+  if (H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) return -1;
+  return fapl;
+}
+
+static PetscErrorCode SRAbsAttrStr_Private(hid_t o, const char name[], const char value[])
+{
+  hid_t t, s, a;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
+  SRCallHDF5(H5Tset_size(t, strlen(value) + 1));
+  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
+  SRCallHDF5Id(a, H5Acreate2(o, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Awrite(a, t, value));
+  SRCallHDF5(H5Aclose(a));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Tclose(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRAbsAttrNum_Private(hid_t o, const char name[], hid_t type, hsize_t len, const void *v)
+{
+  hid_t s, a;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(s, H5Screate_simple(1, &len, NULL));
+  SRCallHDF5Id(a, H5Acreate2(o, name, type, s, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Awrite(a, type, v));
+  SRCallHDF5(H5Aclose(a));
+  SRCallHDF5(H5Sclose(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRAbsReadAttrStr_Private(hid_t o, const char path[], const char name[], char value[], size_t len)
+{
+  hid_t  a, t, mt;
+  size_t sz;
+  char  *buf;
+
+  PetscFunctionBeginUser;
+  PetscCheck(H5Aexists(o, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' missing", path, name);
+  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
+  SRCallHDF5Id(t, H5Aget_type(a));
+  sz = H5Tget_size(t);
+  SRCallHDF5Id(mt, H5Tcopy(H5T_C_S1));
+  SRCallHDF5(H5Tset_size(mt, sz + 1));
+  PetscCall(PetscCalloc1(sz + 2, &buf));
+  SRCallHDF5(H5Aread(a, mt, buf));
+  PetscCall(PetscStrncpy(value, buf, len));
+  PetscCall(PetscFree(buf));
+  SRCallHDF5(H5Tclose(mt));
+  SRCallHDF5(H5Tclose(t));
+  SRCallHDF5(H5Aclose(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRAbsReadAttrNum_Private(hid_t o, const char path[], const char name[], hid_t type, hsize_t len, void *v)
+{
+  hid_t   a, s;
+  hsize_t n = 1;
+
+  PetscFunctionBeginUser;
+  PetscCheck(H5Aexists(o, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' missing", path, name);
+  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Aget_space(a));
+  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
+  PetscCheck(n == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' has %llu values, expected %llu", path, name, (unsigned long long)n, (unsigned long long)len);
+  SRCallHDF5(H5Aread(a, type, v));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Aclose(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective create of a contiguous dataset; rank 0 writes buf (may be NULL: no data). */
+static PetscErrorCode SRAbsDataset_Private(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf, PetscMPIInt me, hid_t *out)
+{
+  hid_t s, d, dcpl;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(s, H5Screate_simple(rank, dims, NULL));
+  SRCallHDF5Id(dcpl, H5Pcreate(H5P_DATASET_CREATE));
+  SRCallHDF5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+  SRCallHDF5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+  SRCallHDF5Id(d, H5Dcreate2(g, name, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+  if (buf) {
+    hid_t fs, ms;
+    SRCallHDF5Id(fs, H5Dget_space(d));
+    SRCallHDF5Id(ms, H5Screate_simple(rank, dims, NULL));
+    if (me != 0) {
+      SRCallHDF5(H5Sselect_none(fs));
+      SRCallHDF5(H5Sselect_none(ms));
+    }
+    SRCallHDF5(H5Dwrite(d, type, ms, fs, H5P_DEFAULT, buf));
+    SRCallHDF5(H5Sclose(ms));
+    SRCallHDF5(H5Sclose(fs));
+  }
+  SRCallHDF5(H5Pclose(dcpl));
+  SRCallHDF5(H5Sclose(s));
+  if (out) *out = d;
+  else SRCallHDF5(H5Dclose(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective write of rows [k0, k0 + nk) of a K x cols dataset (nk may be 0 on some ranks). */
+static PetscErrorCode SRAbsWriteRows_Private(hid_t d, hid_t type, PetscInt64 k0, PetscInt64 nk, hsize_t cols, const void *buf)
+{
+  hid_t   fs, ms, dx;
+  hsize_t start[2] = {(hsize_t)k0, 0}, count[2] = {(hsize_t)nk, cols}, mdim[2] = {(hsize_t)PetscMax(nk, 1), cols};
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(fs, H5Dget_space(d));
+  SRCallHDF5Id(ms, H5Screate_simple(2, mdim, NULL));
+  if (nk > 0) SRCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+  else {
+    SRCallHDF5(H5Sselect_none(fs));
+    SRCallHDF5(H5Sselect_none(ms));
+  }
+  SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
+  SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
+  SRCallHDF5(H5Dwrite(d, type, ms, fs, dx, buf));
+  SRCallHDF5(H5Pclose(dx));
+  SRCallHDF5(H5Sclose(ms));
+  SRCallHDF5(H5Sclose(fs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRAbsReadRows_Private(hid_t d, hid_t type, PetscInt64 k0, PetscInt64 nk, hsize_t cols, void *buf)
+{
+  hid_t   fs, ms;
+  hsize_t start[2] = {(hsize_t)k0, 0}, count[2] = {(hsize_t)nk, cols};
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(fs, H5Dget_space(d));
+  SRCallHDF5Id(ms, H5Screate_simple(2, count, NULL));
+  SRCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+  SRCallHDF5(H5Dread(d, type, ms, fs, H5P_DEFAULT, buf));
+  SRCallHDF5(H5Sclose(ms));
+  SRCallHDF5(H5Sclose(fs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes the file will take, against the free space of its directory (rank 0 looks). */
+static PetscErrorCode SRAbsCheckSpace_Private(MPI_Comm comm, const char path[], double need)
+{
+  PetscMPIInt rank;
+  double      avail = -1.0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    char           dir[PETSC_MAX_PATH_LEN];
+    struct statvfs sv;
+    PetscCall(PetscStrncpy(dir, path, sizeof(dir)));
+    if (!statvfs(dirname(dir), &sv)) avail = (double)sv.f_bavail * (double)sv.f_frsize;
+  }
+  PetscCallMPI(MPI_Bcast(&avail, 1, MPI_DOUBLE, 0, comm));
+  PetscCheck(avail < 0 || need <= avail, comm, PETSC_ERR_FILE_WRITE, "abstraction file %s needs %.3g GB, its file system has %.3g GB free: free space or write elsewhere (-output)", path, need / 1e9, avail / 1e9);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *out)
+{
+  SRAbstractionFile af;
+  PetscMPIInt       rank;
+  PetscBool         exists;
+  hid_t             fapl, f, g;
+  hsize_t           dims[2];
+  const PetscInt    n = ax->n;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscTestFile(path, 'r', &exists));
+  PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-output %s exists: give -force to replace it", path);
+  PetscCall(SRAbsCheckSpace_Private(comm, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)) + 1e6));
+  PetscCall(PetscNew(&af));
+  af->comm  = comm;
+  af->write = PETSC_TRUE;
+  af->h     = *h;
+  PetscCall(PetscStrncpy(af->path, path, sizeof(af->path)));
+  PetscCall(PetscSNPrintf(af->part, sizeof(af->part), "%s.part", path));
+  SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  SRCallHDF5Id(fapl, SRAbsFapl_Private(comm));
+  f = H5Fcreate(af->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot create the abstraction file %s (is the directory of -output writable?)", af->part);
+  SRCallHDF5(H5Pclose(fapl));
+  af->file = f;
+
+  PetscCall(SRAbsAttrStr_Private(f, "simreach_format", SR_ABSTRACTION_FORMAT));
+  PetscCall(SRAbsAttrStr_Private(f, "simreach_version", SR_VERSION_STRING));
+  PetscCall(SRAbsAttrStr_Private(f, "enclosure", h->enclosure));
+  PetscCall(SRAbsAttrStr_Private(f, "network_source", h->source));
+  {
+    int64_t v[3] = {(int64_t)n, (int64_t)ax->K, (int64_t)h->bisect};
+    PetscCall(SRAbsAttrNum_Private(f, "n", H5T_NATIVE_INT64, 1, &v[0]));
+    PetscCall(SRAbsAttrNum_Private(f, "K", H5T_NATIVE_INT64, 1, &v[1]));
+    PetscCall(SRAbsAttrNum_Private(f, "bisect", H5T_NATIVE_INT64, 1, &v[2]));
+  }
+
+  /* /network: the map f_phi that was verified */
+  SRCallHDF5Id(g, H5Gcreate2(f, "network", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(SRAbsAttrStr_Private(g, "sys", h->sys));
+  PetscCall(SRAbsAttrStr_Private(g, "model", SRModelTypes[h->model]));
+  PetscCall(SRAbsAttrNum_Private(g, "sys_param", H5T_NATIVE_DOUBLE, 3, h->sys_param));
+  PetscCall(SRAbsAttrNum_Private(g, "sys_dt", H5T_NATIVE_DOUBLE, 1, &h->sys_dt));
+  PetscCall(SRAbsAttrNum_Private(g, "sys_umax", H5T_NATIVE_DOUBLE, 1, &h->sys_umax));
+  {
+    int64_t w[SR_MAX_LAYERS];
+    for (PetscInt i = 0; i < h->nhidden; i++) w[i] = h->widths[i];
+    PetscCall(SRAbsAttrNum_Private(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
+  }
+  dims[0] = (hsize_t)h->nparams;
+  PetscCall(SRAbsDataset_Private(g, "params", H5T_NATIVE_DOUBLE, 1, dims, params, rank, NULL));
+  SRCallHDF5(H5Gclose(g));
+
+  /* /partition: the axes */
+  SRCallHDF5Id(g, H5Gcreate2(f, "partition", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(SRAbsAttrStr_Private(g, "kind", ax->is_grid ? "grid" : "boundaries"));
+  {
+    int64_t N[SR_MAX_DIM];
+    for (PetscInt d = 0; d < n; d++) N[d] = ax->N[d];
+    dims[0] = (hsize_t)n;
+    PetscCall(SRAbsDataset_Private(g, "counts", H5T_NATIVE_INT64, 1, dims, N, rank, NULL));
+    PetscCall(SRAbsDataset_Private(g, "domain_lo", H5T_NATIVE_DOUBLE, 1, dims, ax->dlo, rank, NULL));
+    PetscCall(SRAbsDataset_Private(g, "domain_hi", H5T_NATIVE_DOUBLE, 1, dims, ax->dhi, rank, NULL));
+  }
+  for (PetscInt d = 0; d < n; d++) {
+    char name[32];
+    dims[0] = (hsize_t)ax->N[d];
+    PetscCall(PetscSNPrintf(name, sizeof(name), "cell_lo_%" PetscInt_FMT, d));
+    PetscCall(SRAbsDataset_Private(g, name, H5T_NATIVE_DOUBLE, 1, dims, ax->olo[d], rank, NULL));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "cell_hi_%" PetscInt_FMT, d));
+    PetscCall(SRAbsDataset_Private(g, name, H5T_NATIVE_DOUBLE, 1, dims, ax->ohi[d], rank, NULL));
+    dims[0] = (hsize_t)ax->N[d] + 1;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "boundary_lo_%" PetscInt_FMT, d));
+    PetscCall(SRAbsDataset_Private(g, name, H5T_NATIVE_DOUBLE, 1, dims, ax->glo[d], rank, NULL));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "boundary_hi_%" PetscInt_FMT, d));
+    PetscCall(SRAbsDataset_Private(g, name, H5T_NATIVE_DOUBLE, 1, dims, ax->ghi[d], rank, NULL));
+  }
+  SRCallHDF5(H5Gclose(g));
+
+  /* /cells: E_k and the index-box lists, filled by SRAbstractionFileWriteChunk */
+  SRCallHDF5Id(g, H5Gcreate2(f, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  dims[0] = (hsize_t)ax->K;
+  dims[1] = (hsize_t)(2 * n);
+  PetscCall(SRAbsDataset_Private(g, "enclosure", H5T_NATIVE_DOUBLE, 2, dims, NULL, rank, &af->dE));
+  dims[1] = (hsize_t)SRListRowLength(n);
+  PetscCall(SRAbsDataset_Private(g, "list", H5T_NATIVE_INT32, 2, dims, NULL, rank, &af->dL));
+  SRCallHDF5(H5Gclose(g));
+  *out = af;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, const double *E, const int32_t *rows)
+{
+  const PetscInt n = af->h.n;
+
+  PetscFunctionBeginUser;
+  PetscCheck(af->write, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s is open for reading", af->path);
+  PetscCall(SRAbsWriteRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E));
+  PetscCall(SRAbsWriteRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m)
+{
+  const PetscInt n = af->h.n;
+  PetscInt64     off = 0, total = 0;
+  PetscMPIInt    rank;
+  hid_t          g, dc, dw;
+  hsize_t        dims[2];
+  int            err = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
+  PetscCallMPI(MPI_Exscan(&nf, &off, 1, MPIU_INT64, MPI_SUM, af->comm));
+  if (rank == 0) off = 0;
+  PetscCallMPI(MPI_Allreduce(&nf, &total, 1, MPIU_INT64, MPI_SUM, af->comm));
+  SRCallHDF5Id(g, H5Gcreate2(af->file, "failures", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  dims[0] = (hsize_t)total;
+  dims[1] = (hsize_t)n;
+  PetscCall(SRAbsDataset_Private(g, "cell", H5T_NATIVE_INT64, 1, dims, NULL, rank, &dc));
+  PetscCall(SRAbsDataset_Private(g, "witness", H5T_NATIVE_DOUBLE, 2, dims, NULL, rank, &dw));
+  if (total > 0) {
+    PetscCall(SRAbsWriteRows_Private(dw, H5T_NATIVE_DOUBLE, off, nf, (hsize_t)n, witness));
+    hid_t   fs, ms, dx;
+    hsize_t start = (hsize_t)off, count = (hsize_t)nf, md = (hsize_t)PetscMax(nf, 1);
+    SRCallHDF5Id(fs, H5Dget_space(dc));
+    SRCallHDF5Id(ms, H5Screate_simple(1, &md, NULL));
+    if (nf > 0) SRCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
+    else {
+      SRCallHDF5(H5Sselect_none(fs));
+      SRCallHDF5(H5Sselect_none(ms));
+    }
+    SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
+    SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
+    SRCallHDF5(H5Dwrite(dc, H5T_NATIVE_INT64, ms, fs, dx, cell));
+    SRCallHDF5(H5Pclose(dx));
+    SRCallHDF5(H5Sclose(ms));
+    SRCallHDF5(H5Sclose(fs));
+  }
+  SRCallHDF5(H5Dclose(dc));
+  SRCallHDF5(H5Dclose(dw));
+  SRCallHDF5(H5Gclose(g));
+
+  SRCallHDF5Id(g, H5Gcreate2(af->file, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  {
+    const int64_t iv[5] = {m->K, m->entries, m->sink, m->failures, m->nonfinite};
+    const char   *in[5] = {"K", "entries", "sink", "failures", "nonfinite"};
+    const double  dv[6] = {m->succ_mean, m->volE_mean, m->t_enclose, m->t_lists, m->t_contain, m->t_write};
+    const char   *dn[6] = {"succ_mean", "volE_mean", "time_enclosure", "time_lists", "time_containment", "time_write"};
+    for (int i = 0; i < 5; i++) PetscCall(SRAbsAttrNum_Private(g, in[i], H5T_NATIVE_INT64, 1, &iv[i]));
+    for (int i = 0; i < 6; i++) PetscCall(SRAbsAttrNum_Private(g, dn[i], H5T_NATIVE_DOUBLE, 1, &dv[i]));
+  }
+  SRCallHDF5(H5Gclose(g));
+  SRCallHDF5(H5Dclose(af->dE));
+  SRCallHDF5(H5Dclose(af->dL));
+  SRCallHDF5(H5Fclose(af->file));
+  af->file = -1;
+  PetscCallMPI(MPI_Barrier(af->comm));
+  if (rank == 0 && rename(af->part, af->path)) err = 1;
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, af->comm));
+  PetscCheck(!err, af->comm, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s", af->part, af->path);
+  af->write = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstractionFile *out)
+{
+  SRAbstractionFile af;
+  hid_t             fapl, f, g;
+  char              fmt[64], kind[32];
+  int64_t           v;
+  PetscBool         ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTestFile(path, 'r', &ok));
+  PetscCheck(ok, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: no such readable file", path);
+  PetscCall(PetscNew(&af));
+  af->comm = comm;
+  PetscCall(PetscStrncpy(af->path, path, sizeof(af->path)));
+  SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  SRCallHDF5Id(fapl, SRAbsFapl_Private(comm));
+  f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  SRCallHDF5(H5Pclose(fapl));
+  PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: not an HDF5 file", path);
+  af->file = f;
+  PetscCall(SRAbsReadAttrStr_Private(f, path, "simreach_format", fmt, sizeof(fmt)));
+  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_ABSTRACTION_FORMAT);
+  PetscCall(SRAbsReadAttrStr_Private(f, path, "enclosure", af->h.enclosure, sizeof(af->h.enclosure)));
+  PetscCall(SRAbsReadAttrStr_Private(f, path, "network_source", af->h.source, sizeof(af->h.source)));
+  PetscCall(SRAbsReadAttrNum_Private(f, path, "n", H5T_NATIVE_INT64, 1, &v));
+  PetscCheck(v >= 1 && v <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %lld; allowed are 1..%d", path, (long long)v, SR_MAX_DIM);
+  af->h.n = (PetscInt)v;
+  PetscCall(SRAbsReadAttrNum_Private(f, path, "K", H5T_NATIVE_INT64, 1, &v));
+  af->h.K = v;
+  PetscCall(SRAbsReadAttrNum_Private(f, path, "bisect", H5T_NATIVE_INT64, 1, &v));
+  af->h.bisect = (PetscInt)v;
+
+  SRCallHDF5Id(g, H5Gopen2(f, "network", H5P_DEFAULT));
+  {
+    char    model[32];
+    hid_t   a, s, d;
+    hsize_t nw = 0, np = 0;
+    int64_t w[SR_MAX_LAYERS];
+    PetscCall(SRAbsReadAttrStr_Private(g, path, "sys", af->h.sys, sizeof(af->h.sys)));
+    PetscCall(SRAbsReadAttrStr_Private(g, path, "model", model, sizeof(model)));
+    af->h.model = !strcmp(model, "controller") ? SR_MODEL_CONTROLLER : SR_MODEL_DYNAMICS;
+    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
+    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &af->h.sys_dt));
+    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_umax", H5T_NATIVE_DOUBLE, 1, &af->h.sys_umax));
+    SRCallHDF5Id(a, H5Aopen(g, "hidden_widths", H5P_DEFAULT));
+    SRCallHDF5Id(s, H5Aget_space(a));
+    SRCallHDF5(H5Sget_simple_extent_dims(s, &nw, NULL));
+    SRCallHDF5(H5Sclose(s));
+    SRCallHDF5(H5Aclose(a));
+    PetscCheck(nw >= 1 && nw <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %llu hidden layers; allowed 1..%d", path, (unsigned long long)nw, SR_MAX_LAYERS);
+    PetscCall(SRAbsReadAttrNum_Private(g, path, "hidden_widths", H5T_NATIVE_INT64, nw, w));
+    af->h.nhidden = (PetscInt)nw;
+    for (hsize_t i = 0; i < nw; i++) af->h.widths[i] = (PetscInt)w[i];
+    SRCallHDF5Id(d, H5Dopen2(g, "params", H5P_DEFAULT));
+    SRCallHDF5Id(s, H5Dget_space(d));
+    SRCallHDF5(H5Sget_simple_extent_dims(s, &np, NULL));
+    af->h.nparams = (PetscInt)np;
+    PetscCall(PetscMalloc1(PetscMax(np, 1), &af->params));
+    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, af->params));
+    SRCallHDF5(H5Sclose(s));
+    SRCallHDF5(H5Dclose(d));
+  }
+  SRCallHDF5(H5Gclose(g));
+
+  SRCallHDF5Id(g, H5Gopen2(f, "partition", H5P_DEFAULT));
+  PetscCall(SRAbsReadAttrStr_Private(g, path, "kind", kind, sizeof(kind)));
+  {
+    const PetscInt n = af->h.n;
+    int64_t        N[SR_MAX_DIM];
+    SRAxes         A;
+    hid_t          d;
+    SRCallHDF5Id(d, H5Dopen2(g, "counts", H5P_DEFAULT));
+    SRCallHDF5(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, N));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(PetscNew(&A));
+    A->n       = n;
+    A->K       = 1;
+    A->is_grid = (PetscBool)!strcmp(kind, "grid");
+    for (PetscInt e = 0; e < SR_MAX_DIM; e++) A->N[e] = 1;
+    for (PetscInt e = 0; e < n; e++) {
+      PetscCheck(N[e] >= 1 && N[e] < INT32_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: count %lld in dimension %" PetscInt_FMT, path, (long long)N[e], e);
+      A->N[e] = (PetscInt)N[e];
+      A->K *= N[e];
+      PetscCall(PetscMalloc4(N[e], &A->olo[e], N[e], &A->ohi[e], N[e] + 1, &A->glo[e], N[e] + 1, &A->ghi[e]));
+    }
+    PetscCheck(A->K == af->h.K, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: the counts give %" PetscInt64_FMT " cells, the header says %" PetscInt64_FMT, path, A->K, af->h.K);
+    af->ax = A; /* owned from here on, freed by close */
+    SRCallHDF5Id(d, H5Dopen2(g, "domain_lo", H5P_DEFAULT));
+    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, A->dlo));
+    SRCallHDF5(H5Dclose(d));
+    SRCallHDF5Id(d, H5Dopen2(g, "domain_hi", H5P_DEFAULT));
+    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, A->dhi));
+    SRCallHDF5(H5Dclose(d));
+    for (PetscInt e = 0; e < n; e++) {
+      const char *names[4] = {"cell_lo_%" PetscInt_FMT, "cell_hi_%" PetscInt_FMT, "boundary_lo_%" PetscInt_FMT, "boundary_hi_%" PetscInt_FMT};
+      double     *dst[4]   = {A->olo[e], A->ohi[e], A->glo[e], A->ghi[e]};
+      for (int q = 0; q < 4; q++) {
+        char name[32];
+        PetscCall(PetscSNPrintf(name, sizeof(name), names[q], e));
+        SRCallHDF5Id(d, H5Dopen2(g, name, H5P_DEFAULT));
+        SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst[q]));
+        SRCallHDF5(H5Dclose(d));
+      }
+    }
+  }
+  SRCallHDF5(H5Gclose(g));
+  SRCallHDF5Id(af->dE, H5Dopen2(f, "cells/enclosure", H5P_DEFAULT));
+  SRCallHDF5Id(af->dL, H5Dopen2(f, "cells/list", H5P_DEFAULT));
+  *out = af;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileGetHeader(SRAbstractionFile af, const SRAbstractionHeader **h)
+{
+  PetscFunctionBeginUser;
+  *h = &af->h;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileGetAxes(SRAbstractionFile af, SRAxes *ax)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(af->ax, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s: no axes (open it for reading)", af->path);
+  *ax = af->ax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SRModel *model)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRSystemCreate(af->comm, af->h.sys, NULL, sys));
+  for (int i = 0; i < 3; i++) (*sys)->param[i] = af->h.sys_param[i];
+  (*sys)->dt   = af->h.sys_dt;
+  (*sys)->umax = af->h.sys_umax;
+  PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
+  PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);
+  PetscCall(PetscArraycpy((*model)->mlp->params, af->params, af->h.nparams));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileRead(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, int32_t *rows, double *E)
+{
+  const PetscInt n = af->h.n;
+
+  PetscFunctionBeginUser;
+  PetscCheck(k0 >= 0 && nk >= 0 && k0 + nk <= af->h.K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "abstraction file %s: rows [%" PetscInt64_FMT ", %" PetscInt64_FMT ") outside [0, %" PetscInt64_FMT ")", af->path, k0, k0 + nk, af->h.K);
+  if (nk == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (rows) PetscCall(SRAbsReadRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows));
+  if (E) PetscCall(SRAbsReadRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileClose(SRAbstractionFile *af)
+{
+  PetscFunctionBeginUser;
+  if (!af || !*af) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*af)->file >= 0) {
+    SRCallHDF5(H5Dclose((*af)->dE));
+    SRCallHDF5(H5Dclose((*af)->dL));
+    SRCallHDF5(H5Fclose((*af)->file));
+  }
+  PetscCall(SRAxesDestroy(&(*af)->ax));
+  PetscCall(PetscFree((*af)->params));
+  PetscCall(PetscFree(*af));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,218 @@
+/* simreach verify: a trained network verified over a fine partition (SPEC §10).
+
+     simreach verify -network net.h5 -cells 1000,1000 [-enclosure interval|taylor1|both] [-bisect d]
+                     [-output abs.h5 [-force]] [-progress]
+     simreach verify -from results.h5 (-run r | -run_beta b -run_tau t -run_seed s) -cells ...
+     simreach verify -recheck abs.h5 [-enclosure taylor1] [-bisect d]
+
+   The network comes from a network file (src/network_file.c) or from a run of a study's
+   results file (its final network; system and widths from the file's options).  The cells
+   are the regular grid of -cells.  Every cell is enclosed (bisected 2^d times and hulled),
+   its index-box list C(k) = M(k) is built and the containment tested; with -output the
+   abstraction file (analysis/abstraction-schema.md) is written collectively.  -recheck
+   encloses every cell of a stored abstraction file again (by default with the other
+   enclosure) and tests it against the stored lists; it exits non-zero when a cell fails. */
+#include <simreach/private/commands.h>
+#include <simreach/private/results.h>
+#include <simreach/verify.h>
+
+/* sys name, model type and widths from the options text of a results file. */
+static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, SRAbstractionHeader *h, SRSystem *sys, SRModel *model)
+{
+  SRResults              res;
+  const SRResultsLayout *lay;
+  char                  *text, sysname[16] = "pendulum";
+  PetscOptions           opts;
+  PetscEnum              mtype = (PetscEnum)SR_MODEL_DYNAMICS;
+  PetscInt               widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS;
+  PetscBool              wset, found;
+  double                *params;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
+  PetscCall(SRResultsGetLayout(res, &lay));
+  if (by_point) {
+    run = -1;
+    for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+      for (PetscInt it = 0; it < lay->ntau; it++)
+        for (PetscInt is = 0; is < lay->nseed; is++)
+          if (lay->beta[ib] == pb && lay->tau[it] == pt && lay->seed[is] == ps) run = (ib * lay->ntau + it) * lay->nseed + is;
+    PetscCheck(run >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run_beta %g -run_tau %g -run_seed %" PetscInt_FMT ": no such run in %s", pb, pt, ps, file);
+  }
+  PetscCheck(run >= 0 && run < lay->nruns, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run %" PetscInt_FMT ": %s has runs 0..%" PetscInt_FMT, run, file, lay->nruns - 1);
+  PetscCall(SRResultsGetOptionsText(res, &text));
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsInsertString(opts, text));
+  PetscCall(PetscOptionsGetString(opts, NULL, "-sys", sysname, sizeof(sysname), NULL));
+  PetscCall(PetscOptionsGetEnum(opts, NULL, "-model", SRModelTypes, &mtype, NULL));
+  PetscCall(PetscOptionsGetIntArray(opts, NULL, "-mlp_widths", widths, &nw, &wset));
+  if (!wset) nw = 2;
+  /* the system constants of the study: its options database made the default one for a moment */
+  PetscCall(PetscOptionsPush(opts));
+  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(PetscFree(text));
+  PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
+  PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);
+  PetscCall(PetscMalloc1(lay->nparams, &params));
+  PetscCall(SRResultsReadNetwork(res, run, params));
+  found = PETSC_TRUE;
+  for (PetscInt p = 0; p < lay->nparams; p++)
+    if (!isfinite(params[p])) found = PETSC_FALSE;
+  PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no stored network (not finished, or diverged); pick a finished run", file, run);
+  PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
+  PetscCall(PetscFree(params));
+  PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "), final network", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed]));
+  PetscCall(SRResultsDestroy(&res));
+  (void)found;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* N_phi(x) and f_phi(x) at the points of a text file, printed by rank 0 with 17 digits. */
+static PetscErrorCode SRVerifyEval_Private(MPI_Comm comm, const char file[], SRModel model)
+{
+  PetscMPIInt    rank;
+  const PetscInt n = model->n, nout = model->mlp->width[model->mlp->nlayers];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    FILE    *fp = fopen(file, "r");
+    double   x[SR_MAX_DIM], y[SR_MAX_DIM], N[64];
+    PetscInt npt = 0;
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-eval %s: cannot open the file", file);
+    PetscCheck(nout <= 64, PETSC_COMM_SELF, PETSC_ERR_SUP, "-eval: at most 64 network outputs");
+    for (;;) {
+      PetscInt d;
+      for (d = 0; d < n; d++)
+        if (fscanf(fp, "%lf", &x[d]) != 1) break;
+      if (d == 0) break;
+      PetscCheck(d == n, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-eval %s: point %" PetscInt_FMT " has %" PetscInt_FMT " numbers; give %" PetscInt_FMT " per point", file, npt, d, n);
+      PetscCall(SRMLPForward(model->mlp, 1, x, N));
+      PetscCall(SRModelEvaluate(model, 1, x, y));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "N"));
+      for (PetscInt o = 0; o < nout; o++) PetscCall(PetscPrintf(PETSC_COMM_SELF, " %.17g", N[o]));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, " f"));
+      for (PetscInt o = 0; o < n; o++) PetscCall(PetscPrintf(PETSC_COMM_SELF, " %.17g", y[o]));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+      npt++;
+    }
+    fclose(fp);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRCommandVerify(MPI_Comm comm)
+{
+  char                 evalf[PETSC_MAX_PATH_LEN] = "", network[PETSC_MAX_PATH_LEN] = "", from[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "", recheck[PETSC_MAX_PATH_LEN] = "";
+  PetscEnum            etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
+  PetscInt             counts[SR_MAX_DIM] = {0, 0, 0}, nc = SR_MAX_DIM, bisect = 0, run = -1, pseed = 0, max_print = 10;
+  double               pbeta = 0, ptau = 0;
+  PetscBool            has_eval, has_net, has_from, has_out, has_recheck, has_cells, etype_set, force = PETSC_FALSE, progress = PETSC_FALSE, run_set, pb_set, pt_set, ps_set;
+  SRSystem             sys   = NULL;
+  SRModel              model = NULL;
+  SRAxes               ax    = NULL;
+  SRAbstractionFile    af    = NULL;
+  SRAbstractionHeader  h;
+  SRVerifyMetrics      m;
+  PetscMPIInt          size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMemzero(&h, sizeof(h)));
+  PetscOptionsBegin(comm, NULL, "simreach verify: a network over a fine partition (SPEC §10)", NULL);
+  PetscCall(PetscOptionsString("-network", "network file (layout: src/network_file.c)", NULL, network, network, sizeof(network), &has_net));
+  PetscCall(PetscOptionsString("-from", "results file of a study: verify the final network of one run", NULL, from, from, sizeof(from), &has_from));
+  PetscCall(PetscOptionsInt("-run", "with -from: the run index", NULL, run, &run, &run_set));
+  PetscCall(PetscOptionsReal("-run_beta", "with -from: the run's beta", NULL, pbeta, &pbeta, &pb_set));
+  PetscCall(PetscOptionsReal("-run_tau", "with -from: the run's tau", NULL, ptau, &ptau, &pt_set));
+  PetscCall(PetscOptionsInt("-run_seed", "with -from: the run's seed", NULL, pseed, &pseed, &ps_set));
+  PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid of D, e.g. 1000,1000", NULL, counts, &nc, &has_cells));
+  PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
+  PetscCall(PetscOptionsInt("-bisect", "enclose over 2^d sub-boxes per cell, hulled (0..20)", NULL, bisect, &bisect, NULL));
+  PetscCall(PetscOptionsString("-output", "abstraction file to write (schema: analysis/abstraction-schema.md)", NULL, output, output, sizeof(output), &has_out));
+  PetscCall(PetscOptionsBool("-force", "replace an existing -output file", NULL, force, &force, NULL));
+  PetscCall(PetscOptionsBool("-progress", "print a progress line every tenth of the cells", NULL, progress, &progress, NULL));
+  PetscCall(PetscOptionsString("-recheck", "abstraction file to re-verify (with the other enclosure unless -enclosure is given)", NULL, recheck, recheck, sizeof(recheck), &has_recheck));
+  PetscCall(PetscOptionsString("-eval", "text file of points (n numbers each): print N_phi(x) and f_phi(x) at each and stop (interop checks)", NULL, evalf, evalf, sizeof(evalf), &has_eval));
+  PetscCall(PetscOptionsInt("-max_print", "with -recheck: failing cells printed", NULL, max_print, &max_print, NULL));
+  PetscOptionsEnd();
+  PetscCheck(bisect >= 0 && bisect <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bisect %" PetscInt_FMT ": allowed are 0 to 20 (2^d sub-boxes per cell)", bisect);
+
+  if (has_recheck) {
+    SRAbstractionFile          rf;
+    const SRAbstractionHeader *rh;
+    PetscCheck(!has_net && !has_from && !has_cells && !has_out, comm, PETSC_ERR_ARG_INCOMP, "-recheck FILE re-verifies a stored abstraction: -network, -from, -cells and -output do not apply");
+    PetscCall(SRCheckUnusedOptions(comm));
+    if (!etype_set) {
+      PetscCall(SRAbstractionFileOpen(comm, recheck, &rf));
+      PetscCall(SRAbstractionFileGetHeader(rf, &rh));
+      etype = (PetscEnum)(!strcmp(rh->enclosure, "interval") ? SR_ENCLOSURE_TAYLOR1 : SR_ENCLOSURE_INTERVAL);
+      PetscCall(SRAbstractionFileClose(&rf));
+    }
+    PetscCall(SRVerifyCheckFile(comm, recheck, (SREnclosureType)etype, bisect, max_print, &m));
+    PetscCall(PetscPrintf(comm, "simreach verify -recheck %s: %" PetscInt64_FMT " cells re-enclosed with %s (bisect %" PetscInt_FMT ") on %d rank(s)\n", recheck, m.K, SREnclosureTypes[etype], bisect, size));
+    PetscCall(PetscPrintf(comm, "  proven %" PetscInt64_FMT ", failed %" PetscInt64_FMT " (nonfinite %" PetscInt64_FMT ")\n", m.K - m.failures, m.failures, m.nonfinite));
+    PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists (read) %.3f s, containment %.3f s\n", m.t_enclose, m.t_lists, m.t_contain));
+    PetscCheck(m.failures == 0, comm, PETSC_ERR_NOT_CONVERGED, "simreach verify -recheck %s: %" PetscInt64_FMT " of %" PetscInt64_FMT " cells are not proven inside their stored lists", recheck, m.failures, m.K);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscCheck(has_net != has_from, comm, PETSC_ERR_ARG_WRONG, "simreach verify: give the network as -network net.h5 or as -from results.h5 -run r (exactly one)");
+  PetscCheck(has_cells || has_eval, comm, PETSC_ERR_ARG_WRONG, "simreach verify: give the grid as -cells N1,N2[,N3]");
+  PetscCheck(!has_from || run_set != (pb_set && pt_set && ps_set), comm, PETSC_ERR_ARG_WRONG, "-from: name the run as -run r or as -run_beta b -run_tau t -run_seed s (exactly one)");
+  PetscCheck(!has_net || !(run_set || pb_set || pt_set || ps_set), comm, PETSC_ERR_ARG_INCOMP, "-run, -run_beta, -run_tau, -run_seed go with -from, not with -network");
+  PetscCall(PetscStrncpy(h.enclosure, SREnclosureTypes[etype], sizeof(h.enclosure)));
+  h.bisect = bisect;
+
+  if (has_net) {
+    char        sysname[16];
+    SRModelType mt;
+    PetscInt    nh, w[SR_MAX_LAYERS + 2];
+    double     *params;
+    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &nh, w, &params));
+    PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
+    PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", network, nh, SR_MAX_LAYERS);
+    PetscCheck(w[0] == sys->n, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs; -sys %s has dimension %" PetscInt_FMT, network, w[0], sysname, sys->n);
+    PetscCall(SRModelCreate(sys, mt, nh, w + 1, &model));
+    PetscCheck(model->mlp->width[model->mlp->nlayers] == w[nh + 1], comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs; a %s model of -sys %s needs %" PetscInt_FMT, network, w[nh + 1], SRModelTypes[mt], sysname, model->mlp->width[model->mlp->nlayers]);
+    PetscCall(PetscArraycpy(model->mlp->params, params, model->mlp->nparams));
+    PetscCall(PetscFree(params));
+    PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
+  } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, &h, &sys, &model));
+  if (has_eval) {
+    PetscCall(SRCheckUnusedOptions(comm));
+    PetscCall(SRVerifyEval_Private(comm, evalf, model));
+    PetscCall(SRModelDestroy(&model));
+    PetscCall(SRSystemDestroy(&sys));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sys->name, sys->n, sys->n);
+  PetscCall(SRCheckUnusedOptions(comm));
+  PetscCall(SRAxesCreateGrid(sys, counts, &ax));
+
+  PetscCall(PetscStrncpy(h.sys, sys->name, sizeof(h.sys)));
+  h.model   = model->type;
+  h.nhidden = model->mlp->nlayers - 1;
+  for (PetscInt l = 0; l < h.nhidden; l++) h.widths[l] = model->mlp->width[l + 1];
+  h.nparams = model->mlp->nparams;
+  h.n       = sys->n;
+  h.K       = ax->K;
+  for (int i = 0; i < 3; i++) h.sys_param[i] = sys->param[i];
+  h.sys_dt   = sys->dt;
+  h.sys_umax = sys->umax;
+  if (has_out) PetscCall(SRAbstractionFileCreate(comm, output, force, &h, ax, model->mlp->params, &af));
+  PetscCall(SRVerifyRun(comm, model, ax, (SREnclosureType)etype, bisect, af, progress, &m));
+  PetscCall(SRAbstractionFileClose(&af));
+
+  PetscCall(PetscPrintf(comm, "simreach verify: %s, -sys %s -model %s, %" PetscInt64_FMT " cells, -enclosure %s -bisect %" PetscInt_FMT ", %d rank(s)\n", h.source, sys->name, SRModelTypes[model->type], ax->K, SREnclosureTypes[etype], bisect, size));
+  PetscCall(PetscPrintf(comm, "  successors per cell %.6g (sink counts one; %" PetscInt64_FMT " cells list the sink), mean vol(E_k)/vol(D) %.6g\n", m.succ_mean, m.sink, m.volE_mean));
+  PetscCall(PetscPrintf(comm, "  containment failures: %" PetscInt64_FMT " (nonfinite %" PetscInt64_FMT ")\n", m.failures, m.nonfinite));
+  PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists %.3f s, containment %.3f s, write %.3f s\n", m.t_enclose, m.t_lists, m.t_contain, m.t_write));
+  if (has_out) PetscCall(PetscPrintf(comm, "  wrote %s\n", output));
+  PetscCall(SRAxesDestroy(&ax));
+  PetscCall(SRModelDestroy(&model));
+  PetscCall(SRSystemDestroy(&sys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

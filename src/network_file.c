@@ -1,0 +1,204 @@
+/* The network file (SPEC §10): one small HDF5 file holding an MLP of SPEC §3, readable and
+   writable from PyTorch (analysis/network_torch.py).
+
+   Layout (format "simreach-network-1"):
+     attributes of /:  simreach_format = "simreach-network-1"
+                       sys   = "toy1d" | "pendulum" | "dubins"    (the system of SPEC §2)
+                       model = "dynamics" | "controller"          (SPEC §3)
+                       activation = "tanh"                        (hidden layers; the output is linear)
+     /widths           int64 [L + 1]: inputs, hidden widths..., outputs
+     /layers/<l>/weight  float64 [width[l+1], width[l]]  (PyTorch nn.Linear.weight, row-major)
+     /layers/<l>/bias    float64 [width[l+1]]
+   so the network is  y = W_{L-1} tanh(... tanh(W_0 x + b_0) ...) + b_{L-1}, and f_phi is built
+   from it as in SPEC §3 (dynamics: x + N(x), n outputs; controller: umax tanh(N(x)), nu outputs).
+   The file is written to path.part and renamed; an existing path is replaced only with force. */
+#include <simreach/verify.h>
+#include <simreach/private/results.h>
+
+#define SR_NETWORK_FORMAT "simreach-network-1"
+
+static PetscErrorCode SRNetAttr_Private(hid_t f, const char name[], const char value[])
+{
+  hid_t t, s, a;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
+  SRCallHDF5(H5Tset_size(t, strlen(value) + 1));
+  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
+  SRCallHDF5Id(a, H5Acreate2(f, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Awrite(a, t, value));
+  SRCallHDF5(H5Aclose(a));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Tclose(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRNetReadAttr_Private(hid_t f, const char path[], const char name[], char value[], size_t len)
+{
+  hid_t  a, t, mt;
+  size_t sz;
+  char  *buf;
+
+  PetscFunctionBeginUser;
+  PetscCheck(H5Aexists(f, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' missing (not a simreach network file?)", path, name);
+  SRCallHDF5Id(a, H5Aopen(f, name, H5P_DEFAULT));
+  SRCallHDF5Id(t, H5Aget_type(a));
+  sz = H5Tget_size(t);
+  PetscCheck(H5Tget_class(t) == H5T_STRING, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' is not a string", path, name);
+  PetscCheck(H5Tis_variable_str(t) <= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' is a variable-length string; write fixed-length strings (numpy.bytes_)", path, name);
+  SRCallHDF5Id(mt, H5Tcopy(H5T_C_S1));
+  SRCallHDF5(H5Tset_size(mt, sz + 1));
+  PetscCall(PetscCalloc1(sz + 2, &buf));
+  SRCallHDF5(H5Aread(a, mt, buf));
+  PetscCall(PetscStrncpy(value, buf, len));
+  PetscCall(PetscFree(buf));
+  SRCallHDF5(H5Tclose(mt));
+  SRCallHDF5(H5Tclose(t));
+  SRCallHDF5(H5Aclose(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRNetWriteData_Private(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf)
+{
+  hid_t s, d;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(s, H5Screate_simple(rank, dims, NULL));
+  SRCallHDF5Id(d, H5Dcreate2(g, name, type, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+  SRCallHDF5(H5Dclose(d));
+  SRCallHDF5(H5Sclose(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads dataset name into buf, checking its shape (rank, dims). */
+static PetscErrorCode SRNetReadData_Private(hid_t f, const char path[], const char name[], hid_t type, int rank, const hsize_t *dims, void *buf)
+{
+  hid_t   d, s;
+  int     r;
+  hsize_t fd[4];
+
+  PetscFunctionBeginUser;
+  PetscCheck(H5Lexists(f, name, H5P_DEFAULT) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: dataset %s missing", path, name);
+  SRCallHDF5Id(d, H5Dopen2(f, name, H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Dget_space(d));
+  r = H5Sget_simple_extent_ndims(s);
+  PetscCheck(r == rank, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: dataset %s has rank %d, expected %d", path, name, r, rank);
+  SRCallHDF5(H5Sget_simple_extent_dims(s, fd, NULL));
+  for (int i = 0; i < rank; i++) PetscCheck(fd[i] == dims[i], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: dataset %s has extent %llu in dimension %d, expected %llu (the widths say so)", path, name, (unsigned long long)fd[i], i, (unsigned long long)dims[i]);
+  SRCallHDF5(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Dclose(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, SRMLP mlp)
+{
+  PetscMPIInt rank;
+  char        part[PETSC_MAX_PATH_LEN];
+  PetscBool   exists;
+  int         err = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscTestFile(path, 'r', &exists));
+  PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "network file %s exists: give -force to replace it", path);
+  PetscCall(PetscSNPrintf(part, sizeof(part), "%s.part", path));
+  if (rank == 0) {
+    hid_t   f, g, gl;
+    hsize_t dims[2];
+    int64_t w[SR_MAX_LAYERS + 2];
+    char    name[32];
+
+    SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+    SRCallHDF5Id(f, H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    PetscCall(SRNetAttr_Private(f, "simreach_format", SR_NETWORK_FORMAT));
+    PetscCall(SRNetAttr_Private(f, "sys", sysname));
+    PetscCall(SRNetAttr_Private(f, "model", SRModelTypes[type]));
+    PetscCall(SRNetAttr_Private(f, "activation", "tanh"));
+    for (PetscInt l = 0; l <= mlp->nlayers; l++) w[l] = mlp->width[l];
+    dims[0] = (hsize_t)mlp->nlayers + 1;
+    PetscCall(SRNetWriteData_Private(f, "widths", H5T_NATIVE_INT64, 1, dims, w));
+    SRCallHDF5Id(g, H5Gcreate2(f, "layers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (PetscInt l = 0; l < mlp->nlayers; l++) {
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%" PetscInt_FMT, l));
+      SRCallHDF5Id(gl, H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      dims[0] = (hsize_t)mlp->width[l + 1];
+      dims[1] = (hsize_t)mlp->width[l];
+      PetscCall(SRNetWriteData_Private(gl, "weight", H5T_NATIVE_DOUBLE, 2, dims, mlp->params + mlp->woff[l]));
+      PetscCall(SRNetWriteData_Private(gl, "bias", H5T_NATIVE_DOUBLE, 1, dims, mlp->params + mlp->boff[l]));
+      SRCallHDF5(H5Gclose(gl));
+    }
+    SRCallHDF5(H5Gclose(g));
+    SRCallHDF5(H5Fclose(f));
+    if (rename(part, path)) err = 1;
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s", part, path);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every rank reads the (small) file itself, so a bad file fails identically on every rank. */
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *nhidden, PetscInt widths[], double **params)
+{
+  hid_t     f;
+  char      fmt[64], model[32], act[32];
+  hsize_t   dims[2];
+  int64_t   w[SR_MAX_LAYERS + 2];
+  PetscInt  nl, np = 0;
+  PetscBool ok;
+  double   *p;
+
+  PetscFunctionBeginUser;
+  (void)comm;
+  SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  PetscCall(PetscTestFile(path, 'r', &ok));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: no such readable file", path);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: not an HDF5 file", path);
+  PetscCall(SRNetReadAttr_Private(f, path, "simreach_format", fmt, sizeof(fmt)));
+  PetscCheck(!strcmp(fmt, SR_NETWORK_FORMAT), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_NETWORK_FORMAT);
+  PetscCall(SRNetReadAttr_Private(f, path, "sys", sysname, len));
+  PetscCall(SRNetReadAttr_Private(f, path, "model", model, sizeof(model)));
+  PetscCall(SRNetReadAttr_Private(f, path, "activation", act, sizeof(act)));
+  PetscCheck(!strcmp(act, "tanh"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: activation '%s'; allowed is tanh", path, act);
+  if (!strcmp(model, "dynamics")) *type = SR_MODEL_DYNAMICS;
+  else if (!strcmp(model, "controller")) *type = SR_MODEL_CONTROLLER;
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: model '%s'; allowed are dynamics, controller", path, model);
+  {
+    hid_t d, s;
+    PetscCheck(H5Lexists(f, "widths", H5P_DEFAULT) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: dataset /widths missing", path);
+    SRCallHDF5Id(d, H5Dopen2(f, "widths", H5P_DEFAULT));
+    SRCallHDF5Id(s, H5Dget_space(d));
+    PetscCheck(H5Sget_simple_extent_ndims(s) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: /widths must be one-dimensional", path);
+    SRCallHDF5(H5Sget_simple_extent_dims(s, dims, NULL));
+    SRCallHDF5(H5Sclose(s));
+    SRCallHDF5(H5Dclose(d));
+  }
+  nl = (PetscInt)dims[0] - 1;
+  PetscCheck(nl >= 2 && nl <= SR_MAX_LAYERS + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: %" PetscInt_FMT " affine layers; allowed are 2 to %d (1 to %d hidden)", path, nl, SR_MAX_LAYERS + 1, SR_MAX_LAYERS);
+  PetscCall(SRNetReadData_Private(f, path, "widths", H5T_NATIVE_INT64, 1, dims, w));
+  for (PetscInt l = 0; l <= nl; l++) {
+    PetscCheck(w[l] >= 1 && w[l] <= 1 << 20, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: width %" PetscInt_FMT " is %lld; allowed are 1 to 2^20", path, l, (long long)w[l]);
+    if (l < nl) np += (PetscInt)(w[l + 1] * (w[l] + 1));
+  }
+  PetscCall(PetscMalloc1(np, &p));
+  np = 0;
+  for (PetscInt l = 0; l < nl; l++) {
+    char name[64];
+    dims[0] = (hsize_t)w[l + 1];
+    dims[1] = (hsize_t)w[l];
+    PetscCall(PetscSNPrintf(name, sizeof(name), "layers/%" PetscInt_FMT "/weight", l));
+    PetscCall(SRNetReadData_Private(f, path, name, H5T_NATIVE_DOUBLE, 2, dims, p + np));
+    np += (PetscInt)(w[l + 1] * w[l]);
+    PetscCall(PetscSNPrintf(name, sizeof(name), "layers/%" PetscInt_FMT "/bias", l));
+    PetscCall(SRNetReadData_Private(f, path, name, H5T_NATIVE_DOUBLE, 1, dims, p + np));
+    np += (PetscInt)w[l + 1];
+  }
+  SRCallHDF5(H5Fclose(f));
+  for (PetscInt q = 0; q < np; q++) PetscCheck(isfinite(p[q]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: parameter %" PetscInt_FMT " is %g; all must be finite", path, q, p[q]);
+  *nhidden = nl - 1;
+  for (PetscInt l = 0; l <= nl; l++) widths[l] = (PetscInt)w[l]; /* inputs, hidden..., outputs */
+  *params = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

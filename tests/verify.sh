@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# simreach verify end to end (SPEC §10): a network file, the abstraction file on 1, 2 and 4 ranks
+# (identical /cells, /partition, /network, /failures and metrics counts), the re-check with the
+# other enclosure and with bisection passes, a planted violation (an edited list) is caught with
+# a witness and a non-zero exit, -from a study's results file, and bad input refused.
+# Usage: verify.sh TEST_VERIFY_EXE WORKDIR [RESULTS.h5]   (environment: see study_common.sh)
+. "$(dirname "$0")/study_common.sh"
+tv=$1 dir=$2 results=${3:-}
+rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
+"$tv" -write_network "$dir/pend.h5" -sys pendulum -model dynamics -seed 3 || fail "writing a network file"
+"$tv" -write_network "$dir/dub.h5" -sys dubins -model controller -seed 4 -scale 2 || fail "writing a network file"
+for np in 1 2 4; do
+  sr_run $np verify -network "$dir/pend.h5" -cells 60,50 -output "$dir/p$np.h5" > "$dir/p$np.log" 2>&1 || { cat "$dir/p$np.log"; fail "verify on $np ranks"; }
+  sr_run $np verify -network "$dir/dub.h5" -cells 12,10,8 -enclosure both -bisect 3 -output "$dir/d$np.h5" > "$dir/d$np.log" 2>&1 || { cat "$dir/d$np.log"; fail "dubins verify on $np ranks"; }
+done
+"$PY" - "$dir" <<'PYEOF' || fail "abstraction files differ between rank counts"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+for base in ("p", "d"):
+    ref = h5py.File(f"{d}/{base}1.h5", "r")
+    assert ref.attrs["simreach_format"] in (b"simreach-abstraction-1", "simreach-abstraction-1")
+    K, n = int(ref.attrs["K"][0]), int(ref.attrs["n"][0])
+    assert ref["cells/enclosure"].shape == (K, 2 * n) and ref["cells/list"].shape == (K, 2 * n + 1)
+    for np_ in (2, 4):
+        other = h5py.File(f"{d}/{base}{np_}.h5", "r")
+        for name in ("cells/enclosure", "cells/list", "failures/cell", "failures/witness", "network/params", "partition/counts", "partition/cell_lo_0", "partition/boundary_hi_0"):
+            a, b = ref[name][()], other[name][()]
+            assert a.tobytes() == b.tobytes(), f"{base}: {name} differs on {np_} ranks"
+        for k in ("K", "entries", "sink", "failures", "nonfinite", "succ_mean", "volE_mean"):
+            assert ref["metrics"].attrs[k] == other["metrics"].attrs[k], f"{base}: metric {k} differs on {np_} ranks"
+print("identical on 1, 2, 4 ranks")
+PYEOF
+grep -q "containment failures: 0" "$dir/p1.log" || fail "a fresh verification has failures"
+sr_run 2 verify -recheck "$dir/p1.h5" > "$dir/re1.log" 2>&1 || { cat "$dir/re1.log"; fail "re-check (taylor1) of an untouched file"; }
+grep -q "re-enclosed with taylor1" "$dir/re1.log" || fail "the re-check does not use the other enclosure"
+sr_run 2 verify -recheck "$dir/d1.h5" -enclosure both -bisect 3 > "$dir/re2.log" 2>&1 || { cat "$dir/re2.log"; fail "re-check (both, bisect 3: the same enclosure) of an untouched file"; }
+# planted violation: one list loses its top index in dimension 0
+cp "$dir/p1.h5" "$dir/planted.h5"
+cell=$("$PY" - "$dir/planted.h5" <<'PYEOF'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r+")
+L = f["cells/list"]
+rows = L[()]
+for k in range(rows.shape[0]):
+    if rows[k, 2] > rows[k, 0] + 1 and rows[k, 4] == 0:
+        rows[k, 2] -= 1
+        L[k] = rows[k]
+        print(k)
+        break
+PYEOF
+)
+[ -n "$cell" ] || fail "no cell to plant a violation in"
+if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted.log" 2>&1; then cat "$dir/planted.log"; fail "planted violation in cell $cell not caught"; fi
+grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" || { cat "$dir/planted.log"; fail "planted violation: no failing cell $cell with a witness"; }
+# -from a study's results file (when the study fixture ran)
+if [ -n "$results" ] && [ -f "$results" ]; then
+  sr_run 2 verify -from "$results" -run 0 -cells 40,40 -output "$dir/from.h5" > "$dir/from.log" 2>&1 || { cat "$dir/from.log"; fail "verify -from a results file"; }
+  grep -q "run 0 (beta" "$dir/from.log" || fail "verify -from: no run named"
+fi
+# bad input: refused before any work, naming the option
+for bad in "-cells 10" "-bisect 30 -cells 10,10" "-cells 10,10 -enclosure cubic"; do
+  if sr_run 1 verify -network "$dir/pend.h5" $bad > "$dir/bad.log" 2>&1; then fail "accepted: $bad"; fi
+done
+if sr_run 1 verify -network "$dir/nonexistent.h5" -cells 10,10 > "$dir/bad.log" 2>&1; then fail "accepted a missing network file"; fi
+grep -q "nonexistent.h5" "$dir/bad.log" || fail "missing network file not named"
+if sr_run 1 verify -network "$dir/pend.h5" -cells 10,10 -output "$dir/p1.h5" > "$dir/bad.log" 2>&1; then fail "overwrote an existing abstraction file without -force"; fi
+echo "PASS: verify identical on 1, 2, 4 ranks; re-checks pass; planted violation caught; bad input refused"
