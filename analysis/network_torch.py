@@ -41,7 +41,7 @@ def _fixed(s):
     return np.bytes_(s)  # fixed-length string attributes (what simreach reads)
 
 
-def write_network(path, seq, sysname, model):
+def write_network(path, seq, sysname, model, control_steps=1):
     """Write an nn.Sequential of Linear/Tanh layers (tanh between linears, linear output)."""
     lin = [m for m in seq if isinstance(m, nn.Linear)]
     kinds = [type(m).__name__ for m in seq]
@@ -59,6 +59,7 @@ def write_network(path, seq, sysname, model):
         f.attrs["sys"] = _fixed(sysname)
         f.attrs["model"] = _fixed(model)
         f.attrs["activation"] = _fixed("tanh")
+        f.attrs["control_steps"] = np.int64(control_steps)
         f["widths"] = np.asarray(widths, dtype=np.int64)
         for i, m in enumerate(lin):
             f[f"layers/{i}/weight"] = m.weight.detach().to(torch.float64).cpu().numpy()

@@ -231,6 +231,10 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   PetscCall(SRAbsAttrNum_Private(g, "sys_dt", H5T_NATIVE_DOUBLE, 1, &h->sys_dt));
   PetscCall(SRAbsAttrNum_Private(g, "sys_umax", H5T_NATIVE_DOUBLE, 1, &h->sys_umax));
   {
+    const int64_t cs = h->control_steps;
+    PetscCall(SRAbsAttrNum_Private(g, "control_steps", H5T_NATIVE_INT64, 1, &cs));
+  }
+  {
     int64_t w[SR_MAX_LAYERS];
     for (PetscInt i = 0; i < h->nhidden; i++) w[i] = h->widths[i];
     PetscCall(SRAbsAttrNum_Private(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
@@ -395,6 +399,11 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
     PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &af->h.sys_dt));
     PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_umax", H5T_NATIVE_DOUBLE, 1, &af->h.sys_umax));
+    {
+      int64_t cs;
+      PetscCall(SRAbsReadAttrNum_Private(g, path, "control_steps", H5T_NATIVE_INT64, 1, &cs));
+      af->h.control_steps = (PetscInt)cs;
+    }
     SRCallHDF5Id(a, H5Aopen(g, "hidden_widths", H5P_DEFAULT));
     SRCallHDF5Id(s, H5Aget_space(a));
     SRCallHDF5(H5Sget_simple_extent_dims(s, &nw, NULL));
@@ -485,6 +494,7 @@ PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SR
   for (int i = 0; i < 3; i++) (*sys)->param[i] = af->h.sys_param[i];
   (*sys)->dt   = af->h.sys_dt;
   (*sys)->umax = af->h.sys_umax;
+  (*sys)->control_steps = af->h.control_steps;
   PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
   PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);
   PetscCall(PetscArraycpy((*model)->mlp->params, af->params, af->h.nparams));

@@ -169,10 +169,14 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (has_net) {
     char        sysname[16];
     SRModelType mt;
-    PetscInt    nh, w[SR_MAX_LAYERS + 2];
+    PetscInt    nh, w[SR_MAX_LAYERS + 2], cs;
     double     *params;
-    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &nh, w, &params));
+    PetscBool   cs_set;
+    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &nh, w, &params));
     PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
+    PetscCheck(!cs_set || cs == 0 || cs == sys->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", sys->control_steps, network, cs);
+    if (cs > 0) sys->control_steps = cs;
     PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", network, nh, SR_MAX_LAYERS);
     PetscCheck(w[0] == sys->n, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs; -sys %s has dimension %" PetscInt_FMT, network, w[0], sysname, sys->n);
     PetscCall(SRModelCreate(sys, mt, nh, w + 1, &model));
@@ -202,6 +206,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   for (int i = 0; i < 3; i++) h.sys_param[i] = sys->param[i];
   h.sys_dt   = sys->dt;
   h.sys_umax = sys->umax;
+  h.control_steps = sys->control_steps;
   if (has_out) PetscCall(SRAbstractionFileCreate(comm, output, force, &h, ax, model->mlp->params, &af));
   PetscCall(SRVerifyRun(comm, model, ax, (SREnclosureType)etype, bisect, af, progress, &m));
   PetscCall(SRAbstractionFileClose(&af));

@@ -6,6 +6,7 @@
                        sys   = "toy1d" | "pendulum" | "dubins"    (the system of SPEC §2)
                        model = "dynamics" | "controller"          (SPEC §3)
                        activation = "tanh"                        (hidden layers; the output is linear)
+                       control_steps (int64, optional, default 1) (SPEC §2 control period, controller)
      /widths           int64 [L + 1]: inputs, hidden widths..., outputs
      /layers/<l>/weight  float64 [width[l+1], width[l]]  (PyTorch nn.Linear.weight, row-major)
      /layers/<l>/bias    float64 [width[l+1]]
@@ -92,7 +93,7 @@ static PetscErrorCode SRNetReadData_Private(hid_t f, const char path[], const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, SRMLP mlp)
+PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, PetscInt control_steps, SRMLP mlp)
 {
   PetscMPIInt rank;
   char        part[PETSC_MAX_PATH_LEN];
@@ -116,6 +117,15 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
     PetscCall(SRNetAttr_Private(f, "sys", sysname));
     PetscCall(SRNetAttr_Private(f, "model", SRModelTypes[type]));
     PetscCall(SRNetAttr_Private(f, "activation", "tanh"));
+    {
+      const int64_t cs = control_steps;
+      hid_t         sp, a;
+      SRCallHDF5Id(sp, H5Screate(H5S_SCALAR));
+      SRCallHDF5Id(a, H5Acreate2(f, "control_steps", H5T_NATIVE_INT64, sp, H5P_DEFAULT, H5P_DEFAULT));
+      SRCallHDF5(H5Awrite(a, H5T_NATIVE_INT64, &cs));
+      SRCallHDF5(H5Aclose(a));
+      SRCallHDF5(H5Sclose(sp));
+    }
     for (PetscInt l = 0; l <= mlp->nlayers; l++) w[l] = mlp->width[l];
     dims[0] = (hsize_t)mlp->nlayers + 1;
     PetscCall(SRNetWriteData_Private(f, "widths", H5T_NATIVE_INT64, 1, dims, w));
@@ -139,7 +149,7 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
 }
 
 /* Every rank reads the (small) file itself, so a bad file fails identically on every rank. */
-PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *nhidden, PetscInt widths[], double **params)
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], double **params)
 {
   hid_t     f;
   char      fmt[64], model[32], act[32];
@@ -165,6 +175,16 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   if (!strcmp(model, "dynamics")) *type = SR_MODEL_DYNAMICS;
   else if (!strcmp(model, "controller")) *type = SR_MODEL_CONTROLLER;
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: model '%s'; allowed are dynamics, controller", path, model);
+  *control_steps = 0;
+  if (H5Aexists(f, "control_steps") > 0) {
+    hid_t   a;
+    int64_t cs;
+    SRCallHDF5Id(a, H5Aopen(f, "control_steps", H5P_DEFAULT));
+    SRCallHDF5(H5Aread(a, H5T_NATIVE_INT64, &cs));
+    SRCallHDF5(H5Aclose(a));
+    PetscCheck(cs >= 1 && cs <= 1000000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: control_steps %lld; must be >= 1", path, (long long)cs);
+    *control_steps = (PetscInt)cs;
+  }
   {
     hid_t d, s;
     PetscCheck(H5Lexists(f, "widths", H5P_DEFAULT) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: dataset /widths missing", path);

@@ -87,9 +87,10 @@ PetscErrorCode SRVerifyCheckFile(MPI_Comm comm, const char path[], SREnclosureTy
 
 /* The network file (SPEC §10; layout in src/network_file.c and analysis/abstraction-schema.md).
    Write: rank 0 writes path.part and renames it (an existing path only with force).
-   Read: rank 0 reads, every rank receives sys name, model type and a model built on sys.  */
-PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, SRMLP mlp);
-PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *nhidden, PetscInt widths[], double **params);
+   Read: every rank reads the file (a bad file fails identically everywhere).  */
+PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, PetscInt control_steps, SRMLP mlp);
+/* widths: SR_MAX_LAYERS + 2 entries (inputs, hidden..., outputs); *control_steps 0 when the file has none. */
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], double **params);
 
 /* The abstraction file (parallel HDF5).  Writer: created as path.part, renamed on close.
    Reader API (for verify, check and the closed-loop questions of SPEC §12): open, the header,
@@ -104,6 +105,7 @@ typedef struct {
   PetscInt    n;
   PetscInt64  K;
   double      sys_param[3], sys_dt, sys_umax;
+  PetscInt    control_steps;
   char        source[256];
 } SRAbstractionHeader;
 PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *af);
