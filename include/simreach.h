@@ -13,5 +13,6 @@
 #include <simreach/lossencl.h>
 #include <simreach/metrics.h>
 #include <simreach/abstraction.h>
+#include <simreach/recheck.h>
 #include <simreach/run.h>
 #include <simreach/study.h>

@@ -257,3 +257,53 @@ PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *
   PetscCall(PetscFree(B.b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Y = [ylo, yhi] (an enclosure of one image point) lies wholly outside the union of the listed
+   cells (the sink standing for R^n \ D): Y misses every listed outward box (which contains the
+   real cell), and lies inside the closed D when the sink is listed.  Only comparisons, so the
+   answer is exact for the given doubles. */
+PetscErrorCode SRContainmentOutside(SRCells cells, PetscInt nlist, const PetscInt *list, const double *ylo, const double *yhi, PetscBool *outside)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  double         lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  *outside = PETSC_FALSE;
+  if (!SRBoxIsFinite_Private(n, ylo, yhi)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt t = 0; t < nlist; t++) {
+    PetscCheck(list[t] >= 0 && list[t] <= K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "containment test: list entry %" PetscInt_FMT " is %" PetscInt_FMT "; allowed are 0..%" PetscInt_FMT " (K = the sink)", t, list[t], K);
+    if (list[t] == K) {
+      if (!SRBoxInsideDomain_Private(cells, ylo, yhi)) PetscFunctionReturn(PETSC_SUCCESS);
+      continue;
+    }
+    SRCellsBoxOuter(cells, list[t], lo, hi);
+    if (SRBoxMeets_Private(n, lo, hi, ylo, yhi)) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *outside = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Signed depth of y outside the union of the listed cells, in initial-grid spacings (inf-norm):
+   min over the listed boxes of max_d (|y_d - c_d| - w_d) / h_d, and for the sink the depth of y
+   inside D.  > 0: y outside every listed box (and in D if the sink is listed); <= 0: covered.
+   A search objective only (the witness search maximises it); it proves nothing. */
+double SRContainmentDepth(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  double         depth = INFINITY;
+
+  for (PetscInt t = 0; t < nlist; t++) {
+    double s = -INFINITY;
+    if (list[t] < 0 || list[t] > K) continue;
+    for (PetscInt d = 0; d < n; d++) {
+      const double h = (cells->dhi[d] - cells->dlo[d]) / (double)cells->grid[d];
+      double       v;
+      if (list[t] == K) v = -(0.5 * (cells->dhi[d] - cells->dlo[d]) - fabs(y[d] - 0.5 * (cells->dlo[d] + cells->dhi[d]))) / h; /* in D: v < 0 */
+      else v = (fabs(y[d] - cells->c[list[t] * n + d]) - cells->w[list[t] * n + d]) / h;
+      s = PetscMax(s, v);
+    }
+    if (list[t] == K) s = -s; /* the sink covers y outside D: depth outside it = depth of y inside D */
+    depth = PetscMin(depth, s);
+  }
+  return isnan(depth) ? -INFINITY : depth;
+}

@@ -20,6 +20,7 @@ PetscErrorCode SRRunDiverge_Private(SRRun r, const char reason[])
   PetscFunctionBeginUser;
   r->status = SR_RUN_DIVERGED;
   PetscCall(PetscStrncpy(r->reason, reason, sizeof(r->reason)));
+  if (r->has_verified) PetscCall(SRRunRestoreVerified_Private(r)); /* keep the last verified triple (SPEC §11) */
   if (!r->quiet) PetscCall(PetscPrintf(r->comm, "simreach run diverged: %s\n", r->reason));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -54,7 +54,9 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->epochs               = 20;
   r->pretrain_epochs      = 0;
   r->margin               = 0.0;
-  r->recheck_depth        = 6;
+  r->recheck_depth        = 40;
+  r->recheck_boxes        = 4096;
+  r->attack_steps         = 40;
   r->ncheck               = 5;
   r->batch                = 64;
   r->nsamples             = 512;
@@ -212,9 +214,13 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->nheld >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-heldout %" PetscInt_FMT ": allowed is >= 1", r->nheld);
   PetscCall(PetscOptionsReal("-succ_margin", "slack of C(k): listed and pruned against E_k grown by this many grid spacings, >= 0 (0 = SPEC §5 literal)", NULL, r->margin, &r->margin, NULL));
   PetscCheck(r->margin >= 0 && isfinite(r->margin), comm, PETSC_ERR_ARG_OUTOFRANGE, "-succ_margin %g: allowed is a finite value >= 0 (grid spacings)", r->margin);
-  PetscCall(PetscOptionsInt("-recheck_depth", "bisections of a cell the independent re-check may use to prove its containment with the other enclosure, 0 to 30", NULL, r->recheck_depth, &r->recheck_depth, NULL));
-  PetscCheck(r->recheck_depth >= 0 && r->recheck_depth <= 30, comm, PETSC_ERR_ARG_OUTOFRANGE, "-recheck_depth %" PetscInt_FMT ": allowed is 0 to 30", r->recheck_depth);
-  PetscCall(PetscOptionsInt("-falsify_samples", "sampled points per cell in the independent re-check, >= 0", NULL, r->nfalsify, &r->nfalsify, NULL));
+  PetscCall(PetscOptionsInt("-recheck_depth", "bisection levels per cell the re-check may use to prove containment (only failing sub-boxes are split), 0 to 200", NULL, r->recheck_depth, &r->recheck_depth, NULL));
+  PetscCheck(r->recheck_depth >= 0 && r->recheck_depth <= 200, comm, PETSC_ERR_ARG_OUTOFRANGE, "-recheck_depth %" PetscInt_FMT ": allowed is 0 to 200", r->recheck_depth);
+  PetscCall(PetscOptionsInt("-recheck_boxes", "enclosures per cell the re-check may compute, >= 1", NULL, r->recheck_boxes, &r->recheck_boxes, NULL));
+  PetscCheck(r->recheck_boxes >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-recheck_boxes %" PetscInt_FMT ": allowed is >= 1", r->recheck_boxes);
+  PetscCall(PetscOptionsInt("-attack_steps", "sign-gradient steps per start of the re-check's witness search on a cell it could not prove, >= 0", NULL, r->attack_steps, &r->attack_steps, NULL));
+  PetscCheck(r->attack_steps >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-attack_steps %" PetscInt_FMT ": allowed is >= 0", r->attack_steps);
+  PetscCall(PetscOptionsInt("-falsify_samples", "random witness candidates per cell in the re-check (besides its centre and corners), >= 0", NULL, r->nfalsify, &r->nfalsify, NULL));
   PetscCheck(r->nfalsify >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-falsify_samples %" PetscInt_FMT ": allowed is >= 0", r->nfalsify);
   PetscCall(PetscOptionsReal("-coverage_weight", "weight of the coverage term mean_i d(x_i, hat x_i) in the theta solve, >= 0", NULL, r->cov_w, &r->cov_w, NULL));
   PetscCheck(r->cov_w >= 0 && isfinite(r->cov_w), comm, PETSC_ERR_ARG_OUTOFRANGE, "-coverage_weight %g: allowed is a finite value >= 0", r->cov_w);
@@ -373,6 +379,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   /* C(k) and T(k) of the (warm-started) model on the initial grid (SPEC §5) */
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   r->setup = PETSC_TRUE;
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -437,10 +444,19 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   PetscCall(PetscMemzero(&row, sizeof(row)));
   row.checkpoint = j;
   row.epoch      = r->epoch;
-  /* train-then-abstract: the lists of the last checkpoint are re-checked as they stand (their
-     failures are the pipeline's honest failure count), then rebuilt from E_k (SPEC §8). */
-  PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
+  /* A network with NaN/Inf weights is never stored: the run falls back to its last verified
+     triple (SPEC §11). */
+  if (!SRAllFinite_Private(r->P, r->model->mlp->params)) {
+    char msg[256];
+    PetscCall(PetscLogEventEnd(r->ev_check, 0, 0, 0, 0));
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite network weights at checkpoint %" PetscInt_FMT "; the last verified network, cells and lists are kept", j));
+    PetscCall(SRRunDiverge_Private(r, msg));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* train-then-abstract: C(k) rebuilt from E_k (SPEC §8).  Then the re-check of SPEC §11 on the
+     triple this checkpoint stores: the network, the cells and the lists as they now stand. */
   if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
   PetscCall(SRLossSim(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &val, NULL, NULL));
@@ -476,6 +492,14 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   row.backtracked    = r->backtracked;
   row.wall           = MPI_Wtime() - r->t0;
   PetscCall(PetscLogEventEnd(r->ev_check, 0, 0, 0, 0));
+  if (!isfinite(row.Lsim) || !isfinite(row.task) || !isfinite(row.H)) {
+    /* not stored: the run falls back to the triple of its last checkpoint */
+    char msg[256];
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite checkpoint values (L_sim %g, task %g, H %g) at checkpoint %" PetscInt_FMT "; the last verified network, cells and lists are kept", row.Lsim, row.task, row.H, j));
+    PetscCall(SRRunDiverge_Private(r, msg));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SRRunSaveVerified_Private(r));
   r->table[r->ntable++] = row;
   if (!r->quiet)
     PetscCall(PetscPrintf(r->comm,
@@ -484,11 +508,6 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
                           TaoConvergedReasons[r->tao_reason]));
   r->icheck             = j; /* the state the monitor saves is the state after checkpoint j */
   if (r->monitor) PetscCall((*r->monitor)(r, &r->table[r->ntable - 1], r->mctx));
-  if (!isfinite(row.Lsim) || !isfinite(row.task) || !isfinite(row.H)) {
-    char msg[256];
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite checkpoint values (L_sim %g, task %g, H %g) at checkpoint %" PetscInt_FMT, row.Lsim, row.task, row.H, j));
-    PetscCall(SRRunDiverge_Private(r, msg));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -601,6 +620,7 @@ PetscErrorCode SRRunDestroy(SRRun *run)
   PetscCall(VecDestroy(&r->theta));
   PetscCall(VecDestroy(&r->lb));
   PetscCall(VecDestroy(&r->ub));
+  PetscCall(SRRunDestroyVerified_Private(r));
   PetscCall(SRAbstractionDestroy(&r->abs));
   PetscCall(SRCellsDestroy(&r->cand));
   PetscCall(SRCellsDestroy(&r->cells));

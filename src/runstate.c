@@ -102,6 +102,7 @@ PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
   PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD, &C));
   PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD + (K + 1) + K * (K + 1), &T));
   PetscCall(SRAbstractionSetLists(r->abs, &C, &T));
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r)); /* the checkpoint's triple */
   PetscCall(SRSuccessorListDestroy(&C));
   PetscCall(SRSuccessorListDestroy(&T));
   PetscFunctionReturn(PETSC_SUCCESS);

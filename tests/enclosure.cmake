@@ -24,3 +24,6 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_enclosure.c)
 endif()
 sr_add_mpi_test(NAME taylor COMMAND test_taylor RANKS 1 TIMEOUT 120)
 sr_add_mpi_test(NAME enclosure COMMAND test_enclosure RANKS 1 2 TIMEOUT 120)
+# The three-outcome re-check of SPEC §11: no false alarm on tight sound lists, planted
+# violations falsified with confirmed witnesses, the same counts on 1 and 2 ranks.
+sr_add_mpi_test(NAME recheck COMMAND test_recheck RANKS 1 2 TIMEOUT 300)

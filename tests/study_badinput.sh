@@ -40,7 +40,7 @@ expect 1 "-cells" "${F[@]}" -cells 4,4,4
 expect 1 "-w_min|-w_max" "${F[@]}" -w_min 0.5 -w_max 0.1
 expect 1 "-eps" "${F[@]}" -eps -1
 expect 1 "-succ_margin" "${F[@]}" -succ_margin -0.5
-expect 1 "-recheck_depth" "${F[@]}" -recheck_depth 99
+expect 1 "-recheck_depth" "${F[@]}" -recheck_depth 999
 expect 1 "-pretrain_epochs" "${F[@]}" -pretrain_epochs -3
 expect 1 "-control_steps" "${F[@]}" -control_steps 0
 expect 1 "-control_steps.*-model controller" "${F[@]}" -control_steps 3 -model dynamics

@@ -42,6 +42,12 @@ PetscErrorCode SRCellIndexQuery(SRCellIndex index, const double *lo, const doubl
    the witness is NaN when E is nonfinite (status SR_CELL_NONFINITE, never contained) or when the
    uncovered part is thinner than the rounding of the boxes (still SR_CELL_NOT_CONTAINED). */
 PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRCellStatus *status, double *witness);
+/* Y = [ylo, yhi] (an enclosure of an image point) lies wholly outside the union of C(k): it misses
+   every listed outward box and, when the sink is listed, lies inside the closed D.  Exact. */
+PetscErrorCode SRContainmentOutside(SRCells cells, PetscInt nlist, const PetscInt *list, const double *ylo, const double *yhi, PetscBool *outside);
+/* Signed depth of a point y outside the union of C(k) in initial-grid spacings (> 0 outside,
+   <= 0 covered): the objective of the re-check's witness search, never a proof. */
+double SRContainmentDepth(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y);
 
 typedef struct {
   double   succ_certified; /* mean |C(k)| (sink counts one) */

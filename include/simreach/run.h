@@ -3,6 +3,7 @@
 
 #include <simreach/base.h>
 #include <simreach/abstraction.h>
+#include <simreach/recheck.h>
 
 typedef enum { SR_GUARD_REJECT = 0, SR_GUARD_BACKTRACK = 1, SR_GUARD_PROJECT = 2, SR_GUARD_NONE = 3 } SRGuardType;
 extern const char *const SRGuardTypes[];
@@ -57,6 +58,10 @@ PetscErrorCode SRRunGetStateSizes(SRRun run, PetscInt *ndouble, PetscInt *nint);
 PetscErrorCode SRRunGetState(SRRun run, double *dstate, PetscInt *istate);
 PetscErrorCode SRRunSetState(SRRun run, const double *dstate, const PetscInt *istate);
 PetscErrorCode SRRunView(SRRun run, PetscViewer viewer);
+/* The three-outcome re-check (SPEC §11, include/simreach/recheck.h) of the run's current triple
+   (network, cells, C(k)) with the run's -recheck_* options; destroy res with
+   SRRecheckResultDestroy.  Collective. */
+PetscErrorCode SRRunRecheck(SRRun run, SRRecheckResult *res);
 /* Last TAO converged reason of the theta solve (a TaoConvergedReason; 0 if TAO never ran) and its name. */
 PetscErrorCode SRRunGetTaoReason(SRRun run, PetscInt *reason, const char **name);
 /* Seconds spent in SRRunSolve and, of those, in the guard (containment checks, pruning, targets). */

@@ -28,6 +28,7 @@ struct _p_SRRun {
   PetscInt        pretrain_epochs; /* task-only warm start before the abstraction is built */
   double          margin;          /* -succ_margin of the abstraction (grid spacings) */
   PetscInt        recheck_depth;   /* bisection depth of the independent re-check */
+  PetscInt        recheck_boxes, attack_steps; /* its enclosure budget per cell, witness-search steps */
   double          lr, cov_w, vol_w;
   SRLossType      loss;           /* -loss sim|encl|sim+encl (SPEC §6) */
   PetscInt        tight_bisect;   /* -tight_bisect: sub-box levels of the tightest enclosure (SPEC §5) */
@@ -55,6 +56,12 @@ struct _p_SRRun {
   PetscErrorCode (*monitor)(SRRun, const SRCheckpoint *, void *);
   void         *mctx;
   double        t0, t_total, t_guard;
+  /* the last verified triple (SPEC §11): network, cells and lists as re-checked at the last
+     checkpoint (or as built at set-up); a diverging run falls back to it */
+  PetscBool       has_verified;
+  double         *ver_phi;
+  SRCells         ver_cells;
+  SRSuccessorList ver_C, ver_T;
   PetscLogEvent ev_step, ev_guard, ev_tao, ev_check;
 };
 
@@ -76,3 +83,7 @@ PetscErrorCode SRRunThetaStep_Private(SRRun r);
 
 /* recheck.c: the independent re-check of a checkpoint (SPEC §8, §11) */
 PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfalsified);
+/* Keep the current (network, cells, C, T) as the last verified triple / put it back.  Collective. */
+PetscErrorCode SRRunSaveVerified_Private(SRRun r);
+PetscErrorCode SRRunRestoreVerified_Private(SRRun r);
+PetscErrorCode SRRunDestroyVerified_Private(SRRun r);
