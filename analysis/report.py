@@ -10,8 +10,10 @@ Reads the results file (schema: analysis/results-schema.md) and writes into DIR:
                          checkpoint: mean and spread over seeds, with the 20 % reduction line
   task_coverage.png      prediction error and eps-coverage vs beta (the trade-off, SPEC §1)
   gap.png                the measured softmin / softmax gaps against tau log n (SPEC §6)
-  cells.png              (2-D systems) the cells and their certified successors before and
-                         after training, for the baseline and a regularised run
+  tradeoff.png           prediction error against |M_tight| and vol(E_tight), one curve per beta
+  counts.png             floor |F|, tightest |M_tight|, the run's |M| and certified |C| per beta
+  cells.png              (2-D grids) per-cell certified successor counts as heatmaps, before and
+                         after training, for the baseline and the most regularised run
   scaling.png            (with --scaling) strong and weak scaling from slurm/scaling.sbatch
   report.md              the verdict table, the Spearman values and the figures
 Every number in report.md comes from the file: the Spearman values and the verdict are the
@@ -32,7 +34,7 @@ import numpy as np  # noqa: E402
 
 VERDICT_TEXT = {
     "spearman_gt_0.8": "Spearman(L_sim, H) > 0.8 across checkpoints",
-    "reduction_ge_20pct": ">= 20 % fewer successors or less reachable volume than beta = 0",
+    "reduction_ge_20pct": ">= 20 % less |M_tight| or vol(E_tight) than beta = 0, same checkpoint and accuracy-matched, where the treatment acted",
     "zero_containment_failures": "zero containment failures in the independent re-check",
 }
 
@@ -220,67 +222,101 @@ def grid_cells(dom, counts):
     return np.array(c), np.tile(h, (n1 * n2, 1))
 
 
-def draw_cells(ax, c, w, ptr, idx, title, dom, labels):
-    from matplotlib.patches import Rectangle
+def cell_counts(ptr, K):
+    """|C(k)| per cell from a CSR pointer array (sink counted as one)."""
+    ptr = np.asarray(ptr, dtype=float)
+    return ptr[1 : K + 1] - ptr[:K]
 
-    K = len(c)
-    for k in range(K):
-        ax.add_patch(Rectangle(c[k] - w[k], 2 * w[k, 0], 2 * w[k, 1], fill=False, lw=0.6, color="0.4"))
-    if ptr is not None and idx is not None:
-        for k in range(K):
-            a, b = int(ptr[k]), int(ptr[k + 1])
-            if a < 0 or b < a:
-                continue
-            for j in idx[a:b]:
-                j = int(j)
-                if 0 <= j < K and j != k:
-                    ax.annotate("", xy=c[j], xytext=c[k], arrowprops=dict(arrowstyle="->", lw=0.4, color="tab:blue", alpha=0.5))
-                elif j == K:
-                    ax.plot(*c[k], "x", color="tab:red", ms=3)
-    ax.set_xlim(dom[0])
-    ax.set_ylim(dom[1])
-    ax.set_xlabel(labels[0])
-    ax.set_ylabel(labels[1])
-    ax.set_title(title, fontsize=9)
+
+def fig_tradeoff(res, out):
+    """Prediction error against |M_tight| and vol(E_tight), one curve per beta (the mean over seeds
+    across checkpoints, in checkpoint order), the seeds' final points as spread (SPEC §9)."""
+    if "succ_tight" not in res.ckcols:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    cmap = plt.get_cmap("viridis")
+    it = 0
+    for k, (name, label) in enumerate((("succ_tight", "|M_tight| (tightest enclosure)"), ("vol_E_tight", "vol(E_tight)"))):
+        ax = axes[k]
+        for ib, beta in enumerate(res.beta):
+            color = cmap(ib / max(res.nb - 1, 1))
+            xs, ys = [], []
+            for js in range(res.ns):
+                r = res.run(ib, it, js)
+                xs.append(res.series(r, name))
+                ys.append(res.series(r, "pred_error"))
+            n = min((len(x) for x in xs), default=0)
+            if n:
+                ax.plot(np.mean([x[:n] for x in xs], axis=0), np.mean([y[:n] for y in ys], axis=0), "-", color=color, lw=1.2, label=f"beta={beta:g}")
+                ax.scatter([x[-1] for x in xs if len(x)], [y[-1] for y in ys if len(y)], color=color, s=18, zorder=3)
+        ax.set_xlabel(label)
+        ax.set_ylabel("prediction error (held-out task loss)")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"trade-off at tau={res.tau[it]:g}: curves = mean over seeds across checkpoints, dots = each seed's last checkpoint", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def fig_counts(res, out):
+    """Floor |F|, tightest |M_tight|, the run's minimal |M| and certified |C| per beta (last
+    checkpoint, mean +- sd over seeds): where the successor count is set."""
+    if "succ_floor" not in res.ckcols:
+        return False
+    fig, axes = plt.subplots(1, res.nt, figsize=(max(5.0, 4.4 * res.nt), 3.8), squeeze=False)
+    for it, tau in enumerate(res.tau):
+        ax = axes[0, it]
+        for name, label, mk in (("succ_floor", "floor |F|", "v"), ("succ_tight", "tightest |M_tight|", "o"), ("succ_minimal", "run's enclosure |M|", "s"), ("succ_certified", "certified |C|", "^")):
+            m, sd = per_beta(res, it, name)
+            ax.errorbar(range(res.nb), m, yerr=sd, marker=mk, capsize=3, label=label)
+        ax.set_xticks(range(res.nb))
+        ax.set_xticklabels([f"{b:g}" for b in res.beta])
+        ax.set_xlabel("beta")
+        ax.set_ylabel("successors per cell")
+        ax.set_title(f"tau={tau:g}")
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("floor / tightest / the run's minimal / certified successor counts, last checkpoint, mean +- sd over seeds")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def fig_cells(res, out):
-    """Cells and successor arrows, before and after training; returns a note for report.md."""
+    """Per-cell certified successor counts |C(k)| as heatmaps over the 2-D grid, before and after
+    training, for the baseline and the most regularised run (tau index 0, first seed); returns a
+    note for report.md, or None when the system is not 2-D or the file has no lists."""
     sysname, dom, labels = domain_2d(res)
-    if dom is None or res.cells is None:
+    if dom is None or res.sptr is None:
         return None
     K = res.cells.shape[1] // 4
     counts = [int(v) for v in res.options.get("cells", "").split(",") if v.strip().isdigit()]
     if len(counts) != 2 or counts[0] * counts[1] != K:
-        n = int(round(math.sqrt(K)))
-        counts = [n, K // n] if n * (K // n) == K else None
-    it = 0
-    ibr = res.nb - 1
-    runs = [("baseline beta=%g" % res.beta[0], res.run(0, it, 0)), ("regularised beta=%g" % res.beta[ibr], res.run(ibr, it, 0))]
-    fig, axes = plt.subplots(2, 2, figsize=(9, 8))
-    for col, (name, r) in enumerate(runs):
-        if "cells_initial" in res.initial:
-            ci = res.initial["cells_initial"][r]
-            draw_cells(axes[0, col], ci[: 2 * K].reshape(K, 2), ci[2 * K :].reshape(K, 2),
-                       res.initial.get("successor_ptr_initial", [None])[r] if "successor_ptr_initial" in res.initial else None,
-                       res.initial.get("successor_idx_initial", [None])[r] if "successor_idx_initial" in res.initial else None,
-                       f"{name}: before training", dom, labels)
-        elif counts:
-            c0, w0 = grid_cells(dom, counts)
-            draw_cells(axes[0, col], c0, w0, None, None, f"{name}: initial grid (no successors in file)", dom, labels)
-        th = res.cells[r]
-        ptr = res.sptr[r] if res.sptr is not None else None
-        idx = res.sidx[r] if res.sidx is not None else None
-        draw_cells(axes[1, col], th[: 2 * K].reshape(K, 2), th[2 * K :].reshape(K, 2), ptr, idx, f"{name}: after training", dom, labels)
-    fig.suptitle(f"{sysname}, tau={res.tau[it]:g}, seed={res.seed[0]}: cells, certified successors (arrows), sink (x)")
-    fig.tight_layout()
+        return None
+    it, ibr = 0, res.nb - 1
+    runs = [("baseline beta=%g" % res.beta[0], res.run(0, it, 0)), ("beta=%g" % res.beta[ibr], res.run(ibr, it, 0))]
+    panels = []
+    for name, r in runs:
+        if "successor_ptr_initial" in res.initial:
+            panels.append((f"{name}: before training", cell_counts(res.initial["successor_ptr_initial"][r], K)))
+        panels.append((f"{name}: after training", cell_counts(res.sptr[r], K)))
+    vmax = max(float(np.nanmax(p[1])) for p in panels)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.6), squeeze=False)
+    for ax, (title, cnt) in zip(axes[0], panels):
+        # cell k = i0 + N0 i1 (dimension 0 fastest): rows are dimension 1
+        img = ax.imshow(cnt.reshape(counts[1], counts[0]), origin="lower", extent=(dom[0, 0], dom[0, 1], dom[1, 0], dom[1, 1]), aspect="auto", vmin=1, vmax=vmax, cmap="magma_r")
+        ax.set_title(title + f"\nmean {np.mean(cnt):.2f}", fontsize=8)
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
+    fig.colorbar(img, ax=axes[0].tolist(), shrink=0.8, label="|C(k)| (sink counts one)")
+    fig.suptitle(f"{sysname}, tau={res.tau[it]:g}, seed={res.seed[0]}: certified successors per cell", fontsize=9)
     fig.savefig(out, dpi=110)
     plt.close(fig)
-    if "cells_initial" in res.initial:
-        return "The cells' enclosures E_k are not stored in the results file, so the figure shows the cells and their certified successors only."
-    return ("The results file stores only the final cells, network and successor lists; the 'before' panels show the "
-            "initial regular grid without successors (the file would need /runs/cells_initial, successor_ptr_initial and "
-            "successor_idx_initial, and the enclosures E_k, to draw them).")
+    return "The heatmaps show |C(k)| per cell (the sink counts one); the enclosures E_k themselves are not stored in the results file."
 
 
 def read_scaling(paths):
@@ -322,13 +358,14 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L = [f"# simreach study report", "", f"Results file: `{os.path.basename(res.path)}` ({res.format}, simreach {res.version}).", ""]
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
     for name, v in zip(res.verdictcols, res.verdict):
-        L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'undecided'} |")
+        L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'NOT TESTED' if v == -1 else 'undecided'} |")
     L += ["", "## Spearman(L_sim, H) across checkpoints (from /summary)", "", "| tau | Spearman |", "|---|---|"]
     for it, tau in enumerate(res.tau):
         L.append(f"| {tau:g} | {res.spearman_tau[it]:.6f} |")
     L.append(f"| pooled | {res.spearman_all:.6f} |")
     L += ["", "## Per (beta, tau): means over seeds (from /summary/table)", ""]
-    want = [c for c in ("succ_reduction_mean", "volE_reduction_mean", "volU_reduction_mean", "dpred_error_mean", "dcoverage_mean", "spearman_mean", "recheck_failures") if c in res.tablecols]
+    want = [c for c in ("acted", "effect", "tight_reduction_mean", "tight_reduction_se", "tight_reduction_accmatched_mean", "volEtight_reduction_mean", "volEtight_reduction_accmatched_mean",
+                        "dLsim_heldout_mean", "succ_floor_mean", "succ_tight_mean", "succ_minimal_mean", "succ_certified_mean", "dpred_error_mean", "dcoverage_mean", "spearman_mean", "recheck_failures") if c in res.tablecols]
     L += ["| beta | tau | " + " | ".join(want) + " |", "|---" * (len(want) + 2) + "|"]
     for ib, beta in enumerate(res.beta):
         for it, tau in enumerate(res.tau):
@@ -368,9 +405,13 @@ def main(argv=None):
     figures.append(("Task loss and eps-coverage vs beta", "task_coverage.png"))
     fig_gap(res, os.path.join(a.output, "gap.png"))
     figures.append(("Softmin / softmax gap vs tau log n", "gap.png"))
+    if fig_tradeoff(res, os.path.join(a.output, "tradeoff.png")):
+        figures.append(("Trade-off: prediction error against |M_tight| and vol(E_tight), one curve per beta", "tradeoff.png"))
+    if fig_counts(res, os.path.join(a.output, "counts.png")):
+        figures.append(("Floor, tightest, minimal and certified successor counts per beta", "counts.png"))
     note = fig_cells(res, os.path.join(a.output, "cells.png"))
     if note is not None:
-        figures.append(("Cells and successors before and after training", "cells.png"))
+        figures.append(("Certified successors per cell before and after training", "cells.png"))
         notes.append(note)
     rows = []
     if a.scaling:

@@ -26,7 +26,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 ARGS = None
-FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "cells.png"]
+FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "tradeoff.png", "counts.png", "cells.png"]
 
 
 def mpiexec_cmd(n):
@@ -110,8 +110,8 @@ class ReportTest(unittest.TestCase):
         with h5py.File(self.h5, "r") as f:
             verdict = f["/summary/verdict"][()]
         table = self.md.split("## Verdict", 1)[1].split("##", 1)[0]
-        got = re.findall(r"\| (yes|no|undecided) \|$", table, re.M)
-        want = ["yes" if v == 1 else "no" if v == 0 else "undecided" for v in verdict]
+        got = re.findall(r"\| (yes|no|NOT TESTED|undecided) \|$", table, re.M)
+        want = ["yes" if v == 1 else "no" if v == 0 else "NOT TESTED" if v == -1 else "undecided" for v in verdict]
         self.assertEqual(got, want)
 
 
