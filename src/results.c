@@ -692,3 +692,34 @@ PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
   PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, params, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The final cells theta (ntheta doubles) and certified lists of run r (C created here). */
+PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, double *theta, SRSuccessorList *C)
+{
+  const SRResultsLayout *lay = &res->lay;
+  hsize_t                start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)lay->ntheta};
+  int64_t               *buf;
+  PetscInt               nnz;
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
+  PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
+  PetscCall(PetscMalloc1(PetscMax(lay->K + 1, lay->ncap) + 1, &buf));
+  count[1] = (hsize_t)lay->K + 1;
+  PetscCall(Hyperslab_Private(res->sptr, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_FALSE));
+  nnz = (PetscInt)buf[lay->K];
+  PetscCheck(buf[0] == 0 && nnz >= 0 && nnz <= lay->ncap, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_ptr holds %" PetscInt_FMT " entries; allowed are 0..%" PetscInt_FMT, r, nnz, lay->ncap);
+  PetscCall(SRSuccessorListCreate(lay->K, nnz, C));
+  for (PetscInt k = 0; k <= lay->K; k++) {
+    C->ptr[k] = (PetscInt)buf[k];
+    PetscCheck(k == 0 || C->ptr[k] >= C->ptr[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_ptr decreases at cell %" PetscInt_FMT, r, k);
+  }
+  count[1] = (hsize_t)lay->ncap;
+  PetscCall(Hyperslab_Private(res->sidx, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_FALSE));
+  for (PetscInt q = 0; q < nnz; q++) {
+    PetscCheck(buf[q] >= 0 && buf[q] <= lay->K, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_idx entry %" PetscInt_FMT " is %" PetscInt_FMT "; allowed are 0..%" PetscInt_FMT " (K = the sink)", r, q, (PetscInt)buf[q], lay->K);
+    C->idx[q] = (PetscInt)buf[q];
+  }
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

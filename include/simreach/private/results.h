@@ -74,6 +74,9 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
 PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C);
 /* The final network of run r (nparams doubles; NaN if the run never finished).  Independent. */
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
+/* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy
+   it with SRSuccessorListDestroy).  Independent. */
+PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, double *theta, SRSuccessorList *C);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 

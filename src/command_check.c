@@ -1,0 +1,192 @@
+/* simreach check FILE.h5: re-verify every stored triple (network, cells, C(k)) of a results
+   file with the three-outcome re-check of SPEC §11 (src/recheck.c), cells distributed over
+   the ranks.
+
+     simreach check results.h5 [-recheck_depth d] [-recheck_boxes b] [-falsify_samples s]
+                               [-attack_steps a] [-max_print m] [-run r]
+
+   Per run: the triple of each valid resume slot (the last checkpoint and the one before) and
+   the final triple (/runs/network, /runs/cells, /runs/successor_*), the latter skipped when it
+   is bit-identical to the last slot's.  Prints per triple the proven / falsified / unknown
+   counts and the failing cells with their witness x and the directed-rounding enclosure of
+   f(x).  Exit code 0 only when every cell of every triple is proven, 1 otherwise. */
+#include <simreach/private/commands.h>
+#include <simreach/private/results.h>
+#include <simreach/private/run.h>
+#include <string.h>
+
+typedef struct {
+  PetscInt triples, cells, proven, falsified, unknown;
+  double   seconds, boxes;
+} SRCheckTotals_Private;
+
+static PetscErrorCode SRCheckTriple_Private(MPI_Comm comm, SRRun run, const SRRecheckParams *par0, const char label[], PetscInt max_print, SRCheckTotals_Private *tot)
+{
+  SRRecheckParams        par = *par0;
+  SRRecheckResult        res;
+  const SRSuccessorList *C;
+
+  PetscFunctionBeginUser;
+  par.builder = run->enclosure;
+  par.seed    = (uint64_t)run->seed;
+  PetscCall(SRAbstractionGetCertified(run->abs, &C));
+  PetscCall(SRRecheckAll(comm, run->model, run->cells, C, &par, &res));
+  PetscCall(PetscPrintf(comm, "  %s: %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.0f enclosures, at most %" PetscInt_FMT " per cell; %.3g s)\n", label, res.K, res.proven, res.falsified, res.unknown, res.boxes, res.boxes_max, res.seconds));
+  PetscCall(SRRecheckResultView(&res, run->n, max_print, PETSC_VIEWER_STDOUT_(comm)));
+  tot->triples++;
+  tot->cells += res.K;
+  tot->proven += res.proven;
+  tot->falsified += res.falsified;
+  tot->unknown += res.unknown;
+  tot->seconds += res.seconds;
+  tot->boxes += res.boxes;
+  PetscCall(SRRecheckResultDestroy(&res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* theta equal bit for bit to the initial grid's: the cells are the grid boxes (grid flag). */
+static PetscErrorCode SRCheckIsGrid_Private(SRRun run, const double *theta, PetscBool *grid)
+{
+  SRCells        g;
+  const PetscInt nK = run->n * run->K;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRCellsCreateGrid(run->sys, run->counts, &g));
+  *grid = PETSC_TRUE;
+  for (PetscInt i = 0; i < nK; i++)
+    if (g->c[i] != theta[i] || g->w[i] != theta[nK + i]) *grid = PETSC_FALSE;
+  PetscCall(SRCellsDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
+{
+  SRResults              res;
+  const SRResultsLayout *lay;
+  SRRecheckParams        par;
+  char                  *text;
+  PetscOptions           opts;
+  PetscInt               max_print = 20, only = -1, nd, ni;
+  PetscBool              only_set;
+  SRCheckTotals_Private  tot;
+  double                *ds, *ds2, *theta;
+  PetscInt              *is, *is2;
+  SRSuccessorList        Cf;
+
+  PetscFunctionBeginUser;
+  *exit_code = 1;
+  PetscCall(PetscMemzero(&tot, sizeof(tot)));
+  PetscCall(SRRecheckParamsSetDefault(&par));
+  PetscCall(SRRecheckParamsSetFromOptions(comm, &par));
+  PetscOptionsBegin(comm, NULL, "simreach check (SPEC §11)", NULL);
+  PetscCall(PetscOptionsInt("-max_print", "failing cells printed per triple, >= 0", NULL, max_print, &max_print, NULL));
+  PetscCall(PetscOptionsInt("-run", "check only this run index", NULL, only, &only, &only_set));
+  PetscOptionsEnd();
+  PetscCheck(max_print >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_print %" PetscInt_FMT ": allowed is >= 0", max_print);
+  PetscCall(SRCheckUnusedOptions(comm));
+  PetscCheck(file, comm, PETSC_ERR_ARG_WRONG, "simreach check: give the results file (simreach check results.h5)");
+  PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
+  PetscCall(SRResultsGetLayout(res, &lay));
+  PetscCheck(!only_set || (only >= 0 && only < lay->nruns), comm, PETSC_ERR_ARG_OUTOFRANGE, "-run %" PetscInt_FMT ": %s has runs 0..%" PetscInt_FMT, only, file, lay->nruns - 1);
+  PetscCall(SRResultsGetOptionsText(res, &text));
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsInsertString(opts, text));
+  PetscCall(PetscFree(text));
+  /* the study's lists are the file's grid; no warm start is needed to hold a stored triple */
+  PetscCall(PetscOptionsClearValue(opts, "-beta"));
+  PetscCall(PetscOptionsClearValue(opts, "-tau"));
+  PetscCall(PetscOptionsSetValue(opts, "-pretrain_epochs", "0"));
+  PetscCall(PetscOptionsSetValue(opts, "-quiet", "1"));
+  PetscCall(PetscPrintf(comm, "simreach check %s: %" PetscInt_FMT " runs, %" PetscInt_FMT " cells each (re-check: depth %" PetscInt_FMT ", %" PetscInt_FMT " enclosures per cell, %" PetscInt_FMT " samples, %" PetscInt_FMT " attack steps)\n", file, lay->nruns, lay->K, par.depth, par.max_boxes, par.samples,
+                        par.attack_steps));
+  for (PetscInt r = 0; r < lay->nruns; r++) {
+    SRRun    run;
+    PetscInt status, last, slot, ib = r / (lay->ntau * lay->nseed), it = (r / lay->nseed) % lay->ntau, isd = r % lay->nseed;
+    char     reason[SR_RESULTS_REASON_LEN], label[128];
+    PetscBool have_slot = PETSC_FALSE, finite = PETSC_TRUE, same = PETSC_TRUE, grid = PETSC_FALSE;
+
+    if (only_set && r != only) continue;
+    PetscCall(SRResultsReadRunInfo(res, r, &status, &last, &slot));
+    PetscCall(SRResultsReadReason(res, r, reason));
+    PetscCall(PetscOptionsPush(opts));
+    PetscCall(SRRunCreate(comm, &run));
+    PetscCall(SRRunSetFromOptions(run));
+    PetscCall(SRRunSetGridPoint(run, lay->beta[ib], lay->tau[it], lay->seed[isd]));
+    PetscCall(SRRunSetUp(run));
+    PetscCall(PetscOptionsPop());
+    PetscCall(SRRunGetStateSizes(run, &nd, &ni));
+    PetscCheck(nd == lay->ndstate && ni == lay->nistate, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the stored state has %" PetscInt_FMT " + %" PetscInt_FMT " numbers, its options give %" PetscInt_FMT " + %" PetscInt_FMT, file, lay->ndstate, lay->nistate, nd, ni);
+    PetscCall(PetscMalloc4(nd, &ds, ni, &is, nd, &ds2, ni, &is2));
+    PetscCall(PetscPrintf(comm, "run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "): %s (%s)\n", r, lay->beta[ib], lay->tau[it], lay->seed[isd], SRRunStatusNames[PetscMax(0, PetscMin(status, 4))], reason));
+    /* the checkpoint slots: the last one, and the other if it holds the checkpoint before */
+    if (last >= 0 && (slot == 0 || slot == 1)) {
+      for (PetscInt s = 0; s < 2; s++) {
+        const PetscInt sl = s == 0 ? slot : 1 - slot;
+        PetscCall(SRResultsReadState(res, r, sl, ds2, is2));
+        if (s == 1 && is2[0] != last - 1) continue;
+        if (s == 1 && last - 1 < 1) continue;
+        PetscCall(SRRunSetState(run, ds2, is2));
+        PetscCall(PetscSNPrintf(label, sizeof(label), "checkpoint %" PetscInt_FMT " (resume slot %" PetscInt_FMT ")", is2[0], sl));
+        PetscCall(SRCheckTriple_Private(comm, run, &par, label, max_print, &tot));
+        if (s == 0) {
+          PetscCall(PetscArraycpy(ds, ds2, nd));
+          PetscCall(PetscArraycpy(is, is2, ni));
+          have_slot = PETSC_TRUE;
+        }
+      }
+    }
+    /* the final triple: network, cells, lists (written when the run finished or diverged) */
+    if (status == SR_RUN_DONE || status == SR_RUN_DIVERGED) {
+      if (!have_slot) PetscCall(SRRunGetState(run, ds, is)); /* a template: the set-up state */
+      PetscCall(SRResultsReadNetwork(res, r, ds2));
+      for (PetscInt p = 0; p < lay->nparams; p++)
+        if (!isfinite(ds2[p])) finite = PETSC_FALSE;
+      if (!finite) PetscCall(PetscPrintf(comm, "  final triple: no network stored (nothing verified to keep)\n"));
+      else {
+        PetscCall(PetscMalloc1(lay->ntheta, &theta));
+        Cf.ptr = Cf.idx = NULL;
+        PetscCall(SRResultsReadAbstraction(res, r, theta, &Cf));
+        /* same as the slot's triple? */
+        same = have_slot;
+        for (PetscInt p = 0; p < lay->nparams && same; p++)
+          if (ds2[p] != ds[p]) same = PETSC_FALSE;
+        for (PetscInt i = 0; i < lay->ntheta && same; i++)
+          if (theta[i] != ds[3 * lay->nparams + i]) same = PETSC_FALSE;
+        if (same) {
+          const SRSuccessorList *C;
+          PetscCall(SRRunSetState(run, ds, is));
+          PetscCall(SRAbstractionGetCertified(run->abs, &C));
+          for (PetscInt k = 0; k <= lay->K && same; k++)
+            if (C->ptr[k] != Cf.ptr[k]) same = PETSC_FALSE;
+          for (PetscInt q = 0; same && q < C->ptr[lay->K]; q++)
+            if (C->idx[q] != Cf.idx[q]) same = PETSC_FALSE;
+        }
+        if (same) PetscCall(PetscPrintf(comm, "  final triple: identical to checkpoint %" PetscInt_FMT "'s (checked above)\n", is[0]));
+        else {
+          SRSuccessorList T;
+          /* the stored state with the final network, cells and lists (targets: C itself) */
+          PetscCall(PetscArraycpy(ds, ds2, lay->nparams));
+          PetscCall(PetscArraycpy(ds + 3 * lay->nparams, theta, lay->ntheta));
+          PetscCall(SRCheckIsGrid_Private(run, theta, &grid));
+          is[3] = grid ? 1 : 0;
+          is[8] = SR_RUN_PENDING;
+          PetscCall(SRRunSetState(run, ds, is));
+          PetscCall(SRSuccessorListCopy(&Cf, &T));
+          PetscCall(SRAbstractionSetLists(run->abs, &Cf, &T));
+          PetscCall(SRSuccessorListDestroy(&T));
+          PetscCall(SRCheckTriple_Private(comm, run, &par, "final triple", max_print, &tot));
+        }
+        PetscCall(SRSuccessorListDestroy(&Cf));
+        PetscCall(PetscFree(theta));
+      }
+    } else if (!have_slot) PetscCall(PetscPrintf(comm, "  nothing stored yet\n"));
+    PetscCall(PetscFree4(ds, is, ds2, is2));
+    PetscCall(SRRunDestroy(&run));
+  }
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(SRResultsDestroy(&res));
+  PetscCall(PetscPrintf(comm, "simreach check: %" PetscInt_FMT " triples, %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.3g s, %.3g ms per cell) -> %s\n", tot.triples, tot.cells, tot.proven, tot.falsified, tot.unknown, tot.seconds,
+                        tot.cells ? 1e3 * tot.seconds / tot.cells : 0.0, tot.falsified ? "FALSIFIED" : (tot.unknown ? "NOT FULLY VERIFIED" : "every cell proven")));
+  *exit_code = (tot.falsified == 0 && tot.unknown == 0) ? 0 : 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

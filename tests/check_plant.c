@@ -1,0 +1,129 @@
+/* Plants a violation into run 0 of a results file, for tests/check.sh (SPEC §11):
+     check_plant FILE.h5 edit   in cell 1's certified list, the successor that the image of the
+                                cell's centre lies in is removed (final lists and the last
+                                checkpoint's slot);
+     check_plant FILE.h5 shave  (1-D files) the listed cell that holds the top of cell 1's image
+                                gets its upper face moved 1e-9 of a cell width below the largest
+                                image of a dense sample of cell 1, and the cells above it leave
+                                the list (final triple only).
+   Prints the planted cell.  The network and cells are rebuilt from the file's options as
+   `simreach check` does it. */
+#include <simreach/private/results.h>
+#include <simreach/private/run.h>
+#include <math.h>
+#include <string.h>
+
+static PetscErrorCode DropFrom(SRSuccessorList *C, PetscInt k, PetscInt drop)
+{
+  PetscInt q = C->ptr[k];
+
+  PetscFunctionBeginUser;
+  for (PetscInt t = C->ptr[k]; t < C->ptr[k + 1]; t++)
+    if (C->idx[t] != drop) C->idx[q++] = C->idx[t];
+  PetscCheck(q == C->ptr[k + 1] - 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cell %" PetscInt_FMT ": successor %" PetscInt_FMT " not listed", k, drop);
+  for (PetscInt t = C->ptr[k + 1]; t < C->ptr[C->K]; t++) C->idx[t - 1] = C->idx[t];
+  for (PetscInt j = k + 1; j <= C->K; j++) C->ptr[j]--;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  SRResults              res;
+  const SRResultsLayout *lay;
+  PetscOptions           opts;
+  char                  *text;
+  SRRun                  run;
+  PetscInt               status, last, slot, K, n, k = 1, nd, ni;
+  double                *theta, *params, *ds;
+  PetscInt              *is;
+  SRSuccessorList        C;
+  PetscBool              shave;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCheck(argc == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "usage: check_plant FILE.h5 edit|shave");
+  shave = !strcmp(argv[2], "shave");
+  PetscCall(SRResultsOpen(PETSC_COMM_WORLD, argv[1], PETSC_TRUE, &res));
+  PetscCall(SRResultsGetLayout(res, &lay));
+  PetscCall(SRResultsGetOptionsText(res, &text));
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsInsertString(opts, text));
+  PetscCall(PetscFree(text));
+  PetscCall(PetscOptionsClearValue(opts, "-beta"));
+  PetscCall(PetscOptionsClearValue(opts, "-tau"));
+  PetscCall(PetscOptionsSetValue(opts, "-pretrain_epochs", "0"));
+  PetscCall(PetscOptionsPush(opts));
+  PetscCall(SRRunCreate(PETSC_COMM_WORLD, &run));
+  PetscCall(SRRunSetFromOptions(run));
+  PetscCall(SRRunSetGridPoint(run, lay->beta[0], lay->tau[0], lay->seed[0]));
+  PetscCall(SRRunSetUp(run));
+  PetscCall(PetscOptionsPop());
+  K = lay->K;
+  n = run->n;
+  PetscCall(PetscMalloc2(lay->ntheta, &theta, lay->nparams, &params));
+  PetscCall(SRResultsReadNetwork(res, 0, params));
+  PetscCall(SRResultsReadAbstraction(res, 0, theta, &C));
+  PetscCall(PetscArraycpy(run->model->mlp->params, params, lay->nparams));
+  if (!shave) {
+    double   x[SR_MAX_DIM], y[SR_MAX_DIM];
+    PetscInt drop;
+    for (PetscInt d = 0; d < n; d++) x[d] = theta[k * n + d];
+    PetscCall(SRModelEvaluate(run->model, 1, x, y));
+    drop = SRCellsAssign(run->cells, y);
+    for (PetscInt d = 0; d < n; d++)
+      if (y[d] < run->cells->dlo[d] || y[d] > run->cells->dhi[d]) drop = K;
+    PetscCall(DropFrom(&C, k, drop));
+    PetscCall(SRResultsWriteAbstraction(res, 0, PETSC_FALSE, params, theta, &C));
+    /* the last checkpoint's slot holds the same lists (capacity layout of SRRunGetState) */
+    PetscCall(SRResultsReadRunInfo(res, 0, &status, &last, &slot));
+    PetscCall(SRRunGetStateSizes(run, &nd, &ni));
+    PetscCall(PetscMalloc2(nd, &ds, ni, &is));
+    PetscCall(SRResultsReadState(res, 0, slot, ds, is));
+    PetscCall(SRRunSetState(run, ds, is));
+    PetscCall(SRAbstractionSetLists(run->abs, &C, &C));
+    PetscCall(SRRunGetState(run, ds, is));
+    PetscCall(SRResultsWriteState(res, 0, slot, ds, is));
+    PetscCall(PetscFree2(ds, is));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "planted: run 0 cell %" PetscInt_FMT ": successor %" PetscInt_FMT " removed\n", k, drop));
+  } else {
+    const double h = (run->cells->dhi[0] - run->cells->dlo[0]) / (double)run->cells->grid[0];
+    double       lo, hi, ymax = -INFINITY, jlo, jhi;
+    PetscInt     j, q;
+    SRCells      cells = run->cells;
+    PetscCheck(n == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "check_plant shave: 1-D results files only");
+    /* the worst of cells 1.. whose image top is inside D and in a cell other than itself */
+    for (k = 1; k < K; k++) {
+      lo = theta[k] - theta[K + k];
+      hi = theta[k] + theta[K + k];
+      ymax = -INFINITY;
+      for (PetscInt s = 0; s <= 4096; s++) {
+        double x = s == 4096 ? hi : lo + (hi - lo) * (double)s / 4096.0, y;
+        PetscCall(SRModelEvaluate(run->model, 1, &x, &y));
+        ymax = PetscMax(ymax, y);
+      }
+      j = SRCellsAssign(cells, &ymax);
+      if (ymax > cells->dlo[0] + h && ymax < cells->dhi[0] - h && j != k && theta[j] + theta[K + j] - ymax > 1e-6 * h) break;
+    }
+    PetscCheck(k < K, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "check_plant shave: no cell to plant in");
+    jlo          = theta[j] - theta[K + j];
+    jhi          = ymax - 1e-9 * h;
+    theta[j]     = 0.5 * (jlo + jhi);
+    theta[K + j] = 0.5 * (jhi - jlo);
+    q            = C.ptr[k];
+    for (PetscInt t = C.ptr[k]; t < C.ptr[k + 1]; t++)
+      if (!(C.idx[t] > j)) C.idx[q++] = C.idx[t];
+    {
+      const PetscInt removed = C.ptr[k + 1] - q;
+      for (PetscInt t = C.ptr[k + 1]; t < C.ptr[K]; t++) C.idx[t - removed] = C.idx[t];
+      for (PetscInt i = k + 1; i <= K; i++) C.ptr[i] -= removed;
+    }
+    PetscCall(SRResultsWriteAbstraction(res, 0, PETSC_FALSE, params, theta, &C));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "planted: run 0 cell %" PetscInt_FMT ": image top %.17g, face of cell %" PetscInt_FMT " moved to %.17g\n", k, ymax, j, jhi));
+  }
+  PetscCall(SRSuccessorListDestroy(&C));
+  PetscCall(PetscFree2(theta, params));
+  PetscCall(SRRunDestroy(&run));
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(SRResultsDestroy(&res));
+  PetscCall(PetscFinalize());
+  return 0;
+}
