@@ -38,4 +38,15 @@ check_falsified "$dir/shaved.h5" "shaved face"
 sr_run 2 study $T1 -lr 1e300 -output "$dir/diverged.h5" > "$dir/diverged.log" 2>&1 || { cat "$dir/diverged.log"; fail "diverging study"; }
 grep -q "0 done, 2 diverged" "$dir/diverged.log" || { cat "$dir/diverged.log"; fail "diverging study: runs not diverged"; }
 check_pass "$dir/diverged.h5" "diverged runs"
-echo "PASS: simreach check proves guarded, -guard none and diverged studies, falsifies an edited list and a shaved face with witnesses"
+# gather: no run finished -> criteria 1 and 3 NOT TESTED (not HOLDS, not DOES NOT HOLD)
+grep -q "^Criterion 3.*-> NOT TESTED" "$dir/diverged.log" || { grep Criterion "$dir/diverged.log"; fail "gather with 0 runs done: criterion 3 not NOT TESTED"; }
+grep -q "^Criterion 1.*-> NOT TESTED" "$dir/diverged.log" || { grep Criterion "$dir/diverged.log"; fail "gather with 0 runs done: criterion 1 not NOT TESTED"; }
+# 2 checkpoints per run: criterion 1 NOT TESTED; the finished -guard none runs on a partition test criterion 3
+grep -q "^Criterion 1.*-> NOT TESTED (fewer than 3 checkpoints per run)" "$dir/none.log" || { grep Criterion "$dir/none.log"; fail "2 checkpoints: criterion 1 not NOT TESTED"; }
+grep -q "^Criterion 3.*0 falsified, 0 unknown.*-> HOLDS" "$dir/none.log" || { grep Criterion "$dir/none.log"; fail "-guard none on covering cells: criterion 3 does not hold"; }
+# -guard none on free boxes claims no soundness: criterion 3 NOT TESTED (once -cells_param exists)
+if sr_run 1 study -help 2>&1 | grep -q -- "-cells_param"; then
+sr_run 2 study $T1 -cells_param boxes -output "$dir/boxes.h5" > "$dir/boxes.log" 2>&1 || { cat "$dir/boxes.log"; fail "-guard none -cells_param boxes study"; }
+grep -q "^Criterion 3.*claims no soundness.*-> NOT TESTED" "$dir/boxes.log" || { grep Criterion "$dir/boxes.log"; fail "-guard none on free boxes: criterion 3 not NOT TESTED"; }
+fi
+echo "PASS: simreach check proves guarded, -guard none and diverged studies, falsifies an edited list and a shaved face with witnesses; gather says NOT TESTED where nothing was tested"

@@ -163,6 +163,10 @@ static void SmallLayout(SRResultsLayout *lay)
   lay->nistate = 3;
 }
 
+/* Criterion 3 cases of test_gather_criterion3: 0 none, 1 a falsified cell (run 3, checkpoint 2),
+   2 an unknown cell only, 3 every run diverged. */
+static int plant_case = 0;
+
 /* Synthetic checkpoint j of run r: deterministic values with a known Spearman and finals. */
 static void SyntheticCheckpoint(PetscInt r, PetscInt j, SRCheckpoint *cp)
 {
@@ -180,7 +184,8 @@ static void SyntheticCheckpoint(PetscInt r, PetscInt j, SRCheckpoint *cp)
   cp->taulogn        = 0.05 * log(3.0);
   cp->gap_max        = 0.002;
   cp->taulogN        = 0.05 * log(100.0);
-  cp->recheck_failures = 0;
+  cp->recheck_failures = (plant_case == 1 || plant_case == 2) && r == 3 && j == 2 ? 2 : 0; /* not proven */
+  cp->falsified        = plant_case == 1 && r == 3 && j == 2 ? 1 : 0;
   cp->wall             = 1e-3 * j;
   /* criterion 2 (SPEC §9): |M_tight| 6 - j / 2 for the baselines, 3.0 and 3.2 for beta = 0.5 */
   cp->succ_tight   = r < 2 ? 6.0 - 0.5 * j : (r == 2 ? 3.0 : 3.2);
@@ -211,7 +216,7 @@ static void WriteSynthetic(SRResults res, PetscMPIInt rank, PetscMPIInt size)
       for (int k = 0; k < 7; k++) params[k] = r + 0.125 * k;
       for (int k = 0; k < 6; k++) theta[k] = -r - 0.5 * k;
       assert_int_equal(SRResultsWriteAbstraction(res, r, PETSC_FALSE, params, theta, &C), 0);
-      assert_int_equal(SRResultsWriteStatus(res, r, SR_RUN_DONE, "done"), 0);
+      assert_int_equal(SRResultsWriteStatus(res, r, plant_case == 3 ? SR_RUN_DIVERGED : SR_RUN_DONE, plant_case == 3 ? "diverged" : "done"), 0);
     }
   }
 }
@@ -361,11 +366,53 @@ static void test_gather_summary(void **state)
   assert_true(AllTrue(ok));
 }
 
+/* Criterion 3 (SPEC §11): a falsified cell -> DOES NOT HOLD (0); unknown cells only -> NOT FULLY
+   VERIFIED (2); no run finished -> NOT TESTED (-1), and criterion 1 NOT TESTED too. */
+static void test_gather_criterion3(void **state)
+{
+  const int   expect3[4] = {1, 0, 2, -1}, expect1[4] = {0, 0, 0, -1};
+  PetscMPIInt rank, size;
+  int         ok = 1;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  for (plant_case = 0; plant_case < 4; plant_case++) {
+    SRResultsLayout lay;
+    SRResults       res;
+    char            file[PETSC_MAX_PATH_LEN];
+    PetscViewer     v;
+    SmallLayout(&lay);
+    snprintf(file, sizeof(file), "%s/crit3_%d.h5", tmpdir, plant_case);
+    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+    WriteSynthetic(res, rank, size);
+    assert_int_equal(SRResultsDestroy(&res), 0);
+    assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
+    assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "/dev/null", &v), 0);
+    assert_int_equal(SRGatherResults(res, PETSC_TRUE, v), 0);
+    assert_int_equal(PetscViewerDestroy(&v), 0);
+    assert_int_equal(SRResultsDestroy(&res), 0);
+    if (rank == 0) {
+      hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+      int64_t verdict[3];
+      d  = H5Dopen2(f, "/summary/verdict", H5P_DEFAULT);
+      ok = ok && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, verdict) >= 0;
+      H5Dclose(d);
+      H5Fclose(f);
+      if (verdict[2] != expect3[plant_case] || (expect1[plant_case] == -1 && verdict[0] != -1)) {
+        print_message("case %d: verdicts %d %d %d\n", plant_case, (int)verdict[0], (int)verdict[1], (int)verdict[2]);
+        ok = 0;
+      }
+    }
+  }
+  plant_case = 0;
+  assert_true(AllTrue(ok));
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_spearman_no_ties_closed_form), cmocka_unit_test(test_spearman_ties_average_ranks), cmocka_unit_test(test_spearman_undefined_is_nan), cmocka_unit_test(test_counter_each_ticket_once),
-    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary),
+    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary), cmocka_unit_test(test_gather_criterion3),
   };
   PetscMPIInt rank;
   int         fails;
