@@ -358,7 +358,7 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L = [f"# simreach study report", "", f"Results file: `{os.path.basename(res.path)}` ({res.format}, simreach {res.version}).", ""]
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
     for name, v in zip(res.verdictcols, res.verdict):
-        L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'NOT TESTED' if v == -1 else 'undecided'} |")
+        L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'NOT TESTED' if v == -1 else 'NOT FULLY VERIFIED (unknown cells)' if v == 2 else 'undecided'} |")
     L += ["", "## Spearman(L_sim, H) across checkpoints (from /summary)", "", "| tau | Spearman |", "|---|---|"]
     for it, tau in enumerate(res.tau):
         L.append(f"| {tau:g} | {res.spearman_tau[it]:.6f} |")
