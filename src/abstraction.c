@@ -239,7 +239,7 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1), &Tcnt));
-  if (!cells->grid_aligned) PetscCall(SRCellIndexCreate(cells, &index));
+  if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt c0 = Cent.n, t0i = Tent.n;
     if (st[k - ks] == SR_CELL_NONFINITE) PetscCall(SRIntBufPush_Private(&Cent, K));
@@ -423,7 +423,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
   PetscCall(PetscMalloc2(2 * PetscMax(nloc, 1), &vloc, 2 * K, &vall));
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
-  if (!cells->grid_aligned) PetscCall(SRCellIndexCreate(cells, &index));
+  if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
   for (PetscInt k = ks; k < ke; k++) {
     const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;
     const PetscInt  nC = abs->C.ptr[k + 1] - abs->C.ptr[k];

@@ -145,6 +145,10 @@ PetscErrorCode SRCellsDuplicate(SRCells cells, SRCells *copy)
   PetscCall(PetscMalloc2(cells->K * cells->n, &C->c, cells->K * cells->n, &C->w));
   PetscCall(PetscArraycpy(C->c, cells->c, cells->K * cells->n));
   PetscCall(PetscArraycpy(C->w, cells->w, cells->K * cells->n));
+  if (cells->partition) {
+    PetscCall(PetscMalloc1(cells->boff[cells->n], &C->bnd));
+    PetscCall(PetscArraycpy(C->bnd, cells->bnd, cells->boff[cells->n]));
+  }
   *copy = C;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -152,16 +156,20 @@ PetscErrorCode SRCellsDuplicate(SRCells cells, SRCells *copy)
 /* Copies theta and every setting; both must have the same n and K.  Not collective. */
 PetscErrorCode SRCellsCopy(SRCells from, SRCells to)
 {
-  double *c, *w;
+  double *c, *w, *bnd;
 
   PetscFunctionBeginUser;
+  PetscCheck(from->partition == to->partition, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "SRCellsCopy: a partition and free boxes cannot be copied into each other");
   PetscCheck(from->n == to->n && from->K == to->K, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "SRCellsCopy: sizes differ (n %" PetscInt_FMT " vs %" PetscInt_FMT ", K %" PetscInt_FMT " vs %" PetscInt_FMT ")", from->n, to->n, from->K, to->K);
   if (from == to) PetscFunctionReturn(PETSC_SUCCESS);
-  c = to->c;
-  w = to->w;
+  c   = to->c;
+  w   = to->w;
+  bnd = to->bnd;
   *to = *from;
-  to->c = c;
-  to->w = w;
+  to->c   = c;
+  to->w   = w;
+  to->bnd = bnd;
+  if (from->partition) PetscCall(PetscArraycpy(to->bnd, from->bnd, from->boff[from->n]));
   PetscCall(PetscArraycpy(to->c, from->c, from->K * from->n));
   PetscCall(PetscArraycpy(to->w, from->w, from->K * from->n));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -173,6 +181,7 @@ PetscErrorCode SRCellsDestroy(SRCells *cells)
   PetscFunctionBeginUser;
   if (!cells || !*cells) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree2((*cells)->c, (*cells)->w));
+  PetscCall(PetscFree((*cells)->bnd));
   PetscCall(PetscFree(*cells));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -180,7 +189,7 @@ PetscErrorCode SRCellsDestroy(SRCells *cells)
 PetscErrorCode SRCellsSetFree(SRCells cells)
 {
   PetscFunctionBeginUser;
-  cells->grid_aligned = PETSC_FALSE;
+  cells->grid_aligned = PETSC_FALSE; /* a partition never is: its own index arithmetic stays exact */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -189,9 +198,22 @@ double SRCellsDistance(SRCells cells, const double *x, PetscInt k, double *dx, d
 {
   const PetscInt n = cells->n;
   const double  *c = cells->c + k * n, *w = cells->w + k * n;
-  double         e[SR_MAX_DIM], g[SR_MAX_DIM], dist;
+  double         e[SR_MAX_DIM], g[SR_MAX_DIM], s[SR_MAX_DIM], dist;
 
-  for (PetscInt d = 0; d < n; d++) e[d] = SRExcess_Private(x[d], c[d], w[d]);
+  if (cells->partition) {
+    /* the excess over the exact faces: 0 on the closed cell, one rounding outside it */
+    PetscInt idx[SR_MAX_DIM];
+    SRCellsIndex(cells, k, idx);
+    for (PetscInt d = 0; d < n; d++) {
+      const double lo = cells->bnd[cells->boff[d] + idx[d]], hi = cells->bnd[cells->boff[d] + idx[d] + 1];
+      e[d] = x[d] < lo ? lo - x[d] : (x[d] > hi ? x[d] - hi : 0.0);
+      s[d] = x[d] < lo ? -1.0 : (x[d] > hi ? 1.0 : 0.0);
+    }
+  } else
+    for (PetscInt d = 0; d < n; d++) {
+      e[d] = SRExcess_Private(x[d], c[d], w[d]);
+      s[d] = x[d] > c[d] ? 1.0 : (x[d] < c[d] ? -1.0 : 0.0);
+    }
   dist = SRNorm_Private(n, e, cells->p);
   if (!dx && !dc && !dw) return dist;
   /* g_d = d dist / d e_d; 0 where dist = 0 (the subgradient 0). */
@@ -214,9 +236,8 @@ double SRCellsDistance(SRCells cells, const double *x, PetscInt k, double *dx, d
     }
   }
   for (PetscInt d = 0; d < n; d++) {
-    const double s = x[d] > c[d] ? 1.0 : (x[d] < c[d] ? -1.0 : 0.0);
-    if (dx) dx[d] = g[d] * s;
-    if (dc) dc[d] = -g[d] * s;
+    if (dx) dx[d] = g[d] * s[d];
+    if (dc) dc[d] = -g[d] * s[d];
     if (dw) dw[d] = -g[d];
   }
   return dist;
@@ -333,6 +354,16 @@ PetscInt SRCellsAssign(SRCells cells, const double *x)
 {
   for (PetscInt d = 0; d < cells->n; d++)
     if (isnan(x[d])) return 0; /* every distance is NaN: the brute force keeps cell 0 */
+  if (cells->partition) {
+    /* the excess of dimension d is 0 on the located interval and positive on every other, or
+       (outside D) smallest on the located one; the norm is monotone in each excess */
+    PetscInt k = 0, stride = 1;
+    for (PetscInt d = 0; d < cells->n; d++) {
+      k += SRCellsPartitionLocate(cells, d, x[d]) * stride;
+      stride *= cells->grid[d];
+    }
+    return k;
+  }
   if (cells->grid_aligned) return SRCellsAssignGrid_Private(cells, x);
   return SRCellsAssignBrute_Private(cells, x);
 }
@@ -382,9 +413,24 @@ PetscErrorCode SRCellsAssignGauss(SRCells cells, const double *x, PetscInt m, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A partition cell's box is its faces, exact: outer and inner are the same. */
+static void SRCellsBoxPartition_Private(SRCells cells, PetscInt k, double *lo, double *hi)
+{
+  PetscInt idx[SR_MAX_DIM];
+  SRCellsIndex(cells, k, idx);
+  for (PetscInt d = 0; d < cells->n; d++) {
+    lo[d] = cells->bnd[cells->boff[d] + idx[d]];
+    hi[d] = cells->bnd[cells->boff[d] + idx[d] + 1];
+  }
+}
+
 void SRCellsBoxOuter(SRCells cells, PetscInt k, double *lo, double *hi)
 {
   const PetscInt n = cells->n;
+  if (cells->partition) {
+    SRCellsBoxPartition_Private(cells, k, lo, hi);
+    return;
+  }
   for (PetscInt d = 0; d < n; d++) {
     lo[d] = SRSubDown(cells->c[k * n + d], cells->w[k * n + d]);
     hi[d] = SRAddUp(cells->c[k * n + d], cells->w[k * n + d]);
@@ -394,6 +440,10 @@ void SRCellsBoxOuter(SRCells cells, PetscInt k, double *lo, double *hi)
 void SRCellsBoxInner(SRCells cells, PetscInt k, double *lo, double *hi)
 {
   const PetscInt n = cells->n;
+  if (cells->partition) {
+    SRCellsBoxPartition_Private(cells, k, lo, hi);
+    return;
+  }
   for (PetscInt d = 0; d < n; d++) {
     lo[d] = SRSubUp(cells->c[k * n + d], cells->w[k * n + d]);
     hi[d] = SRAddDown(cells->c[k * n + d], cells->w[k * n + d]);

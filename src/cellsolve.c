@@ -5,10 +5,15 @@
 #include <math.h>
 #include <string.h>
 
-/* theta = (c, w) of a cells object <-> a flat array (SPEC §4 layout: c then w). */
+/* theta of a cells object <-> a flat array: (c, w) for boxes (SPEC §4 layout: c then w), the
+   interior boundaries for a partition. */
 void SRRunThetaGet_Private(SRRun r, SRCells cells, double *th)
 {
   const PetscInt nK = r->n * r->K;
+  if (cells->partition) {
+    SRCellsPartitionGetTheta(cells, th);
+    return;
+  }
   for (PetscInt i = 0; i < nK; i++) th[i] = cells->c[i];
   for (PetscInt i = 0; i < nK; i++) th[nK + i] = cells->w[i];
 }
@@ -18,9 +23,124 @@ PetscErrorCode SRRunThetaSet_Private(SRRun r, SRCells cells, const double *th)
   const PetscInt nK = r->n * r->K;
 
   PetscFunctionBeginUser;
+  if (cells->partition) {
+    PetscCall(SRCellsPartitionSetTheta(cells, th));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt i = 0; i < nK; i++) cells->c[i] = th[i];
   for (PetscInt i = 0; i < nK; i++) cells->w[i] = th[nK + i];
   PetscCall(SRCellsSetFree(cells));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Project of the guard: cell k's parameters back to the last feasible ones (for a partition
+   the cell's faces, which its neighbours share). */
+void SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k)
+{
+  const PetscInt n = r->n, K = r->K;
+
+  if (r->cells->partition) {
+    PetscInt idx[SR_MAX_DIM], off = 0;
+    SRCellsIndex(r->cells, k, idx);
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt m = r->cells->grid[d];
+      /* boundary i (1..m-1) of dimension d is theta[off + i - 1] */
+      if (idx[d] >= 1) cand[off + idx[d] - 1] = r->theta_old[off + idx[d] - 1];
+      if (idx[d] + 1 <= m - 1) cand[off + idx[d]] = r->theta_old[off + idx[d]];
+      off += m - 1;
+    }
+    return;
+  }
+  for (PetscInt d = 0; d < n; d++) {
+    cand[k * n + d]         = r->theta_old[k * n + d];
+    cand[n * K + k * n + d] = r->theta_old[n * K + k * n + d];
+  }
+}
+
+/* mean_k vol(E_k) / vol(D) with the interval enclosure of each cell box (SPEC §8, the volume
+   term of a partition), and its gradient w.r.t. the boundaries by central differences of the
+   enclosures of the cells on either side of each boundary (step 1e-6 of a grid spacing).  A
+   non-finite enclosure gives +inf. */
+static PetscErrorCode SRRunPartitionVolume_Private(SRRun r, SRCells cells, double *vol, double *g)
+{
+  const PetscInt n = r->n, K = r->K;
+  double         volD = 1, s = 0, *v;
+  PetscInt       idx[SR_MAX_DIM], q = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) volD *= cells->dhi[d] - cells->dlo[d];
+  PetscCall(PetscMalloc1(K, &v));
+  for (PetscInt k = 0; k < K; k++) {
+    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM];
+    SRCellsBoxOuter(cells, k, lo, hi);
+    PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
+    v[k] = 1;
+    for (PetscInt d = 0; d < n; d++) v[k] *= ehi[d] - elo[d];
+    if (!isfinite(v[k])) v[k] = INFINITY;
+    s += v[k];
+  }
+  *vol = s / (K * volD);
+  if (g) {
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt m = cells->grid[d];
+      const double   h = 1e-6 * (cells->dhi[d] - cells->dlo[d]) / m;
+      for (PetscInt i = 1; i < m; i++, q++) {
+        double diff = 0;
+        for (PetscInt k = 0; k < K; k++) {
+          double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], vp = 1, vm = 1;
+          SRCellsIndex(cells, k, idx);
+          if (idx[d] != i && idx[d] != i - 1) continue;
+          SRCellsBoxOuter(cells, k, lo, hi);
+          double *face = idx[d] == i ? &lo[d] : &hi[d], b = *face;
+          *face = b + h;
+          PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
+          for (PetscInt e = 0; e < n; e++) vp *= ehi[e] - elo[e];
+          *face = b - h;
+          PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
+          for (PetscInt e = 0; e < n; e++) vm *= ehi[e] - elo[e];
+          diff += vp - vm;
+        }
+        g[q] = diff / (2 * h * K * volD);
+      }
+    }
+  }
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* TAO objective of a partition (SPEC §8): beta L_sim with the assignment and targets frozen and
+   d(x, hat x) = 0, plus volume_weight mean_k vol(E_k) / vol(D); the gradient of L_sim by the
+   chain rule from the cell faces to the boundaries (SRCellsPartitionThetaGradient). */
+static PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
+{
+  SRRun                  r = (SRRun)ctx;
+  const PetscInt         nt = r->ntheta, N = r->nsamples;
+  const double          *x;
+  double                *g, obj = 0;
+  const SRSuccessorList *T;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(SRRunThetaSet_Private(r, r->cand, x));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecGetArray(G, &g));
+  for (PetscInt i = 0; i < nt; i++) g[i] = 0;
+  if (r->beta > 0) {
+    SRLossValues val;
+    PetscCall(SRAbstractionGetTargets(r->abs, &T));
+    PetscCall(SRLossSimFrozen(r->cand, T, &r->par, N, r->Xtr, r->Y, r->hat, &val, r->dtheta));
+    obj = r->beta * val.Lsim;
+    SRCellsPartitionThetaGradient(r->cand, r->dtheta, g);
+    for (PetscInt i = 0; i < nt; i++) g[i] *= r->beta;
+  }
+  if (r->vol_w > 0) {
+    double v = 0, *gv = r->dtheta; /* free again */
+    PetscCall(SRRunPartitionVolume_Private(r, r->cand, &v, gv));
+    obj += r->vol_w * v;
+    for (PetscInt i = 0; i < nt; i++) g[i] += r->vol_w * gv[i];
+  }
+  PetscCall(VecRestoreArray(G, &g));
+  *f = obj;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,6 +205,10 @@ static PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, 
 void SRRunThetaClamp_Private(SRRun r, double *th)
 {
   const PetscInt n = r->n, K = r->K;
+  if (r->cells->partition) { /* onto the trust region of this solve */
+    for (PetscInt i = 0; i < r->ntheta; i++) th[i] = PetscMin(PetscMax(th[i], r->tr_lb[i]), r->tr_ub[i]);
+    return;
+  }
   for (PetscInt k = 0; k < K; k++)
     for (PetscInt d = 0; d < n; d++) {
       th[k * n + d]         = PetscMin(PetscMax(th[k * n + d], r->sys->dlo[d]), r->sys->dhi[d]);
@@ -95,8 +219,22 @@ void SRRunThetaClamp_Private(SRRun r, double *th)
 PetscErrorCode SRRunAcceptTheta_Private(SRRun r)
 {
   PetscFunctionBeginUser;
+  if (r->cells->partition) {
+    /* the objective of the accepted theta, with the frozen assignment and the targets of the
+       solve (pruning and the target update below change them) */
+    Vec     A, G;
+    double *a;
+    PetscCall(VecDuplicate(r->theta, &A));
+    PetscCall(VecDuplicate(r->theta, &G));
+    PetscCall(VecGetArray(A, &a));
+    PetscCall(PetscArraycpy(a, r->theta_acc, r->ntheta));
+    PetscCall(VecRestoreArray(A, &a));
+    PetscCall(SRRunThetaObjectivePartition_Private(r->tao, A, &r->th_obj_after, G, r));
+    PetscCall(VecDestroy(&A));
+    PetscCall(VecDestroy(&G));
+  }
   PetscCall(SRCellsCopy(r->cand, r->cells));
-  PetscCall(SRCellsSetFree(r->cells));
+  if (!r->cells->partition) PetscCall(SRCellsSetFree(r->cells));
   PetscCall(SRRunAccepted_Private(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -107,6 +245,16 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
   const PetscInt n = r->n, K = r->K;
 
   PetscFunctionBeginUser;
+  r->ntheta = r->cells->partition ? SRCellsPartitionNumTheta(r->cells) : 2 * n * K;
+  PetscCall(PetscMalloc4(r->nsamples, &r->hat, 2 * n * K, &r->theta_acc, 2 * n * K, &r->tr_lb, 2 * n * K, &r->tr_ub));
+  if (r->cells->partition) {
+    /* the bounds are the trust region of each solve, set in SRRunThetaStep_Private */
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, PetscMax(r->ntheta, 1), &r->theta));
+    PetscCall(VecDuplicate(r->theta, &r->lb));
+    PetscCall(VecDuplicate(r->theta, &r->ub));
+    PetscCall(TaoSetObjectiveAndGradient(r->tao, NULL, SRRunThetaObjectivePartition_Private, r));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* theta bounds of SPEC §8: c in D, w in [w_min, w_max] */
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2 * n * K, &r->theta));
   PetscCall(VecDuplicate(r->theta, &r->lb));
@@ -130,22 +278,128 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The theta update of one checkpoint interval: a bound-constrained TAO solve (SPEC §8),
-   then the guard on the whole move (SRRunGuardTheta_Private). */
+/* The guard-aware part of a partition's trust region (SPEC §8; README "Cells that learn"): the
+   union of C(k) is the index box of its cells, so only its outer faces matter for the
+   containment of E_k, and a face that moves towards E_k eats the slack the guard needs.  Each
+   outer face of every list may move at most half-way towards the edge of the current E_k it
+   guards (not at all when there is no gap).  Interior boundaries of a union and faces moving
+   away from E_k are not limited.  The enclosures are computed on every rank for all cells. */
+static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
+{
+  const PetscInt         n = r->n, K = r->K;
+  const SRSuccessorList *C;
+  double                *E;
+  SRCellStatus          *st;
+  PetscInt               toff[SR_MAX_DIM], q = 0, idx[SR_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) {
+    toff[d] = q - 1; /* boundary i (1..m-1) of dimension d is theta[toff[d] + i] */
+    q += r->cells->grid[d] - 1;
+  }
+  PetscCall(SRAbstractionGetCertified(r->abs, &C));
+  PetscCall(PetscMalloc2(2 * n * K, &E, K, &st));
+  PetscCall(SREnclosureCompute(r->model, r->enclosure, r->cells, 0, K, E, st));
+  for (PetscInt k = 0; k < K; k++) {
+    PetscInt a[SR_MAX_DIM], z[SR_MAX_DIM], nc = 0;
+    if (st[k] == SR_CELL_NONFINITE) continue;
+    for (PetscInt d = 0; d < n; d++) {
+      a[d] = PETSC_MAX_INT;
+      z[d] = -1;
+    }
+    for (PetscInt e = C->ptr[k]; e < C->ptr[k + 1]; e++) {
+      if (C->idx[e] >= K) continue;
+      SRCellsIndex(r->cells, C->idx[e], idx);
+      nc++;
+      for (PetscInt d = 0; d < n; d++) {
+        a[d] = PetscMin(a[d], idx[d]);
+        z[d] = PetscMax(z[d], idx[d]);
+      }
+    }
+    if (!nc) continue;
+    {
+      /* a cell whose E_k comes within a quarter grid spacing of its union may only shrink: the
+         interval enclosure of a sub-box lies in the enclosure of the box, so it stays contained */
+      PetscBool has_sink = (PetscBool)(C->ptr[k + 1] > C->ptr[k] && C->idx[C->ptr[k + 1] - 1] >= K), tight = PETSC_FALSE;
+      for (PetscInt d = 0; d < n; d++) {
+        const PetscInt m = r->cells->grid[d];
+        const double  *b = r->cells->bnd + r->cells->boff[d], hd = (r->cells->dhi[d] - r->cells->dlo[d]) / m;
+        const double   glo = (has_sink && a[d] == 0) ? PETSC_MAX_REAL : E[2 * n * k + d] - b[a[d]];
+        const double   ghi = (has_sink && z[d] == m - 1) ? PETSC_MAX_REAL : b[z[d] + 1] - E[2 * n * k + n + d];
+        if (glo < 0.25 * hd || ghi < 0.25 * hd) tight = PETSC_TRUE;
+      }
+      if (tight) {
+        SRCellsIndex(r->cells, k, idx);
+        for (PetscInt d = 0; d < n; d++) {
+          const PetscInt m = r->cells->grid[d];
+          const double  *b = r->cells->bnd + r->cells->boff[d];
+          if (idx[d] >= 1) r->tr_lb[toff[d] + idx[d]] = PetscMax(r->tr_lb[toff[d] + idx[d]], b[idx[d]]);
+          if (idx[d] + 1 <= m - 1) r->tr_ub[toff[d] + idx[d] + 1] = PetscMin(r->tr_ub[toff[d] + idx[d] + 1], b[idx[d] + 1]);
+        }
+      }
+    }
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt m  = r->cells->grid[d];
+      const double  *b  = r->cells->bnd + r->cells->boff[d];
+      const double   lo = E[2 * n * k + d], hi = E[2 * n * k + n + d];
+      if (a[d] >= 1 && a[d] <= m - 1) { /* lower face b_a may rise at most half-way to E.lo */
+        const PetscInt t = toff[d] + a[d];
+        r->tr_ub[t]      = PetscMin(r->tr_ub[t], lo > b[a[d]] ? b[a[d]] + 0.5 * (lo - b[a[d]]) : b[a[d]]);
+        r->tr_ub[t]      = PetscMax(r->tr_ub[t], b[a[d]]);
+      }
+      if (z[d] + 1 >= 1 && z[d] + 1 <= m - 1) { /* upper face b_{z+1} may fall at most half-way to E.hi */
+        const PetscInt t = toff[d] + z[d] + 1;
+        r->tr_lb[t]      = PetscMax(r->tr_lb[t], hi < b[z[d] + 1] ? b[z[d] + 1] - 0.5 * (b[z[d] + 1] - hi) : b[z[d] + 1]);
+        r->tr_lb[t]      = PetscMin(r->tr_lb[t], b[z[d] + 1]);
+      }
+    }
+  }
+  PetscCall(PetscFree2(E, st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The theta update of one checkpoint interval (SPEC §8): a bound-constrained TAO solve, then
+   the guard on the whole move (SRRunGuardTheta_Private).  For a partition the assignment of the
+   training samples is frozen for the solve, the bounds are the trust region of the current
+   boundaries, and the objective before and after, the largest boundary displacement and
+   whether the move counts (>= 1e-3 grid spacing and a lower objective) are recorded. */
 PetscErrorCode SRRunThetaStep_Private(SRRun r)
 {
-  const PetscInt     n = r->n, K = r->K, nt = 2 * n * K;
+  const PetscInt     nt = r->ntheta;
+  const PetscBool    part = r->cells->partition;
   TaoConvergedReason reason;
   double            *th;
 
   PetscFunctionBeginUser;
+  r->th_obj_before = r->th_obj_after = r->th_disp = 0;
+  if (!r->cell_solve) PetscFunctionReturn(PETSC_SUCCESS);
   if (r->beta == 0 && r->cov_w == 0 && r->vol_w == 0) PetscFunctionReturn(PETSC_SUCCESS); /* objective identically 0 */
+  if (part && nt == 0) PetscFunctionReturn(PETSC_SUCCESS);                                /* one cell per dimension: nothing to move */
   PetscCall(PetscLogEventBegin(r->ev_tao, 0, 0, 0, 0));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
+  if (part) {
+    double *lb, *ub;
+    for (PetscInt i = 0; i < r->nsamples; i++) r->hat[i] = SRCellsAssign(r->cells, r->Xtr + i * r->n);
+    SRCellsPartitionTrustRegion(r->cells, r->wmin, r->tr_lb, r->tr_ub);
+    if (r->guard != SR_GUARD_NONE) PetscCall(SRRunPartitionGuardBounds_Private(r));
+    PetscCall(VecGetArray(r->lb, &lb));
+    PetscCall(VecGetArray(r->ub, &ub));
+    PetscCall(PetscArraycpy(lb, r->tr_lb, nt));
+    PetscCall(PetscArraycpy(ub, r->tr_ub, nt));
+    PetscCall(VecRestoreArray(r->lb, &lb));
+    PetscCall(VecRestoreArray(r->ub, &ub));
+    PetscCall(TaoSetVariableBounds(r->tao, r->lb, r->ub));
+  }
   PetscCall(VecGetArray(r->theta, &th));
   SRRunThetaGet_Private(r, r->cells, th);
   PetscCall(PetscArraycpy(r->theta_old, th, nt));
   PetscCall(VecRestoreArray(r->theta, &th));
+  if (part) {
+    Vec G;
+    PetscCall(VecDuplicate(r->theta, &G));
+    PetscCall(SRRunThetaObjectivePartition_Private(r->tao, r->theta, &r->th_obj_before, G, r));
+    PetscCall(VecDestroy(&G));
+  }
   PetscCall(TaoSetSolution(r->tao, r->theta));
   PetscCall(TaoSolve(r->tao));
   PetscCall(TaoGetConvergedReason(r->tao, &reason));
@@ -160,8 +414,16 @@ PetscErrorCode SRRunThetaStep_Private(SRRun r)
     PetscCall(SRRunDiverge_Private(r, msg));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!memcmp(r->theta_new, r->theta_old, (size_t)nt * sizeof(double))) PetscFunctionReturn(PETSC_SUCCESS);
-
+  if (part) SRRunThetaClamp_Private(r, r->theta_new); /* TAO keeps its bounds; a rounding must not leave them */
+  if (!memcmp(r->theta_new, r->theta_old, (size_t)nt * sizeof(double))) {
+    r->th_obj_after = r->th_obj_before;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  r->th_obj_after = r->th_obj_before; /* unless the guard accepts a move (SRRunAcceptTheta_Private) */
   PetscCall(SRRunGuardTheta_Private(r));
+  if (part) {
+    for (PetscInt i = 0; i < nt; i++) r->th_disp = PetscMax(r->th_disp, PetscAbsReal(r->theta_acc[i] - r->theta_old[i]));
+    if (r->th_disp >= 1e-3 * r->h0 && r->th_obj_after < r->th_obj_before) r->th_moves++;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -75,7 +75,9 @@ static PetscErrorCode SRBoxSubtract_Private(PetscInt dim, const SRBoxBuf *in, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Grid fast path: PETSC_TRUE proves containment; PETSC_FALSE only means "not proved here". */
+/* Grid fast path: PETSC_TRUE proves containment; PETSC_FALSE only means "not proved here".
+   Partition cells (SPEC §4) tile D with shared faces, so the cells whose closed box meets E cap D
+   cover it; their index range is exact (binary search on the boundaries). */
 static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const PetscInt *sorted, PetscBool has_sink, const double *elo, const double *ehi)
 {
   const PetscInt n = cells->n;
@@ -92,6 +94,11 @@ static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const Pe
     if (lo > hi) return has_sink; /* E misses D: E within R^n \ D, the sink (listed, see above) */
     stride[d] = s;
     s *= N;
+    if (cells->partition) { /* the faces are the stored boundaries: the range is exact */
+      SRCellsPartitionRange(cells, d, lo, hi, &a[d], &z[d]);
+      if (a[d] > z[d]) return PETSC_FALSE;
+      continue;
+    }
     /* a[d]: the smallest i whose upper grid line may reach lo (g_{i+1} >= lo, enclosed: hi end). */
     t = (lo - cells->dlo[d]) / h;
     i = (t >= 0.0) ? (t >= (double)(N - 1) ? N - 1 : (PetscInt)t) : 0;
@@ -213,7 +220,7 @@ PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *
     *status = SR_CELL_NONFINITE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (cells->grid_aligned) {
+  if (cells->grid_aligned || cells->partition) {
     PetscInt *sorted;
     PetscBool ok;
     PetscCall(PetscMalloc1(PetscMax(nlist, 1), &sorted));

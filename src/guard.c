@@ -96,12 +96,15 @@ PetscErrorCode SRRunGuardPhi_Private(SRRun r, PetscInt epoch, PetscInt step)
 /* The guard on the theta move theta_old -> theta_new of one TAO solve (SPEC §8). */
 PetscErrorCode SRRunGuardTheta_Private(SRRun r)
 {
-  const PetscInt n = r->n, K = r->K, nt = 2 * n * K;
+  const PetscInt K = r->K, nt = r->ntheta;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(r->theta_acc, r->theta_old, nt));
   if (r->guard == SR_GUARD_NONE) {
     PetscCall(SRRunThetaSet_Private(r, r->cand, r->theta_new));
+    PetscCall(PetscArraycpy(r->theta_acc, r->theta_new, nt));
     r->accepted++;
+    r->th_accepted++;
     PetscCall(SRRunAcceptTheta_Private(r));
   } else if (r->guard == SR_GUARD_REJECT || r->guard == SR_GUARD_BACKTRACK) {
     const PetscInt hmax = r->guard == SR_GUARD_BACKTRACK ? r->halvings : 0;
@@ -119,14 +122,19 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r)
       PetscCall(SRRunGuardCheck_Private(r, r->cand, &ok, &first));
       if (ok) {
         r->accepted++;
+        r->th_accepted++;
         if (h > 0) r->backtracked++;
+        if (h > 0) r->th_backtracked++;
+        PetscCall(PetscArraycpy(r->theta_acc, cand, nt));
         PetscCall(SRRunAcceptTheta_Private(r));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
     }
     r->rejected++;
+    r->th_rejected++;
   } else {
-    /* project: put failing cells back to their last feasible (c, w) until the test passes;
+    /* project: put failing cells back to their last feasible (c, w), or for a partition their
+       faces back to the last feasible boundaries, until the test passes;
        a cell that fails although already restored fails because of its successors, so they
        are restored too.  At worst everything is restored, which is the rejection. */
     PetscBool *restored;
@@ -160,18 +168,20 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r)
         nrestored = K;
       }
       for (PetscInt k = 0; k < K; k++)
-        if (restored[k])
-          for (PetscInt d = 0; d < n; d++) {
-            cand[k * n + d]         = r->theta_old[k * n + d];
-            cand[n * K + k * n + d] = r->theta_old[n * K + k * n + d];
-          }
+        if (restored[k]) SRRunThetaRestoreCell_Private(r, cand, k);
     }
     PetscCall(PetscFree(restored));
     if (nrestored < K) {
       r->accepted++;
+      r->th_accepted++;
       if (nrestored > 0) r->backtracked++;
+      if (nrestored > 0) r->th_backtracked++;
+      PetscCall(PetscArraycpy(r->theta_acc, cand, nt));
       PetscCall(SRRunAcceptTheta_Private(r));
-    } else r->rejected++;
+    } else {
+      r->rejected++;
+      r->th_rejected++;
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -92,10 +92,10 @@ static PetscErrorCode SRLossSoftminT_Private(SRCells cells, const SRSuccessorLis
      L_sim = softmax_i r_i + lambda_eps softmax_i e_i.
    The choice of the cells (argmin, the m nearest) is piecewise constant and held fixed in
    the gradient; for the Gaussian assignment the gradient goes through a_ik.  Not collective. */
-PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val, double *dY, double *dtheta)
+static PetscErrorCode SRLossSim_Private(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, const PetscInt *hat, SRLossValues *val, double *dY, double *dtheta)
 {
   const PetscInt n = cells->n, K = cells->K;
-  const PetscInt m = par->assign == SR_ASSIGN_GAUSS ? par->assign_neighbors : 1;
+  const PetscInt m = (par->assign == SR_ASSIGN_GAUSS && !hat) ? par->assign_neighbors : 1;
   const double   tau = par->tau, eps = par->eps, lam = par->lambda_eps;
   PetscInt      *kk, maxT, nused = 0;
   double        *aw, *g, *h, *r, *e, *u, *v, *a, *wts, gap_min = 0.0, rmax = -INFINITY;
@@ -107,7 +107,10 @@ PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossPa
   PetscCall(PetscMalloc2(maxT, &a, maxT, &wts));
   for (PetscInt i = 0; i < N; i++) {
     const double *x = X + i * n, *y = Y + i * n;
-    if (par->assign == SR_ASSIGN_GAUSS) PetscCall(SRCellsAssignGauss(cells, x, m, kk + i * m, aw + i * m));
+    if (hat) {
+      kk[i] = hat[i];
+      aw[i] = 1.0;
+    } else if (par->assign == SR_ASSIGN_GAUSS) PetscCall(SRCellsAssignGauss(cells, x, m, kk + i * m, aw + i * m));
     else {
       kk[i] = SRCellsAssign(cells, x);
       aw[i] = 1.0;
@@ -119,7 +122,7 @@ PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossPa
       PetscCall(SRLossSoftminT_Private(cells, T, k, y, tau, a, wts, &sm, &amin));
       gap_min = PetscMax(gap_min, amin - sm);
       nused   = PetscMax(nused, T->ptr[k + 1] - T->ptr[k]);
-      dx      = SRCellsDistance(cells, x, k, NULL, NULL, NULL);
+      dx      = hat ? 0.0 : SRCellsDistance(cells, x, k, NULL, NULL, NULL);
       g[i * m + l] = sm - dx;
       h[i * m + l] = PetscMax(dx - eps, 0.0);
       r[i] += aw[i * m + l] * g[i * m + l];
@@ -171,7 +174,7 @@ PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossPa
               dwb[j * n + d] += s * gw[d];
             }
         }
-        if (!dtheta) continue;
+        if (!dtheta || hat) continue;
         /* through d(x_i, k): -U in r_i, lambda v_i a_ik in e_i where the [.]_+ is active */
         dx = SRCellsDistance(cells, x, k, NULL, gc, gw);
         {
@@ -198,6 +201,24 @@ PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossPa
   PetscCall(PetscFree2(a, wts));
   PetscCall(PetscFree4(r, e, u, v));
   PetscCall(PetscFree4(kk, aw, g, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val, double *dY, double *dtheta)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRLossSim_Private(cells, T, par, N, X, Y, NULL, val, dY, dtheta));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SPEC §8: the theta objective of a partition, with the hard assignment hat[i] frozen for the
+   solve and d(x_i, hat x_i) = 0 (a partition covers D: whichever cell x_i lies in after a move,
+   its distance is 0).  Not collective. */
+PetscErrorCode SRLossSimFrozen(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, const PetscInt *hat, SRLossValues *val, double *dtheta)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(hat, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "SRLossSimFrozen needs the frozen assignment");
+  PetscCall(SRLossSim_Private(cells, T, par, N, X, Y, hat, val, NULL, dtheta));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

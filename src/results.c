@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <math.h>
 
-const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS] = {"checkpoint", "epoch", "Lsim", "H", "task", "pred_error", "coverage", "succ_certified", "succ_minimal", "succ_empirical", "vol_E", "vol_union", "gap_min", "taulogn", "gap_max", "taulogN", "accepted", "rejected", "backtracked", "recheck_failures", "falsified", "Lencl", "H_train", "Lsim_heldout", "out_of_D", "succ_tight", "vol_E_tight", "succ_floor"};
+const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS] = {"checkpoint", "epoch", "Lsim", "H", "task", "pred_error", "coverage", "succ_certified", "succ_minimal", "succ_empirical", "vol_E", "vol_union", "gap_min", "taulogn", "gap_max", "taulogN", "accepted", "rejected", "backtracked", "recheck_failures", "falsified", "Lencl", "H_train", "Lsim_heldout", "out_of_D", "succ_tight", "vol_E_tight", "succ_floor", "tao_reason", "theta_accepted", "theta_rejected", "theta_backtracked", "theta_moves", "theta_obj_before", "theta_obj_after", "theta_disp"};
 /* wall is not a column of the table: it is not reproducible, so it lives in /runs/wall. */
 
 const char *const SRSummaryColumns[SR_SUMMARY_NCOLS] = {"succ_reduction_mean", "succ_reduction_std", "volE_reduction_mean", "volE_reduction_std", "volU_reduction_mean", "volU_reduction_std", "dpred_error_mean", "dpred_error_std", "dcoverage_mean", "dcoverage_std", "spearman_mean", "spearman_std", "recheck_failures", "pred_error_mean", "coverage_mean", "succ_certified_mean", "vol_E_mean", "nseeds", "tight_reduction_mean", "tight_reduction_se", "volEtight_reduction_mean", "volEtight_reduction_se", "tight_reduction_accmatched_mean", "tight_reduction_accmatched_se", "volEtight_reduction_accmatched_mean", "volEtight_reduction_accmatched_se", "accmatched_pairs", "dLsim_heldout_mean", "dLsim_heldout_se", "dsucc_tight_mean", "dsucc_tight_se", "acted", "effect", "succ_tight_mean", "succ_floor_mean", "vol_E_tight_mean", "H_mean", "H_train_mean", "taulogN_mean", "succ_minimal_mean"};
@@ -26,7 +26,7 @@ struct _p_SRResults {
 
 void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS])
 {
-  const double v[SR_CHECKPOINT_NFIELDS] = {(double)cp->checkpoint, (double)cp->epoch, cp->Lsim, cp->H, cp->task, cp->pred_error, cp->coverage, cp->succ_certified, cp->succ_minimal, cp->succ_empirical, cp->vol_E, cp->vol_union, cp->gap_min, cp->taulogn, cp->gap_max, cp->taulogN, (double)cp->accepted, (double)cp->rejected, (double)cp->backtracked, (double)cp->recheck_failures, (double)cp->falsified, cp->Lencl, cp->H_train, cp->Lsim_heldout, cp->out_of_D, cp->succ_tight, cp->vol_E_tight, cp->succ_floor};
+  const double v[SR_CHECKPOINT_NFIELDS] = {(double)cp->checkpoint, (double)cp->epoch, cp->Lsim, cp->H, cp->task, cp->pred_error, cp->coverage, cp->succ_certified, cp->succ_minimal, cp->succ_empirical, cp->vol_E, cp->vol_union, cp->gap_min, cp->taulogn, cp->gap_max, cp->taulogN, (double)cp->accepted, (double)cp->rejected, (double)cp->backtracked, (double)cp->recheck_failures, (double)cp->falsified, cp->Lencl, cp->H_train, cp->Lsim_heldout, cp->out_of_D, cp->succ_tight, cp->vol_E_tight, cp->succ_floor, (double)cp->tao_reason, (double)cp->theta_accepted, (double)cp->theta_rejected, (double)cp->theta_backtracked, (double)cp->theta_moves, cp->theta_obj_before, cp->theta_obj_after, cp->theta_disp};
   memcpy(row, v, sizeof(v));
 }
 

@@ -69,6 +69,8 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->cov_w                = 0.0;
   r->vol_w                = 0.0;
   r->status               = SR_RUN_PENDING;
+  r->cells_param          = SR_CELLS_PARTITION;
+  r->cell_solve           = PETSC_TRUE;
   PetscCall(SRAbstractionCreate(comm, &r->abs));
   /* theta is solved redundantly on every rank (PETSC_COMM_SELF) so its floating-point
      reductions never depend on the rank count. */
@@ -226,6 +228,23 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->cov_w >= 0 && isfinite(r->cov_w), comm, PETSC_ERR_ARG_OUTOFRANGE, "-coverage_weight %g: allowed is a finite value >= 0", r->cov_w);
   PetscCall(PetscOptionsReal("-volume_weight", "weight of the volume term sum_k vol(Psi_k) / vol(D) in the theta solve, >= 0", NULL, r->vol_w, &r->vol_w, NULL));
   PetscCheck(r->vol_w >= 0 && isfinite(r->vol_w), comm, PETSC_ERR_ARG_OUTOFRANGE, "-volume_weight %g: allowed is a finite value >= 0", r->vol_w);
+  e = r->cells_param;
+  PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-cells_param", "cell parametrisation: partition (boundaries per dimension, the cells tile D), boxes (free boxes (c, w)) (SPEC §4)", SRCellsParams, &e));
+  r->cells_param = (SRCellsParam)e;
+  {
+    char      sbuf[16];
+    PetscBool sset;
+    PetscCall(PetscStrncpy(sbuf, r->cell_solve ? "on" : "off", sizeof(sbuf)));
+    PetscCall(PetscOptionsString("-cell_solve", "the TAO solve on theta per checkpoint interval: on, off (default on under a guard, off with -guard none) (SPEC §8)", NULL, sbuf, sbuf, sizeof(sbuf), &sset));
+    if (sset) {
+      PetscBool on, off;
+      PetscCall(PetscStrcasecmp(sbuf, "on", &on));
+      PetscCall(PetscStrcasecmp(sbuf, "off", &off));
+      PetscCheck(on || off, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cell_solve %s: unknown value; allowed are on, off", sbuf);
+      r->cell_solve     = on;
+      r->cell_solve_set = PETSC_TRUE;
+    }
+  }
   PetscCall(PetscOptionsBool("-quiet", "no progress line per checkpoint", NULL, r->quiet, &r->quiet, NULL));
   PetscOptionsEnd();
 
@@ -240,6 +259,11 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->ncounts == r->sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", r->ncounts, r->sysname, r->sys->n, r->sys->n);
   PetscCheck(r->mtype == SR_MODEL_DYNAMICS || r->sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", r->sysname);
   if (r->wmax >= 0) PetscCheck(r->wmin <= r->wmax, comm, PETSC_ERR_ARG_OUTOFRANGE, "-w_min %g > -w_max %g: the half-width bounds need w_min <= w_max", r->wmin, r->wmax);
+  PetscCheck(!(r->cells_param == SR_CELLS_PARTITION && r->cov_w > 0), comm, PETSC_ERR_ARG_INCOMP, "-coverage_weight %g: not allowed with -cells_param partition (a partition covers D, so d(x, hat x) = 0 and the coverage term is constant; SPEC §8); use -cells_param boxes or drop it", r->cov_w);
+  if (r->cells_param == SR_CELLS_PARTITION)
+    for (PetscInt d = 0; d < r->sys->n; d++)
+      PetscCheck(r->sys->dhi[d] - r->sys->dlo[d] >= 2.0 * (double)r->counts[d] * r->wmin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-w_min %g with -cells %" PetscInt_FMT " in dimension %" PetscInt_FMT ": a partition of [%g, %g] into %" PetscInt_FMT " intervals of width >= 2 w_min needs hi - lo >= 2 m w_min = %g (SPEC §4); lower -w_min or the count", r->wmin, r->counts[d], d, r->sys->dlo[d], r->sys->dhi[d], r->counts[d], 2.0 * (double)r->counts[d] * r->wmin);
+  if (!r->cell_solve_set) r->cell_solve = r->guard == SR_GUARD_NONE ? PETSC_FALSE : PETSC_TRUE;
   PetscCall(TaoSetFromOptions(r->tao));
   r->fromoptions = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -345,7 +369,10 @@ PetscErrorCode SRRunSetUp(SRRun r)
   PetscCheck(r->ncounts == n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT, r->ncounts, r->sysname, n);
   PetscCall(SRModelCreate(r->sys, r->mtype, r->nhidden, r->widths, &r->model));
   PetscCall(SRMLPInitialize(r->model->mlp, (uint64_t)r->seed));
-  PetscCall(SRCellsCreateGrid(r->sys, r->counts, &r->cells));
+  if (r->cells_param == SR_CELLS_PARTITION) PetscCall(SRCellsCreatePartition(r->sys, r->counts, &r->cells));
+  else PetscCall(SRCellsCreateGrid(r->sys, r->counts, &r->cells));
+  r->h0 = PETSC_MAX_REAL;
+  for (PetscInt d = 0; d < n; d++) r->h0 = PetscMin(r->h0, (r->sys->dhi[d] - r->sys->dlo[d]) / (double)r->counts[d]);
   if (r->wmax < 0) {
     r->wmax = 0;
     for (PetscInt d = 0; d < n; d++) r->wmax = PetscMax(r->wmax, 0.5 * (r->sys->dhi[d] - r->sys->dlo[d]));
@@ -491,6 +518,14 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   row.rejected       = r->rejected;
   row.backtracked    = r->backtracked;
   row.wall           = MPI_Wtime() - r->t0;
+  row.tao_reason     = r->tao_reason;
+  row.theta_accepted = r->th_accepted;
+  row.theta_rejected = r->th_rejected;
+  row.theta_backtracked = r->th_backtracked;
+  row.theta_moves    = r->th_moves;
+  row.theta_obj_before  = r->th_obj_before;
+  row.theta_obj_after   = r->th_obj_after;
+  row.theta_disp     = r->th_disp;
   PetscCall(PetscLogEventEnd(r->ev_check, 0, 0, 0, 0));
   if (!isfinite(row.Lsim) || !isfinite(row.task) || !isfinite(row.H)) {
     /* not stored: the run falls back to the triple of its last checkpoint */
@@ -503,9 +538,9 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   r->table[r->ntable++] = row;
   if (!r->quiet)
     PetscCall(PetscPrintf(r->comm,
-                          "checkpoint %2" PetscInt_FMT " epoch %4" PetscInt_FMT ": L_sim %.4g H %.4g task %.4g pred %.4g cov %.3f succ %.3f/%.3f/%.3f vol %.3g/%.3g tight %.3f floor %.3f acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " recheck %" PetscInt_FMT " (falsified %" PetscInt_FMT ") TAO %s\n",
+                          "checkpoint %2" PetscInt_FMT " epoch %4" PetscInt_FMT ": L_sim %.4g H %.4g task %.4g pred %.4g cov %.3f succ %.3f/%.3f/%.3f vol %.3g/%.3g tight %.3f floor %.3f acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " recheck %" PetscInt_FMT " (falsified %" PetscInt_FMT ") TAO %s theta acc %" PetscInt_FMT " rej %" PetscInt_FMT " bt %" PetscInt_FMT " moves %" PetscInt_FMT " obj %.5g -> %.5g disp %.3g\n",
                           row.checkpoint, row.epoch, row.Lsim, row.H, row.task, row.pred_error, row.coverage, row.succ_certified, row.succ_minimal, row.succ_empirical, row.vol_E, row.vol_union, row.succ_tight, row.succ_floor, row.accepted, row.rejected, row.backtracked, row.recheck_failures, row.falsified,
-                          TaoConvergedReasons[r->tao_reason]));
+                          TaoConvergedReasons[r->tao_reason], r->th_accepted, r->th_rejected, r->th_backtracked, r->th_moves, r->th_obj_before, r->th_obj_after, r->th_disp));
   r->icheck             = j; /* the state the monitor saves is the state after checkpoint j */
   if (r->monitor) PetscCall((*r->monitor)(r, &r->table[r->ntable - 1], r->mctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -605,6 +640,7 @@ PetscErrorCode SRRunView(SRRun r, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "SRRun: -sys %s -model %s, %" PetscInt_FMT " hidden layers, %" PetscInt_FMT " cells, %" PetscInt_FMT " parameters\n", r->sysname, SRModelTypes[r->mtype], r->nhidden, r->K, r->P));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  beta %g tau %g seed %" PetscInt_FMT " eps %g lambda_eps %g, -loss %s, -guard %s (halvings %" PetscInt_FMT "), -enclosure %s, -target %s\n", r->beta, r->par.tau, r->seed, r->par.eps, r->par.lambda_eps, SRLossTypes[r->loss], SRGuardTypes[r->guard], r->halvings, SREnclosureTypes[r->enclosure], SRTargetTypes[r->target]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  epochs %" PetscInt_FMT " checkpoints %" PetscInt_FMT " batch %" PetscInt_FMT " lr %g samples %" PetscInt_FMT " heldout %" PetscInt_FMT "\n", r->epochs, r->ncheck, r->batch, r->lr, r->nsamples, r->nheld));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  -cells_param %s, -cell_solve %s; theta updates accepted %" PetscInt_FMT " rejected %" PetscInt_FMT " backtracked %" PetscInt_FMT ", moves %" PetscInt_FMT "\n", SRCellsParams[r->cells_param], r->cell_solve ? "on" : "off", r->th_accepted, r->th_rejected, r->th_backtracked, r->th_moves));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  status %s (%s); updates accepted %" PetscInt_FMT " rejected %" PetscInt_FMT " backtracked %" PetscInt_FMT "; last TAO reason %s\n", SRRunStatusNames[r->status], r->reason, r->accepted, r->rejected, r->backtracked, TaoConvergedReasons[r->tao_reason]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -631,6 +667,7 @@ PetscErrorCode SRRunDestroy(SRRun *run)
     PetscCall(PetscFree5(r->Xtr, r->Xho, r->Xb, r->Y, r->dY));
     PetscCall(PetscFree6(r->grad, r->delta, r->phi_old, r->theta_old, r->theta_new, r->dtheta));
     PetscCall(PetscFree(r->perm));
+    PetscCall(PetscFree4(r->hat, r->theta_acc, r->tr_lb, r->tr_ub));
     PetscCall(PetscFree(r->table));
   }
   PetscCall(PetscFree(r));

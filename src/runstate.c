@@ -4,10 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-/* State layout.  doubles: phi, Adam m, Adam v (P each), theta (2 n K).
+/* State layout.  doubles: phi, Adam m, Adam v (P each), theta (2 n K slots; a partition's
+   interior boundaries first, the rest 0).
    ints: checkpoint, epoch, Adam t, grid flag, accepted, rejected, backtracked, TAO reason,
-   status, then C and T as ptr (K + 1) and idx at capacity K (K + 1), padded with -1. */
-#define SR_RUN_NHEAD 9
+   status, theta accepted, rejected, backtracked, moves, then C and T as ptr (K + 1) and idx at capacity K (K + 1), padded with -1. */
+#define SR_RUN_NHEAD 13
 
 PetscErrorCode SRRunGetStateSizes(SRRun r, PetscInt *ndouble, PetscInt *nint)
 {
@@ -35,8 +36,8 @@ PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
   PetscCall(PetscArraycpy(ds, r->model->mlp->params, P));
   PetscCall(PetscArraycpy(ds + P, r->adam->m, P));
   PetscCall(PetscArraycpy(ds + 2 * P, r->adam->v, P));
+  PetscCall(PetscArrayzero(ds + 3 * P, nt));
   SRRunThetaGet_Private(r, r->cells, ds + 3 * P);
-  (void)nt;
   is[0] = r->icheck;
   is[1] = r->epoch;
   is[2] = r->adam->t;
@@ -46,6 +47,10 @@ PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
   is[6] = r->backtracked;
   is[7] = r->tao_reason;
   is[8] = (PetscInt)r->status;
+  is[9]  = r->th_accepted;
+  is[10] = r->th_rejected;
+  is[11] = r->th_backtracked;
+  is[12] = r->th_moves;
   PetscCall(SRAbstractionGetCertified(r->abs, &C));
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
   SRRunListPack_Private(K, C, is + SR_RUN_NHEAD);
@@ -98,6 +103,10 @@ PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
   r->rejected    = is[5];
   r->backtracked = is[6];
   r->tao_reason  = is[7];
+  r->th_accepted    = is[9];
+  r->th_rejected    = is[10];
+  r->th_backtracked = is[11];
+  r->th_moves       = is[12];
   r->status      = (SRRunStatus)is[8] == SR_RUN_DIVERGED ? SR_RUN_DIVERGED : SR_RUN_PENDING;
   PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD, &C));
   PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD + (K + 1) + K * (K + 1), &T));

@@ -124,13 +124,14 @@ PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex in
 
   PetscFunctionBeginUser;
   PetscCheck(SRBoxIsFinite_Private(n, elo, ehi), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "certified successors need a finite enclosure with lo <= hi");
-  if (cells->grid_aligned) {
+  if (cells->grid_aligned || cells->partition) {
     PetscInt a[SR_MAX_DIM] = {0}, b[SR_MAX_DIM] = {0}, stride[SR_MAX_DIM], s = 1;
     PetscBool empty = PETSC_FALSE;
 
     for (PetscInt d = 0; d < n; d++) {
       stride[d] = s;
-      SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a[d], &b[d]);
+      if (cells->partition) SRCellsPartitionRange(cells, d, elo[d], ehi[d], &a[d], &b[d]); /* exact */
+      else SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a[d], &b[d]);
       if (a[d] > b[d]) empty = PETSC_TRUE;
       s *= cells->grid[d];
     }
@@ -208,7 +209,7 @@ static PetscInt SRSuccessorsHitGrid_Private(SRCells cells, PetscInt nlist, const
     PetscInt       i;
     if (!(t >= -1.0)) return -1; /* also NaN */
     if (!(t <= (double)N + 1.0)) return -1;
-    i         = (PetscInt)PetscFloorReal(t);
+    i         = cells->partition ? SRCellsPartitionLocate(cells, d, y[d]) : (PetscInt)PetscFloorReal(t);
     a[d]      = PetscMax(i - 1, 0);
     z[d]      = PetscMin(i + 1, N - 1);
     stride[d] = s;
@@ -237,7 +238,7 @@ PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *
   PetscInt       sink = -1, best = 0;
   double         dbest = PETSC_INFINITY;
 
-  if (cells->grid_aligned && increasing && nlist > 8) {
+  if ((cells->grid_aligned || cells->partition) && increasing && nlist > 8) {
     const PetscInt h = SRSuccessorsHitGrid_Private(cells, nlist, list, y);
     if (h >= 0) return h;
   }

@@ -213,7 +213,7 @@ static void test_guard_none_gaps(void **state)
   PetscInt            n, fails = 0;
   SRRunStatus         st;
 
-  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -guard none -beta 0.5 -volume_weight 0.5 -w_min 0.01 -tao_max_it 20", &run));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -cells_param boxes -cell_solve on -guard none -beta 0.5 -volume_weight 0.5 -w_min 0.01 -tao_max_it 20", &run));
   CHK(SRRunSolve(run));
   CHK(SRRunGetStatus(run, &st, NULL));
   CHK(SRRunGetCheckpoints(run, &n, &t));
@@ -224,9 +224,9 @@ static void test_guard_none_gaps(void **state)
   AssertAll(ok);
 }
 
-/* TAO moves theta away from the initial grid and respects c in D, w in [w_min, w_max].  (Under a
-   guard almost every theta move is rejected: the grid tiles D without slack, so any shrink or
-   shift opens a gap in the union of C(k); -guard none shows the solve itself.) */
+/* -cells_param boxes: TAO moves theta away from the initial grid and respects c in D,
+   w in [w_min, w_max].  (Under a guard almost every move of free boxes is rejected: any shrink
+   or shift opens a gap in the union of C(k); -guard none shows the solve itself.) */
 static void test_tao_moves_cells(void **state)
 {
   SRRun    run;
@@ -237,7 +237,7 @@ static void test_tao_moves_cells(void **state)
   int      ok = 1, moved = 0;
   const double wmin = 0.05, wmax = 0.6;
 
-  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -guard none -beta 0.5 -volume_weight 0.2 -w_min 0.05 -w_max 0.6 -tao_max_it 5", &run));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -cells_param boxes -cell_solve on -guard none -beta 0.5 -volume_weight 0.2 -w_min 0.05 -w_max 0.6 -tao_max_it 5", &run));
   CHK(SRRunSolve(run));
   CHK(SRRunGetObjects(run, &mdl, &cells, &abs));
   CHK(SRRunGetTaoReason(run, &reason, NULL));

@@ -5,7 +5,15 @@
    "grid-aligned": cell k then covers the exact real grid box of its index (its w is
    inflated by a few ulps so that the floating-point box contains the exact grid box, and
    neighbouring cells overlap instead of leaving a rounding gap), which allows O(1) lookup
-   and grid index arithmetic in the containment test.  Not collective. */
+   and grid index arithmetic in the containment test.
+
+   -cells_param partition (SPEC §4, the default of a run; src/partition.c): the cells are the
+   products of per-dimension boundaries lo_d = b_d0 < ... < b_dm = hi_d.  Cell k of index
+   (i_0, ..., i_{n-1}) is exactly the box [b_{d,i_d}, b_{d,i_d + 1}] of stored doubles, so
+   neighbours share one double as their face: outer and inner boxes are the same, there is no
+   rounding gap and no overlap beyond faces.  c and w are kept (midpoint and half-width,
+   rounded) for the Gaussian assignment and the stored theta only; distances, boxes, lookup
+   and containment use the boundaries.  theta = the interior boundaries.  Not collective. */
 #pragma once
 
 #include <simreach/base.h>
@@ -22,7 +30,13 @@ struct _p_SRCells {
   PetscBool grid_aligned;          /* theta still the initial grid */
   double    wmin, wmax;            /* bounds on w for the TAO solve */
   SRNorm    p;
+  PetscBool partition;             /* cells are the products of the boundaries bnd */
+  double   *bnd;                   /* dimension d: bnd[boff[d] .. boff[d] + grid[d]], strictly increasing */
+  PetscInt  boff[SR_MAX_DIM + 1];
 };
+
+typedef enum { SR_CELLS_PARTITION = 0, SR_CELLS_BOXES = 1 } SRCellsParam;
+extern const char *const SRCellsParams[];
 
 /* counts: n cell counts, e.g. {8, 8}; cell index k = i0 + N0 (i1 + N1 i2) (dimension 0 fastest). */
 PetscErrorCode SRCellsCreateGrid(SRSystem sys, const PetscInt counts[], SRCells *cells);
@@ -49,3 +63,30 @@ void SRCellsBoxInner(SRCells cells, PetscInt k, double *lo, double *hi);
 void SRCellsGridIndex(SRCells cells, PetscInt k, PetscInt *idx);
 /* Exact real grid line g_i of dimension d enclosed as [lo, hi] (g_i = dlo + i (dhi - dlo) / N). */
 void SRCellsGridLine(SRCells cells, PetscInt d, PetscInt i, double *lo, double *hi);
+
+/* ---- partitions (src/partition.c, SPEC §4) ---- */
+/* The regular partition of D with counts[d] intervals per dimension: b_di = fl(lo_d + i (hi_d - lo_d) / m_d),
+   the ends exactly lo_d and hi_d.  Errors if two boundaries round to the same double. */
+PetscErrorCode SRCellsCreatePartition(SRSystem sys, const PetscInt counts[], SRCells *cells);
+/* The m_d + 1 boundaries of dimension d (read only). */
+const double *SRCellsPartitionBoundaries(SRCells cells, PetscInt d, PetscInt *m);
+/* The lowest interval index i of dimension d with b_i <= x <= b_{i+1}; x below D gives 0,
+   above D gives m_d - 1 (the nearest interval).  Binary search, exact. */
+PetscInt SRCellsPartitionLocate(SRCells cells, PetscInt d, double x);
+/* The index range [*a, *z] of the intervals of dimension d that meet the closed [lo, hi]
+   (b_i <= hi and b_{i+1} >= lo), exact; *a > *z when none does (also for NaN). */
+void SRCellsPartitionRange(SRCells cells, PetscInt d, double lo, double hi, PetscInt *a, PetscInt *z);
+/* theta of a partition: the interior boundaries, dimension by dimension (sum_d (m_d - 1) numbers). */
+PetscInt       SRCellsPartitionNumTheta(SRCells cells);
+void           SRCellsPartitionGetTheta(SRCells cells, double *theta);
+/* Sets the interior boundaries and the derived c, w; errors unless every dimension stays strictly increasing. */
+PetscErrorCode SRCellsPartitionSetTheta(SRCells cells, const double *theta);
+/* The trust region of one solve (SPEC §4): boundary b_i in [mid(b_{i-1}, b_i) + wmin, mid(b_i, b_{i+1}) - wmin],
+   outward of the midpoints by directed rounding, clipped to contain b_i.  Every point of the
+   region keeps the order and every interval at least 2 wmin wide (up to rounding). */
+void SRCellsPartitionTrustRegion(SRCells cells, double wmin, double *lb, double *ub);
+/* Chain rule from d/dc, d/dw of every cell (2 n K, the SRLossSim layout) to d/dtheta: a cell's
+   lower face is b_{d,i_d}, its upper face b_{d,i_d+1}; dlo = (dc - dw) / 2, dhi = (dc + dw) / 2. */
+void SRCellsPartitionThetaGradient(SRCells cells, const double *dcw, double *g);
+/* Index of cell k in every dimension (k = i_0 + m_0 (i_1 + m_1 i_2)); also for grid cells. */
+void SRCellsIndex(SRCells cells, PetscInt k, PetscInt *idx);

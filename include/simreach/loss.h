@@ -45,5 +45,8 @@ typedef struct {
    dY (N x n) and dtheta (2 n K: dc then dw, same layout as cells) receive dL_sim/dY and
    dL_sim/dtheta when non-NULL (overwritten).  Not collective: the caller reduces. */
 PetscErrorCode SRLossSim(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val, double *dY, double *dtheta);
+/* L_sim with the hard assignment hat[0..N) frozen and d(x_i, hat x_i) taken as 0 (partition cells
+   cover D; SPEC §8 theta objective).  dtheta as in SRLossSim.  Not collective. */
+PetscErrorCode SRLossSimFrozen(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, const PetscInt *hat, SRLossValues *val, double *dtheta);
 /* H, coverage on the (held-out) samples; fills val->H and val->coverage only. */
 PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val);

@@ -27,8 +27,13 @@ typedef struct {
      the sampled floor |F| */
   double Lencl, H_train, Lsim_heldout, out_of_D, succ_tight, vol_E_tight, succ_floor;
   double   wall;             /* seconds since the run started (not reproducible) */
+  /* the theta solve (SPEC §8): TAO's reason of the last solve, theta updates accepted / rejected /
+     backtracked and moves that count (cumulative), objective before / after and the largest
+     boundary displacement of the last solve */
+  PetscInt tao_reason, theta_accepted, theta_rejected, theta_backtracked, theta_moves;
+  double   theta_obj_before, theta_obj_after, theta_disp;
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 28
+#define SR_CHECKPOINT_NFIELDS 36
 
 typedef struct _p_SRRun *SRRun;
 

@@ -62,6 +62,16 @@ struct _p_SRRun {
   double         *ver_phi;
   SRCells         ver_cells;
   SRSuccessorList ver_C, ver_T;
+  /* cells parametrisation and the theta solve (SPEC §4, §8) */
+  SRCellsParam cells_param;
+  PetscBool    cell_solve, cell_solve_set; /* -cell_solve; default on under a guard, off with -guard none */
+  PetscInt     ntheta;                     /* 2 n K (boxes) or sum_d (m_d - 1) (partition) */
+  PetscInt    *hat;                        /* frozen hard assignment of the training samples in one solve */
+  double      *theta_acc;                  /* the theta the guard accepted (ntheta) */
+  double      *tr_lb, *tr_ub;              /* trust region of the current partition solve */
+  double       h0;                         /* smallest spacing of the initial grid */
+  PetscInt     th_accepted, th_rejected, th_backtracked, th_moves; /* theta updates (cumulative) */
+  double       th_obj_before, th_obj_after, th_disp;              /* the last solve */
   PetscLogEvent ev_step, ev_guard, ev_tao, ev_check;
 };
 
@@ -77,6 +87,7 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r);
 void           SRRunThetaGet_Private(SRRun r, SRCells cells, double *th);
 PetscErrorCode SRRunThetaSet_Private(SRRun r, SRCells cells, const double *th);
 void           SRRunThetaClamp_Private(SRRun r, double *th);
+void           SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k);
 PetscErrorCode SRRunAcceptTheta_Private(SRRun r);
 PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r);
 PetscErrorCode SRRunThetaStep_Private(SRRun r);
