@@ -219,7 +219,7 @@ static void ShavedCase(const char opts[], PetscInt stride)
   CHK(SRSuccessorListCreate(K, C->ptr[K], &E));
   CHK(PetscMalloc1(K, &shaved));
   CHK(PetscCalloc2(K, &isshaved, K, &planted_cell));
-  CHK(SRCellsSetFree(cells)); /* free boxes: a face may move */
+  CHK(SRCellsSetFree(cells)); /* free boxes (-cells_param boxes): a face may move */
   E.ptr[0] = 0;
   for (PetscInt k = 0; k < K; k++) {
     const double lo = cells->c[k] - cells->w[k], hi = cells->c[k] + cells->w[k];
@@ -285,8 +285,8 @@ static void test_planted_shaved(void **state)
 {
   (void)state;
   /* an untrained network (images with interior maxima) and a warm-started one */
-  ShavedCase("-sys toy1d -model dynamics -mlp_widths 16,16 -cells 64 -enclosure taylor1 -succ_margin 0 -quiet -seed 4", 5);
-  ShavedCase("-sys toy1d -model dynamics -mlp_widths 16,16 -cells 64 -enclosure taylor1 -succ_margin 0 -pretrain_epochs 30 -samples 512 -quiet -seed 5", 5);
+  ShavedCase("-sys toy1d -model dynamics -cells_param boxes -mlp_widths 16,16 -cells 64 -enclosure taylor1 -succ_margin 0 -quiet -seed 4", 5);
+  ShavedCase("-sys toy1d -model dynamics -cells_param boxes -mlp_widths 16,16 -cells 64 -enclosure taylor1 -succ_margin 0 -pretrain_epochs 30 -samples 512 -quiet -seed 5", 5);
 }
 
 /* The run's own re-check (SRRunRecheck, the code behind its checkpoint columns) on a planted
