@@ -494,6 +494,10 @@ static void test_bad_options(void **state)
   ok     = BadOption("-p 3", "-p 3", "1, 2, inf") && ok;
   ok     = BadOption("-cells 4,4,4", "-cells", "pendulum") && ok;
   ok     = BadOption("-target_mass 1.5", "-target_mass", "1.5") && ok;
+  ok     = BadOption("-cells_param grid", "-cells_param grid", "partition, boxes") && ok;
+  ok     = BadOption("-cell_solve maybe", "-cell_solve maybe", "on, off") && ok;
+  ok     = BadOption("-coverage_weight 1", "-coverage_weight 1", "-cells_param partition") && ok;
+  ok     = BadOption("-w_min 0.3", "-w_min 0.3", "2 m w_min") && ok;
   AssertAll(ok);
 }
 
