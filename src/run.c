@@ -63,6 +63,7 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->nheld                = 8192; /* SPEC §6: a max over held-out points that is stable */
   r->loss                 = SR_LOSS_SIM;
   r->tight_bisect         = 1;
+  r->cells_width          = 1.0;
   r->floor_points         = 9;
   r->nfalsify             = 16;
   r->lr                   = 3e-3;
@@ -174,6 +175,8 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   e = r->loss;
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-loss", "what beta weights: sim (L_sim), encl (L_encl, the enclosure excess), sim+encl (SPEC §6)", SRLossTypes, &e));
   r->loss = (SRLossType)e;
+  PetscCall(PetscOptionsReal("-cells_width", "half-width of the initial cells as a fraction of half the grid spacing, in (0, 1]; < 1 gives free boxes with gaps that do not tile D (SPEC §9 published-check setting)", NULL, r->cells_width, &r->cells_width, NULL));
+  PetscCheck(r->cells_width > 0 && r->cells_width <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cells_width %g: allowed is 0 < f <= 1", r->cells_width);
   PetscCall(PetscOptionsInt("-tight_bisect", "sub-box levels of the tightest enclosure behind |M_tight| and vol(E_tight): 2^l pieces per dimension, 0..6 (SPEC §5)", NULL, r->tight_bisect, &r->tight_bisect, NULL));
   PetscCheck(r->tight_bisect >= 0 && r->tight_bisect <= 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tight_bisect %" PetscInt_FMT ": allowed is 0..6", r->tight_bisect);
   PetscCall(PetscOptionsInt("-floor_points", "sample points per dimension (corners included) of the floor |F| (SPEC §5), 2..64", NULL, r->floor_points, &r->floor_points, NULL));
@@ -373,6 +376,11 @@ PetscErrorCode SRRunSetUp(SRRun r)
   else PetscCall(SRCellsCreateGrid(r->sys, r->counts, &r->cells));
   r->h0 = PETSC_MAX_REAL;
   for (PetscInt d = 0; d < n; d++) r->h0 = PetscMin(r->h0, (r->sys->dhi[d] - r->sys->dlo[d]) / (double)r->counts[d]);
+  if (r->cells_width != 1.0) { /* -cells_width f < 1: narrow free boxes with gaps (SPEC §9 published-check setting) */
+    PetscCheck(r->cells_param != SR_CELLS_PARTITION, comm, PETSC_ERR_ARG_INCOMP, "-cells_width %g: narrow cells with gaps need -cells_param boxes (a partition tiles D)", r->cells_width);
+    PetscCall(SRCellsSetFree(r->cells));
+    for (PetscInt i = 0; i < r->cells->K * n; i++) r->cells->w[i] *= r->cells_width;
+  }
   if (r->wmax < 0) {
     r->wmax = 0;
     for (PetscInt d = 0; d < n; d++) r->wmax = PetscMax(r->wmax, 0.5 * (r->sys->dhi[d] - r->sys->dlo[d]));

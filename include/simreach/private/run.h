@@ -33,6 +33,7 @@ struct _p_SRRun {
   SRLossType      loss;           /* -loss sim|encl|sim+encl (SPEC §6) */
   PetscInt        tight_bisect;   /* -tight_bisect: sub-box levels of the tightest enclosure (SPEC §5) */
   PetscInt        floor_points;   /* -floor_points: sample points per dimension of the floor |F| */
+  double          cells_width;    /* -cells_width: initial half-widths as a fraction of the grid's (< 1: gaps) */
   PetscBool       quiet, fromoptions, setup, cells_given;
   /* objects */
   SRSystem      sys;
