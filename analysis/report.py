@@ -354,6 +354,44 @@ def fmt(v, spec=".4g"):
     return "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
 
 
+PUBLISHED = (  # the seed card's published check ("Verification"), beta = 0 -> beta = 0.15
+    ("prediction MSE (held-out task loss)", "pred_error", 0.00063, 0.00262, "up"),
+    ("eps-coverage", "coverage", 0.993, 0.090, "down"),
+    ("successors per cell (cells hit by sampled images)", "succ_empirical", 1.331, 0.650, "down"),
+    ("hard residual H", "H", 0.0707, -0.0365, "down"),
+)
+
+
+def published_check(res):
+    """For a toy1d study with beta 0 and 0.15: the published figures beside this study's (last
+    checkpoint, mean over seeds, per tau), whether each direction reproduces, and the Spearman
+    value pooled over the final checkpoints of all runs, as the published check computed it."""
+    if res.options.get("sys") != "toy1d" or 0.0 not in list(res.beta) or 0.15 not in [round(float(b), 12) for b in res.beta]:
+        return []
+    from scipy import stats
+
+    ib0, ib1 = list(res.beta).index(0.0), [round(float(b), 12) for b in res.beta].index(0.15)
+    L = ["## The published check beside this study (seed card, 'Verification'; beta = 0 -> 0.15)", "",
+         f"Setting: cells_width {res.options.get('cells_width', '1')}, guard {res.options.get('guard', '?')}; last checkpoint, mean over seeds.", "",
+         "| quantity | published | " + " | ".join(f"tau={t:g}" for t in res.tau) + " | direction reproduces |", "|---" * (res.nt + 3) + "|"]
+    for label, col, p0, p1, way in PUBLISHED:
+        cells, agree = [], []
+        for it in range(res.nt):
+            v0 = np.nanmean([res.last(res.run(ib0, it, js), col) for js in range(res.ns)])
+            v1 = np.nanmean([res.last(res.run(ib1, it, js), col) for js in range(res.ns)])
+            cells.append(f"{v0:.4g} -> {v1:.4g}")
+            agree.append((v1 > v0) if way == "up" else (v1 < v0))
+        L.append(f"| {label} | {p0:g} -> {p1:g} | " + " | ".join(cells) + f" | {sum(agree)} of {res.nt} tau |")
+    x = [res.last(r, "Lsim") for r in range(len(res.points))]
+    y = [res.last(r, "H") for r in range(len(res.points))]
+    rho = stats.spearmanr(x, y)[0] if len(x) > 2 else float("nan")
+    L += ["", f"Spearman(L_sim, H) over the final checkpoints of all {len(x)} runs (the published check pooled 9): {rho:.3f} (published 0.967); "
+          f"across all checkpoints, per tau: " + ", ".join(f"{t:g}: {s:.3f}" for t, s in zip(res.tau, res.spearman_tau)) + ".",
+          "The successor count compared is the empirical one (cells hit by sampled images, sink counted as one): with gaps between the cells an image "
+          "that lands in a gap hits no cell, which is how the published count can fall below 1.", ""]
+    return L
+
+
 def write_report(res, outdir, figures, notes, scaling_rows):
     L = [f"# simreach study report", "", f"Results file: `{os.path.basename(res.path)}` ({res.format}, simreach {res.version}).", ""]
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
@@ -372,6 +410,7 @@ def write_report(res, outdir, figures, notes, scaling_rows):
             L.append(f"| {beta:g} | {tau:g} | " + " | ".join(fmt(float(res.table[ib, it, res.tcol(c)])) for c in want) + " |")
     L += ["", "Counts: " + ", ".join(f"{n} = {int(v)}" for n, v in zip(res.countcols, res.counts)),
           f"; largest measured gap / (tau log n): {fmt(res.gap_ratio_max)}.", ""]
+    L += published_check(res)
     L += ["## Figures", ""]
     for title, name in figures:
         L += [f"### {title}", "", f"![{title}]({name})", ""]
