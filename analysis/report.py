@@ -319,6 +319,58 @@ def fig_cells(res, out):
     return "The heatmaps show |C(k)| per cell (the sink counts one); the enclosures E_k themselves are not stored in the results file."
 
 
+
+def fig_partition(res, out):
+    """A learned partition (SPEC §4, -cells_param partition): the final cells of the run whose
+    boundaries moved most (largest beta first), drawn over the initial grid (dashed), coloured by
+    |C(k)|; returns a note for report.md, or None when the system is not 2-D or nothing moved."""
+    sysname, dom, labels = domain_2d(res)
+    if dom is None or res.cells is None:
+        return None
+    K = res.cells.shape[1] // 4
+    counts = [int(v) for v in res.options.get("cells", "").split(",") if v.strip().isdigit()]
+    if len(counts) != 2 or counts[0] * counts[1] != K:
+        return None
+    c0, w0 = grid_cells(dom, counts)
+    best, bestmove = None, 0.0
+    for r in range(res.cells.shape[0]):
+        c = res.cells[r, : 2 * K].reshape(K, 2)
+        w = res.cells[r, 2 * K :].reshape(K, 2)
+        if not np.all(np.isfinite(c)):
+            continue
+        lo0 = np.array([[dom[0, 0] + (k % counts[0]) * 2 * w0[0, 0], dom[1, 0] + (k // counts[0]) * 2 * w0[0, 1]] for k in range(K)])
+        move = float(np.max(np.abs((c - w) - lo0)))
+        if best is None or move > bestmove + 1e-12 or (abs(move - bestmove) <= 1e-12 and res.beta[r // (res.nt * res.ns)] > res.beta[best // (res.nt * res.ns)]):
+            best, bestmove = r, move
+    if best is None or bestmove < 1e-9:
+        return None
+    r = best
+    c = res.cells[r, : 2 * K].reshape(K, 2)
+    w = res.cells[r, 2 * K :].reshape(K, 2)
+    cnt = cell_counts(res.sptr[r], K) if res.sptr is not None else np.ones(K)
+    import matplotlib.patches as mpatches
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    cmap = plt.get_cmap("magma_r")
+    vmax = max(float(np.max(cnt)), 1.0)
+    for k in range(K):
+        ax.add_patch(mpatches.Rectangle((c[k, 0] - w[k, 0], c[k, 1] - w[k, 1]), 2 * w[k, 0], 2 * w[k, 1], facecolor=cmap(cnt[k] / vmax), edgecolor="k", lw=0.8))
+    for i in range(counts[0] + 1):
+        ax.axvline(dom[0, 0] + i * (dom[0, 1] - dom[0, 0]) / counts[0], color="tab:blue", ls="--", lw=0.6)
+    for j in range(counts[1] + 1):
+        ax.axhline(dom[1, 0] + j * (dom[1, 1] - dom[1, 0]) / counts[1], color="tab:blue", ls="--", lw=0.6)
+    ax.set_xlim(dom[0]), ax.set_ylim(dom[1])
+    ax.set_xlabel(labels[0]), ax.set_ylabel(labels[1])
+    ib, rem = divmod(r, res.nt * res.ns)
+    it, js = divmod(rem, res.ns)
+    sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, vmax))
+    fig.colorbar(sm, ax=ax, label="|C(k)| (sink counts one)")
+    ax.set_title(f"{sysname}: learned partition, beta={res.beta[ib]:g} tau={res.tau[it]:g} seed={res.seed[js]}\n(dashed: initial grid; largest boundary move {bestmove:.3g})", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return f"The learned partition is run {r} (beta={res.beta[ib]:g}, tau={res.tau[it]:g}, seed={res.seed[js]}): its boundaries moved by up to {bestmove:.3g} from the initial grid under the guard."
+
+
 def read_scaling(paths):
     rows = []
     for p in paths:
@@ -451,6 +503,10 @@ def main(argv=None):
     note = fig_cells(res, os.path.join(a.output, "cells.png"))
     if note is not None:
         figures.append(("Certified successors per cell before and after training", "cells.png"))
+        notes.append(note)
+    note = fig_partition(res, os.path.join(a.output, "partition.png"))
+    if note is not None:
+        figures.append(("A learned partition (the cell solve under the guard)", "partition.png"))
         notes.append(note)
     rows = []
     if a.scaling:
