@@ -2,7 +2,7 @@
 
      simreach abstract -sys pendulum -model dynamics -cells 64,64 [-mlp_widths 32,32] [-seed 1]
                        [-enclosure interval|taylor1|both] [-target empirical|nominal|certified]
-                       [-target_mass 0.9] [-target_samples 32] [-cells_free]
+                       [-target_mass 0.9] [-target_samples 32] [-floor_points 9] [-cells_free]
 
    Builds a freshly initialised network (Glorot from -seed), the regular grid of D, the
    certified lists C(k) and targets T(k) on all ranks (cells partitioned in contiguous blocks),
@@ -11,12 +11,14 @@
    ranks; every printed figure except the times is independent of it. */
 #include <simreach/private/commands.h>
 #include <petscviewer.h>
+#include <simreach/metrics.h>
 
 PetscErrorCode SRCommandAbstract(MPI_Comm comm)
 {
   char                 sysname[16] = "pendulum";
   PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS, etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
-  PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {8, 8, 8}, nc = SR_MAX_DIM, seed = 1, nfail, first;
+  PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {8, 8, 8}, nc = SR_MAX_DIM, seed = 1, nfail, first, floor_points = 9, tsamples = 32;
+  SRTightMetrics       tm;
   PetscBool            cells_set = PETSC_FALSE, wset = PETSC_FALSE, cells_free = PETSC_FALSE;
   SRSystem             sys;
   SRModel              model;
@@ -34,11 +36,14 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(PetscOptionsIntArray("-mlp_widths", "hidden layer widths, e.g. 32,32 (SPEC §3)", NULL, widths, &nw, &wset));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid, e.g. 8,8 (SPEC §4)", NULL, counts, &nc, &cells_set));
   PetscCall(PetscOptionsInt("-seed", "seed of the network initialisation and of the target samples", NULL, seed, &seed, NULL));
+  PetscCall(PetscOptionsInt("-floor_points", "points per dimension of the dense sample (corners included) behind the floor |F|, >= 2", NULL, floor_points, &floor_points, NULL));
   PetscCall(PetscOptionsBool("-cells_free", "treat the grid cells as free boxes (spatial index and box subtraction instead of grid index arithmetic)", NULL, cells_free, &cells_free, NULL));
   PetscOptionsEnd();
   if (!wset) nw = 2;
   PetscCheck(nw >= 1 && nw <= SR_MAX_LAYERS, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mlp_widths: %" PetscInt_FMT " widths given; allowed are 1 to %d comma-separated positive integers", nw, SR_MAX_LAYERS);
   for (PetscInt i = 0; i < nw; i++) PetscCheck(widths[i] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mlp_widths: width %" PetscInt_FMT " is %" PetscInt_FMT "; widths must be >= 1", i, widths[i]);
+  PetscCheck(floor_points >= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-floor_points %" PetscInt_FMT ": allowed is >= 2 (the corners are always sampled)", floor_points);
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-target_samples", &tsamples, NULL));
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": must be >= 0", seed);
 
   PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
@@ -63,10 +68,11 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(SRAbstractionGetPhaseTimes(abs, &t[0], &t[1], &t[2]));
   PetscCallMPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(SRAbstractionGetMetrics(abs, model, cells, &m));
+  PetscCall(SRMetricsTight(comm, abs, model, cells, 0, floor_points, &tm));
 
   PetscCall(PetscPrintf(comm, "simreach abstract: -sys %s -model %s, %" PetscInt_FMT " parameters, %s cells, %d rank(s)\n", sysname, SRModelTypes[mtype], model->mlp->nparams, cells_free ? "free" : "grid-aligned", size));
   PetscCall(SRAbstractionView(abs, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscPrintf(comm, "  successors per cell: certified %.6g, minimal %.6g, empirical %.6g (sink counts one)\n", m.succ_certified, m.succ_minimal, m.succ_empirical));
+  PetscCall(PetscPrintf(comm, "  successors per cell (sink counts one): certified %.6g, minimal %.6g; floor |F| %.6g (cells meeting the hull of f over %" PetscInt_FMT "^n points per cell, corners included: what any sound box enclosure must list); hit by %" PetscInt_FMT " random interior points per cell %.6g (corners not sampled: below the floor)\n", m.succ_certified, m.succ_minimal, tm.succ_floor, floor_points, tsamples, m.succ_empirical));
   PetscCall(PetscPrintf(comm, "  mean vol(E_k) %.6g, mean vol(union C(k)) %.6g\n", m.vol_E, m.vol_union));
   PetscCall(PetscPrintf(comm, "  containment failures: %" PetscInt_FMT " (nonfinite %" PetscInt_FMT ")\n", m.failures, m.nonfinite));
   if (nfail > 0) {

@@ -36,6 +36,11 @@ PetscErrorCode SRRecheckParamsSetFromOptions(MPI_Comm comm, SRRecheckParams *par
   PetscCheck(par->max_boxes >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-recheck_boxes %" PetscInt_FMT ": allowed is >= 1", par->max_boxes);
   PetscCall(PetscOptionsInt("-falsify_samples", "random witness candidates per cell in the re-check (besides the centre and the corners), >= 0", NULL, par->samples, &par->samples, NULL));
   PetscCheck(par->samples >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-falsify_samples %" PetscInt_FMT ": allowed is >= 0", par->samples);
+  {
+    PetscEnum e = (PetscEnum)par->subbox;
+    PetscCall(PetscOptionsEnum("-recheck_subbox", "enclosure of the bisected sub-boxes: interval, taylor1, both", NULL, SREnclosureTypes, e, &e, NULL));
+    par->subbox = (SREnclosureType)e;
+  }
   PetscCall(PetscOptionsInt("-attack_steps", "sign-gradient steps of the re-check's witness search per start on a cell it could not prove, >= 0", NULL, par->attack_steps, &par->attack_steps, NULL));
   PetscCheck(par->attack_steps >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-attack_steps %" PetscInt_FMT ": allowed is >= 0", par->attack_steps);
   PetscOptionsEnd();
@@ -483,8 +488,12 @@ PetscErrorCode SRRunRecheck(SRRun r, SRRecheckResult *res)
   SRRecheckParams        par;
   const SRSuccessorList *C;
 
+  static PetscLogEvent ev = 0;
+
   PetscFunctionBeginUser;
   PetscCheck(r->setup, r->comm, PETSC_ERR_ORDER, "SRRunRecheck: call SRRunSetUp first");
+  if (!ev) PetscCall(PetscLogEventRegister("SRRunRecheck", 0, &ev));
+  PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
   PetscCall(SRRecheckParamsSetDefault(&par));
   par.builder      = r->enclosure;
   par.depth        = r->recheck_depth;
@@ -494,6 +503,11 @@ PetscErrorCode SRRunRecheck(SRRun r, SRRecheckResult *res)
   par.seed         = (uint64_t)r->seed;
   PetscCall(SRAbstractionGetCertified(r->abs, &C));
   PetscCall(SRRecheckAll(r->comm, r->model, r->cells, C, &par, res));
+  PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  if (!r->quiet && (res->falsified || res->unknown)) {
+    PetscCall(PetscPrintf(r->comm, "re-check: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.3g s)\n", res->proven, res->falsified, res->unknown, res->seconds));
+    PetscCall(SRRecheckResultView(res, r->n, 10, PETSC_VIEWER_STDOUT_(r->comm)));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

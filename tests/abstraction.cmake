@@ -1,3 +1,6 @@
 # Runs of the containment / successor / abstraction tests (SPEC §5, §6, §7).
 sr_add_mpi_test(NAME containment COMMAND test_containment RANKS 1 TIMEOUT 120)
 sr_add_mpi_test(NAME abstraction COMMAND test_abstraction RANKS 1 2 3 TIMEOUT 180)
+# simreach abstract prints the floor |F| (dense sample with the corners) beside the sampled count
+add_test(NAME abstract_floor COMMAND simreach_exe abstract -sys pendulum -model dynamics -cells 8,8 -mlp_widths 8)
+set_tests_properties(abstract_floor PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION "floor \\|F\\| [0-9.]+ \\(cells meeting the hull of f over 9\\^n points per cell, corners included")
