@@ -69,8 +69,8 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
   PetscInt               max_print = 20, only = -1, nd, ni;
   PetscBool              only_set;
   SRCheckTotals_Private  tot;
-  double                *ds, *ds2, *theta;
-  PetscInt              *is, *is2;
+  double                *ds, *ds2, *dsl, *ds0, *theta;
+  PetscInt              *is, *is2, *isl, *is0;
   SRSuccessorList        Cf;
 
   PetscFunctionBeginUser;
@@ -117,6 +117,8 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
     PetscCall(SRRunGetStateSizes(run, &nd, &ni));
     PetscCheck(nd == lay->ndstate && ni == lay->nistate, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the stored state has %" PetscInt_FMT " + %" PetscInt_FMT " numbers, its options give %" PetscInt_FMT " + %" PetscInt_FMT, file, lay->ndstate, lay->nistate, nd, ni);
     PetscCall(PetscMalloc4(nd, &ds, ni, &is, nd, &ds2, ni, &is2));
+    PetscCall(PetscMalloc4(nd, &dsl, ni, &isl, nd, &ds0, ni, &is0));
+    PetscCall(SRRunGetState(run, ds0, is0)); /* the set-up state: a template */
     PetscCall(PetscPrintf(comm, "run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "): %s (%s)\n", r, lay->beta[ib], lay->tau[it], lay->seed[isd], SRRunStatusNames[PetscMax(0, PetscMin(status, 4))], reason));
     /* the checkpoint slots: the last one, and the other if it holds the checkpoint before */
     if (last >= 0 && (slot == 0 || slot == 1)) {
@@ -129,48 +131,62 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
         PetscCall(PetscSNPrintf(label, sizeof(label), "checkpoint %" PetscInt_FMT " (resume slot %" PetscInt_FMT ")", is2[0], sl));
         PetscCall(SRCheckTriple_Private(comm, run, &par, label, max_print, &tot));
         if (s == 0) {
-          PetscCall(PetscArraycpy(ds, ds2, nd));
-          PetscCall(PetscArraycpy(is, is2, ni));
+          PetscCall(PetscArraycpy(dsl, ds2, nd));
+          PetscCall(PetscArraycpy(isl, is2, ni));
           have_slot = PETSC_TRUE;
         }
       }
     }
-    /* the final triple: network, cells, lists (written when the run finished or diverged) */
+    /* the final triple: network, cells (stored as (c, w)), lists (written when the run finished
+       or diverged).  The run's cells are rebuilt from a stored state whose cells give exactly
+       these (c, w): the last slot's or the set-up one (a partition is its boundaries; free
+       boxes are (c, w) themselves). */
     if (status == SR_RUN_DONE || status == SR_RUN_DIVERGED) {
-      if (!have_slot) PetscCall(SRRunGetState(run, ds, is)); /* a template: the set-up state */
       PetscCall(SRResultsReadNetwork(res, r, ds2));
       for (PetscInt p = 0; p < lay->nparams; p++)
         if (!isfinite(ds2[p])) finite = PETSC_FALSE;
       if (!finite) PetscCall(PetscPrintf(comm, "  final triple: no network stored (nothing verified to keep)\n"));
       else {
+        PetscBool found = PETSC_FALSE;
         PetscCall(PetscMalloc1(lay->ntheta, &theta));
         Cf.ptr = Cf.idx = NULL;
         PetscCall(SRResultsReadAbstraction(res, r, theta, &Cf));
-        /* same as the slot's triple? */
-        same = have_slot;
-        for (PetscInt p = 0; p < lay->nparams && same; p++)
-          if (ds2[p] != ds[p]) same = PETSC_FALSE;
-        for (PetscInt i = 0; i < lay->ntheta && same; i++)
-          if (theta[i] != ds[3 * lay->nparams + i]) same = PETSC_FALSE;
-        if (same) {
-          const SRSuccessorList *C;
-          PetscCall(SRRunSetState(run, ds, is));
-          PetscCall(SRAbstractionGetCertified(run->abs, &C));
-          for (PetscInt k = 0; k <= lay->K && same; k++)
-            if (C->ptr[k] != Cf.ptr[k]) same = PETSC_FALSE;
-          for (PetscInt q = 0; same && q < C->ptr[lay->K]; q++)
-            if (C->idx[q] != Cf.idx[q]) same = PETSC_FALSE;
-        }
-        if (same) PetscCall(PetscPrintf(comm, "  final triple: identical to checkpoint %" PetscInt_FMT "'s (checked above)\n", is[0]));
-        else {
-          SRSuccessorList T;
-          /* the stored state with the final network, cells and lists (targets: C itself) */
+        for (PetscInt cand = 0; cand < 3 && !found; cand++) {
+          if (cand == 0 && !have_slot) continue;
+          if (cand == 2 && run->cells->partition) continue;
+          PetscCall(PetscArraycpy(ds, cand == 0 ? dsl : ds0, nd));
+          PetscCall(PetscArraycpy(is, cand == 0 ? isl : is0, ni));
+          if (cand == 2) { /* free boxes: (c, w) is the state's theta; the grid flag when it is the grid's */
+            PetscCall(PetscArraycpy(ds + 3 * lay->nparams, theta, lay->ntheta));
+            PetscCall(SRCheckIsGrid_Private(run, theta, &grid));
+            is[3] = grid ? 1 : 0;
+          }
           PetscCall(PetscArraycpy(ds, ds2, lay->nparams));
-          PetscCall(PetscArraycpy(ds + 3 * lay->nparams, theta, lay->ntheta));
-          PetscCall(SRCheckIsGrid_Private(run, theta, &grid));
-          is[3] = grid ? 1 : 0;
           is[8] = SR_RUN_PENDING;
           PetscCall(SRRunSetState(run, ds, is));
+          found = PETSC_TRUE;
+          for (PetscInt i = 0; i < lay->K * run->n && found; i++)
+            if (run->cells->c[i] != theta[i] || run->cells->w[i] != theta[lay->K * run->n + i]) found = PETSC_FALSE;
+          if (found && cand == 0) { /* the slot's triple itself? */
+            const SRSuccessorList *C;
+            same = PETSC_TRUE;
+            for (PetscInt p = 0; p < lay->nparams && same; p++)
+              if (ds2[p] != dsl[p]) same = PETSC_FALSE;
+            PetscCall(SRAbstractionGetCertified(run->abs, &C));
+            for (PetscInt k = 0; k <= lay->K && same; k++)
+              if (C->ptr[k] != Cf.ptr[k]) same = PETSC_FALSE;
+            for (PetscInt q = 0; same && q < C->ptr[lay->K]; q++)
+              if (C->idx[q] != Cf.idx[q]) same = PETSC_FALSE;
+          } else same = PETSC_FALSE;
+        }
+        if (!found) {
+          PetscCall(PetscPrintf(comm, "  final triple: its cells are none of the stored states' (partition boundaries cannot be recovered from (c, w)): %" PetscInt_FMT " cells unknown\n", lay->K));
+          tot.triples++;
+          tot.cells += lay->K;
+          tot.unknown += lay->K;
+        } else if (same) PetscCall(PetscPrintf(comm, "  final triple: identical to checkpoint %" PetscInt_FMT "'s (checked above)\n", isl[0]));
+        else {
+          SRSuccessorList T;
           PetscCall(SRSuccessorListCopy(&Cf, &T));
           PetscCall(SRAbstractionSetLists(run->abs, &Cf, &T));
           PetscCall(SRSuccessorListDestroy(&T));
@@ -181,6 +197,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
       }
     } else if (!have_slot) PetscCall(PetscPrintf(comm, "  nothing stored yet\n"));
     PetscCall(PetscFree4(ds, is, ds2, is2));
+    PetscCall(PetscFree4(dsl, isl, ds0, is0));
     PetscCall(SRRunDestroy(&run));
   }
   PetscCall(PetscOptionsDestroy(&opts));

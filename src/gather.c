@@ -258,14 +258,15 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
 }
 
 /* Does the study claim soundness for its lists (SPEC §8, §11)?  Not with -guard none on free
-   boxes (-cells_param boxes), which may leave gaps no successor covers: criterion 3 is then
-   NOT TESTED.  Read from the file's options (the run's defaults: -guard reject, -cells_param
+   boxes (-cells_param boxes) or narrow cells (-cells_width < 1, the published-check setting),
+   which may leave gaps no successor covers: criterion 3 is then NOT TESTED.  Read from the file's options (the run's defaults: -guard reject, -cells_param
    partition). */
 static PetscErrorCode GatherSoundnessClaimed_Private(SRResults res, PetscBool *claims)
 {
   char        *text, guard[32] = "reject", param[32] = "partition";
   PetscOptions opts;
   PetscBool    none, boxes;
+  PetscReal    width = 1.0;
 
   PetscFunctionBeginUser;
   PetscCall(SRResultsGetOptionsText(res, &text));
@@ -273,11 +274,12 @@ static PetscErrorCode GatherSoundnessClaimed_Private(SRResults res, PetscBool *c
   PetscCall(PetscOptionsInsertString(opts, text));
   PetscCall(PetscOptionsGetString(opts, NULL, "-guard", guard, sizeof(guard), NULL));
   PetscCall(PetscOptionsGetString(opts, NULL, "-cells_param", param, sizeof(param), NULL));
+  PetscCall(PetscOptionsGetReal(opts, NULL, "-cells_width", &width, NULL)); /* < 1: the published-check setting (SPEC §9) */
   PetscCall(PetscOptionsDestroy(&opts));
   PetscCall(PetscFree(text));
   PetscCall(PetscStrcasecmp(guard, "none", &none));
   PetscCall(PetscStrcasecmp(param, "boxes", &boxes));
-  *claims = (PetscBool)!(none && boxes);
+  *claims = (PetscBool)!(none && (boxes || width < 1.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
