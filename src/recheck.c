@@ -283,10 +283,12 @@ static PetscErrorCode SRRecheckAttack_Private(SRRecheckCtx_Private *c, const dou
 
 /* Doubles that are points of the exact cell k.  Grid-aligned cells are the real grid boxes
    [g_i, g_{i+1}] (their stored w is inflated outward, so SRCellsBoxInner of it may stick out):
-   the upper end of g_i's enclosure to the lower end of g_{i+1}'s.  Free boxes: inward-rounded. */
+   the upper end of g_i's enclosure to the lower end of g_{i+1}'s.  Partition cells: their
+   double boundaries.  Free boxes: inward-rounded. */
 static void SRRecheckExactInner_Private(SRCells cells, PetscInt k, double *lo, double *hi)
 {
-  if (cells->grid_aligned) {
+  if (cells->partition) SRCellsBoxInner(cells, k, lo, hi); /* the exact double boundaries */
+  else if (cells->grid_aligned) {
     PetscInt idx[SR_MAX_DIM];
     double   a, b;
     SRCellsGridIndex(cells, k, idx);

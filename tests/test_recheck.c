@@ -66,8 +66,14 @@ static int WitnessConfirmed(SRModel model, SRCells cells, PetscInt k, PetscInt n
 {
   const PetscInt n = cells->n;
   double         y[SR_MAX_DIM];
-  for (PetscInt d = 0; d < n; d++)
-    if (!(fabs(x[d] - cells->c[k * n + d]) <= cells->w[k * n + d])) return 0;
+  if (cells->partition) { /* a partition cell is the box of its double boundaries */
+    double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+    SRCellsBoxInner(cells, k, lo, hi);
+    for (PetscInt d = 0; d < n; d++)
+      if (!(lo[d] <= x[d] && x[d] <= hi[d])) return 0;
+  } else
+    for (PetscInt d = 0; d < n; d++)
+      if (!(fabs(x[d] - cells->c[k * n + d]) <= cells->w[k * n + d])) return 0;
   Forward(model, x, y);
   for (PetscInt t = 0; t < nl; t++) {
     int in = 1;
@@ -75,6 +81,11 @@ static int WitnessConfirmed(SRModel model, SRCells cells, PetscInt k, PetscInt n
       in = 0;
       for (PetscInt d = 0; d < n; d++)
         if (!(y[d] > cells->dlo[d] + margin && y[d] < cells->dhi[d] - margin)) in = 1;
+    } else if (cells->partition) {
+      double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+      SRCellsBoxOuter(cells, list[t], lo, hi);
+      for (PetscInt d = 0; d < n; d++)
+        if (!(y[d] > lo[d] - margin && y[d] < hi[d] + margin)) in = 0;
     } else
       for (PetscInt d = 0; d < n; d++)
         if (!(fabs(y[d] - cells->c[list[t] * n + d]) < cells->w[list[t] * n + d] + margin)) in = 0;
@@ -402,9 +413,88 @@ static void test_stored_diverged(void **state)
   StoredIsVerified("-sys toy1d -model dynamics -mlp_widths 8,8 -cells 8 -guard none -lr 1e300 -epochs 4 -checkpoints 2 -samples 128 -heldout 128 -batch 32 -quiet -seed 1", SR_RUN_DIVERGED);
 }
 
+/* Partition cells moved by the guarded TAO solve (SPEC §4): the stored triple of a tight run
+   (taylor1, margin 0) is proven everywhere, a dense sample of every cell (grid with the corners)
+   finds no image outside the union of C(k) (independent cross-check of the proofs), and an
+   edited list is falsified with a confirmed witness. */
+static void test_partition_moved(void **state)
+{
+  SRRun                  run;
+  SRModel                model;
+  SRCells                cells;
+  SRAbstraction          abs;
+  const SRSuccessorList *C, *T;
+  SRSuccessorList        E, Tc;
+  SRRecheckResult        res;
+  PetscInt               K, n, q = 0, escapes = 0, moved;
+  int                    ok;
+
+  (void)state;
+  CHK(MakeRun("-sys pendulum -model controller -mlp_widths 8,8 -cells 6,6 -enclosure taylor1 -succ_margin 0 -guard backtrack -guard_halvings 4 -beta 0.5 -volume_weight 0.05 -epochs 6 -checkpoints 3 -pretrain_epochs 10 -samples 256 -heldout 256 -batch 32 -quiet -seed 4", &run));
+  CHK(SRRunSolve(run));
+  CHK(SRRunGetObjects(run, &model, &cells, &abs));
+  CHK(SRAbstractionGetCertified(abs, &C));
+  CHK(SRAbstractionGetTargets(abs, &T));
+  K     = cells->K;
+  n     = cells->n;
+  moved = !cells->grid_aligned;
+  CHK(SRRunRecheck(run, &res));
+  print_message("moved partition (%s): %d proven, %d falsified, %d unknown\n", moved ? "moved" : "not moved", (int)res.proven, (int)res.falsified, (int)res.unknown);
+  ok = cells->partition && res.falsified == 0 && res.unknown == 0;
+  CHK(SRRecheckResultDestroy(&res));
+  for (PetscInt k = 0; k < K; k++) { /* 33 x 33 points per cell, corners included */
+    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], x[SR_MAX_DIM];
+    SRCellsBoxInner(cells, k, lo, hi);
+    for (PetscInt a = 0; a <= 32; a++)
+      for (PetscInt b = 0; b <= 32; b++) {
+        x[0] = a == 32 ? hi[0] : lo[0] + (hi[0] - lo[0]) * a / 32.0;
+        x[1] = b == 32 ? hi[1] : lo[1] + (hi[1] - lo[1]) * b / 32.0;
+        if (WitnessConfirmed(model, cells, k, C->ptr[k + 1] - C->ptr[k], C->idx + C->ptr[k], x, 0.0)) escapes++;
+      }
+  }
+  ok = ok && escapes == 0;
+  /* edit: drop the successor holding the image of cell 7's centre */
+  CHK(SRSuccessorListCreate(K, C->ptr[K], &E));
+  E.ptr[0] = 0;
+  for (PetscInt k = 0; k < K; k++) {
+    PetscInt drop = -1;
+    if (k == 7) {
+      double lo[SR_MAX_DIM], hi[SR_MAX_DIM], x[SR_MAX_DIM], y[SR_MAX_DIM];
+      SRCellsBoxInner(cells, k, lo, hi);
+      for (PetscInt d = 0; d < n; d++) x[d] = 0.5 * (lo[d] + hi[d]);
+      CHK(SRModelEvaluate(model, 1, x, y));
+      drop = SRCellsAssign(cells, y);
+      for (PetscInt d = 0; d < n; d++)
+        if (y[d] < cells->dlo[d] || y[d] > cells->dhi[d]) drop = K;
+    }
+    for (PetscInt t = C->ptr[k]; t < C->ptr[k + 1]; t++)
+      if (C->idx[t] != drop) E.idx[q++] = C->idx[t];
+    E.ptr[k + 1] = q;
+  }
+  CHK(SRSuccessorListCreate(K, T->ptr[K], &Tc));
+  q         = 0;
+  Tc.ptr[0] = 0;
+  for (PetscInt k = 0; k < K; k++) {
+    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++)
+      for (PetscInt u = E.ptr[k]; u < E.ptr[k + 1]; u++)
+        if (E.idx[u] == T->idx[t]) Tc.idx[q++] = T->idx[t];
+    if (q == Tc.ptr[k]) Tc.idx[q++] = E.idx[E.ptr[k]];
+    Tc.ptr[k + 1] = q;
+  }
+  CHK(SRAbstractionSetLists(abs, &E, &Tc));
+  CHK(SRRunRecheck(run, &res));
+  print_message("moved partition, edited cell 7: %d falsified, %d unknown; dense-sample escapes of the stored lists %d\n", (int)res.falsified, (int)res.unknown, (int)escapes);
+  ok = ok && res.falsified == 1 && res.nfail == 1 && res.fail[0].cell == 7 && WitnessConfirmed(model, cells, 7, E.ptr[8] - E.ptr[7], E.idx + E.ptr[7], res.fail[0].x, 1e-12);
+  AssertAll(ok);
+  CHK(SRRecheckResultDestroy(&res));
+  CHK(SRSuccessorListDestroy(&E));
+  CHK(SRSuccessorListDestroy(&Tc));
+  CHK(SRRunDestroy(&run));
+}
+
 int main(int argc, char **argv)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_tight_toy1d), cmocka_unit_test(test_tight_pendulum_both), cmocka_unit_test(test_planted_edit), cmocka_unit_test(test_planted_shaved), cmocka_unit_test(test_run_planted), cmocka_unit_test(test_stored_unguarded), cmocka_unit_test(test_stored_diverged)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_tight_toy1d), cmocka_unit_test(test_tight_pendulum_both), cmocka_unit_test(test_planted_edit), cmocka_unit_test(test_planted_shaved), cmocka_unit_test(test_run_planted), cmocka_unit_test(test_stored_unguarded), cmocka_unit_test(test_stored_diverged), cmocka_unit_test(test_partition_moved)};
   PetscMPIInt             rank;
   int                     fails;
 
