@@ -189,9 +189,11 @@ static void SyntheticCheckpoint(PetscInt r, PetscInt j, SRCheckpoint *cp)
   cp->wall             = 1e-3 * j;
   /* criterion 2 (SPEC §9): |M_tight| 6 - j / 2 for the baselines, 3.0 and 3.2 for beta = 0.5 */
   cp->succ_tight   = r < 2 ? 6.0 - 0.5 * j : (r == 2 ? 3.0 : 3.2);
+  if (plant_case >= 10) cp->succ_tight = 6.0 - 0.5 * j + (r == 3 ? 0.01 : 0.0); /* no effect on |M_tight| */
   cp->vol_E_tight  = r < 2 ? 1.0 : 0.95;
   cp->succ_floor   = 2.0;
   cp->Lsim_heldout = r < 2 ? 0.5 : (r == 2 ? 0.45 : 0.44);
+  if (plant_case == 10) cp->Lsim_heldout = 0.5 + (r == 3 ? 1e-4 : 0.0); /* the treatment did not act */
 }
 
 static void WriteSynthetic(SRResults res, PetscMPIInt rank, PetscMPIInt size)
@@ -408,11 +410,59 @@ static void test_gather_criterion3(void **state)
   assert_true(AllTrue(ok));
 }
 
+/* Criterion 2 (SPEC §9): a treatment that did not act -> NOT TESTED (-1); one that acted (held-out
+   L_sim) without reducing |M_tight| -> NOT TESTED without a positive control, DOES NOT HOLD (0)
+   with a detected one (gather -control, here the file of test_gather_summary). */
+static void test_gather_criterion2_null(void **state)
+{
+  const int   cases[3] = {10, 11, 11}, expect[3] = {-1, -1, 0};
+  PetscMPIInt rank, size;
+  int         ok = 1;
+  char        control[PETSC_MAX_PATH_LEN];
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  snprintf(control, sizeof(control), "%s/gather.h5", tmpdir);
+  for (int c = 0; c < 3; c++) {
+    SRResultsLayout lay;
+    SRResults       res;
+    char            file[PETSC_MAX_PATH_LEN];
+    PetscViewer     v;
+    plant_case = cases[c];
+    SmallLayout(&lay);
+    snprintf(file, sizeof(file), "%s/crit2_%d.h5", tmpdir, c);
+    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+    WriteSynthetic(res, rank, size);
+    assert_int_equal(SRResultsDestroy(&res), 0);
+    assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
+    assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "/dev/null", &v), 0);
+    if (c == 2) assert_int_equal(PetscOptionsSetValue(NULL, "-control", control), 0);
+    assert_int_equal(SRGatherResults(res, PETSC_TRUE, v), 0);
+    if (c == 2) assert_int_equal(PetscOptionsClearValue(NULL, "-control"), 0);
+    assert_int_equal(PetscViewerDestroy(&v), 0);
+    assert_int_equal(SRResultsDestroy(&res), 0);
+    if (rank == 0) {
+      hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+      int64_t verdict[3];
+      d  = H5Dopen2(f, "/summary/verdict", H5P_DEFAULT);
+      ok = ok && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, verdict) >= 0;
+      H5Dclose(d);
+      H5Fclose(f);
+      if (verdict[1] != expect[c]) {
+        print_message("criterion 2 case %d: verdict %d, expected %d\n", c, (int)verdict[1], expect[c]);
+        ok = 0;
+      }
+    }
+  }
+  plant_case = 0;
+  assert_true(AllTrue(ok));
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_spearman_no_ties_closed_form), cmocka_unit_test(test_spearman_ties_average_ranks), cmocka_unit_test(test_spearman_undefined_is_nan), cmocka_unit_test(test_counter_each_ticket_once),
-    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary), cmocka_unit_test(test_gather_criterion3),
+    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary), cmocka_unit_test(test_gather_criterion3), cmocka_unit_test(test_gather_criterion2_null),
   };
   PetscMPIInt rank;
   int         fails;
