@@ -321,43 +321,47 @@ def fig_cells(res, out):
 
 
 def fig_partition(res, out):
-    """A learned partition (SPEC §4, -cells_param partition): the final cells of the run whose
-    boundaries moved most (largest beta first), drawn over the initial grid (dashed), coloured by
-    |C(k)|; returns a note for report.md, or None when the system is not 2-D or nothing moved."""
+    """A learned partition (SPEC §4, -cells_param partition, the default): the final boundaries of
+    the run whose boundaries moved most (largest beta on ties) over the initial grid (dashed), the
+    cells coloured by |C(k)|; /runs/cells then holds the interior boundaries dimension by dimension.
+    Returns a note for report.md, or None (not 2-D, free boxes, or nothing moved)."""
     sysname, dom, labels = domain_2d(res)
-    if dom is None or res.cells is None:
+    if dom is None or res.cells is None or res.options.get("cells_param", "partition") != "partition":
         return None
-    K = res.cells.shape[1] // 4
     counts = [int(v) for v in res.options.get("cells", "").split(",") if v.strip().isdigit()]
-    if len(counts) != 2 or counts[0] * counts[1] != K:
+    if len(counts) != 2:
         return None
-    c0, w0 = grid_cells(dom, counts)
+    K, m0, m1 = counts[0] * counts[1], counts[0] - 1, counts[1] - 1
+    grid = [np.array([dom[d, 0] + i * (dom[d, 1] - dom[d, 0]) / counts[d] for i in range(counts[d] + 1)]) for d in range(2)]
+
+    def bounds(r):
+        th = res.cells[r]
+        return [np.concatenate([[dom[0, 0]], th[:m0], [dom[0, 1]]]), np.concatenate([[dom[1, 0]], th[m0 : m0 + m1], [dom[1, 1]]])]
+
     best, bestmove = None, 0.0
     for r in range(res.cells.shape[0]):
-        c = res.cells[r, : 2 * K].reshape(K, 2)
-        w = res.cells[r, 2 * K :].reshape(K, 2)
-        if not np.all(np.isfinite(c)):
+        if not np.all(np.isfinite(res.cells[r])):
             continue
-        lo0 = np.array([[dom[0, 0] + (k % counts[0]) * 2 * w0[0, 0], dom[1, 0] + (k // counts[0]) * 2 * w0[0, 1]] for k in range(K)])
-        move = float(np.max(np.abs((c - w) - lo0)))
+        b = bounds(r)
+        move = max(float(np.max(np.abs(b[d] - grid[d]))) for d in range(2))
         if best is None or move > bestmove + 1e-12 or (abs(move - bestmove) <= 1e-12 and res.beta[r // (res.nt * res.ns)] > res.beta[best // (res.nt * res.ns)]):
             best, bestmove = r, move
     if best is None or bestmove < 1e-9:
         return None
     r = best
-    c = res.cells[r, : 2 * K].reshape(K, 2)
-    w = res.cells[r, 2 * K :].reshape(K, 2)
-    cnt = cell_counts(res.sptr[r], K) if res.sptr is not None else np.ones(K)
+    b = bounds(r)
+    cnt = cell_counts(res.sptr[r], K) if res.sptr is not None and res.sptr.shape[1] == K + 1 else np.ones(K)
     import matplotlib.patches as mpatches
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
     cmap = plt.get_cmap("magma_r")
     vmax = max(float(np.max(cnt)), 1.0)
     for k in range(K):
-        ax.add_patch(mpatches.Rectangle((c[k, 0] - w[k, 0], c[k, 1] - w[k, 1]), 2 * w[k, 0], 2 * w[k, 1], facecolor=cmap(cnt[k] / vmax), edgecolor="k", lw=0.8))
-    for i in range(counts[0] + 1):
-        ax.axvline(dom[0, 0] + i * (dom[0, 1] - dom[0, 0]) / counts[0], color="tab:blue", ls="--", lw=0.6)
-    for j in range(counts[1] + 1):
-        ax.axhline(dom[1, 0] + j * (dom[1, 1] - dom[1, 0]) / counts[1], color="tab:blue", ls="--", lw=0.6)
+        i0, i1 = k % counts[0], k // counts[0]
+        ax.add_patch(mpatches.Rectangle((b[0][i0], b[1][i1]), b[0][i0 + 1] - b[0][i0], b[1][i1 + 1] - b[1][i1], facecolor=cmap(cnt[k] / vmax), edgecolor="k", lw=0.8))
+    for x in grid[0]:
+        ax.axvline(x, color="tab:blue", ls="--", lw=0.6)
+    for y in grid[1]:
+        ax.axhline(y, color="tab:blue", ls="--", lw=0.6)
     ax.set_xlim(dom[0]), ax.set_ylim(dom[1])
     ax.set_xlabel(labels[0]), ax.set_ylabel(labels[1])
     ib, rem = divmod(r, res.nt * res.ns)

@@ -277,7 +277,8 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* theta = (c, w) and C(k) of the run (with the network at the end).  Not collective. */
+/* theta and C(k) of the run (with the network at the end): (c, w) for boxes, the interior
+   boundaries for a partition (SPEC §4).  Not collective. */
 static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, PetscInt r, PetscBool initial)
 {
   SRModel                model;
@@ -290,8 +291,13 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
   PetscCall(SRAbstractionGetCertified(abs, &C));
   PetscCall(PetscMalloc1(2 * cells->n * cells->K + 1, &theta));
-  PetscCall(PetscArraycpy(theta, cells->c, cells->n * cells->K));
-  PetscCall(PetscArraycpy(theta + cells->n * cells->K, cells->w, cells->n * cells->K));
+  if (cells->partition) { /* the exact faces: the interior boundaries (the resume-state layout), then zeros */
+    PetscCall(PetscArrayzero(theta, 2 * cells->n * cells->K));
+    SRCellsPartitionGetTheta(cells, theta);
+  } else {
+    PetscCall(PetscArraycpy(theta, cells->c, cells->n * cells->K));
+    PetscCall(PetscArraycpy(theta + cells->n * cells->K, cells->w, cells->n * cells->K));
+  }
   PetscCall(SRResultsWriteAbstraction(res, r, initial, initial ? NULL : model->mlp->params, theta, C));
   PetscCall(PetscFree(theta));
   PetscFunctionReturn(PETSC_SUCCESS);
