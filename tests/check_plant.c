@@ -63,10 +63,12 @@ int main(int argc, char **argv)
   PetscCall(SRResultsReadNetwork(res, 0, params));
   PetscCall(SRResultsReadAbstraction(res, 0, theta, &C));
   PetscCall(PetscArraycpy(run->model->mlp->params, params, lay->nparams));
+  /* a partition's stored theta is its interior boundaries (SPEC §4): the cells as stored */
+  if (run->cells->partition) PetscCall(SRCellsPartitionSetTheta(run->cells, theta));
   if (!shave) {
     double   x[SR_MAX_DIM], y[SR_MAX_DIM];
     PetscInt drop;
-    for (PetscInt d = 0; d < n; d++) x[d] = theta[k * n + d];
+    for (PetscInt d = 0; d < n; d++) x[d] = run->cells->partition ? run->cells->c[k * n + d] : theta[k * n + d];
     PetscCall(SRModelEvaluate(run->model, 1, x, y));
     drop = SRCellsAssign(run->cells, y);
     for (PetscInt d = 0; d < n; d++)
@@ -92,8 +94,12 @@ int main(int argc, char **argv)
     PetscCheck(n == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "check_plant shave: 1-D results files only");
     /* the worst of cells 1.. whose image top is inside D and in a cell other than itself */
     for (k = 1; k < K; k++) {
-      lo = theta[k] - theta[K + k];
-      hi = theta[k] + theta[K + k];
+      double jb[1], je[1];
+      if (cells->partition) SRCellsBoxOuter(cells, k, &lo, &hi);
+      else {
+        lo = theta[k] - theta[K + k];
+        hi = theta[k] + theta[K + k];
+      }
       ymax = -INFINITY;
       for (PetscInt s = 0; s <= 4096; s++) {
         double x = s == 4096 ? hi : lo + (hi - lo) * (double)s / 4096.0, y;
@@ -101,13 +107,21 @@ int main(int argc, char **argv)
         ymax = PetscMax(ymax, y);
       }
       j = SRCellsAssign(cells, &ymax);
-      if (ymax > cells->dlo[0] + h && ymax < cells->dhi[0] - h && j != k && theta[j] + theta[K + j] - ymax > 1e-6 * h) break;
+      if (cells->partition) SRCellsBoxOuter(cells, j, jb, je);
+      else {
+        jb[0] = theta[j] - theta[K + j];
+        je[0] = theta[j] + theta[K + j];
+      }
+      if (ymax > cells->dlo[0] + h && ymax < cells->dhi[0] - h && j != k && j < K - 1 && je[0] - ymax > 1e-6 * h && ymax - jb[0] > 1e-6 * h) break;
     }
     PetscCheck(k < K, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "check_plant shave: no cell to plant in");
-    jlo          = theta[j] - theta[K + j];
-    jhi          = ymax - 1e-9 * h;
-    theta[j]     = 0.5 * (jlo + jhi);
-    theta[K + j] = 0.5 * (jhi - jlo);
+    jhi = ymax - 1e-9 * h;
+    if (cells->partition) theta[j] = jhi; /* boundary j + 1, the upper face of cell j (and the lower face of j + 1) */
+    else {
+      jlo          = theta[j] - theta[K + j];
+      theta[j]     = 0.5 * (jlo + jhi);
+      theta[K + j] = 0.5 * (jhi - jlo);
+    }
     q            = C.ptr[k];
     for (PetscInt t = C.ptr[k]; t < C.ptr[k + 1]; t++)
       if (!(C.idx[t] > j)) C.idx[q++] = C.idx[t];
