@@ -293,26 +293,35 @@ def fig_cells(res, out):
     sysname, dom, labels = domain_2d(res)
     if dom is None or res.sptr is None:
         return None
-    K = res.cells.shape[1] // 4
+    K = res.sptr.shape[1] - 1
     counts = [int(v) for v in res.options.get("cells", "").split(",") if v.strip().isdigit()]
     if len(counts) != 2 or counts[0] * counts[1] != K:
         return None
     it, ibr = 0, res.nb - 1
     runs = [("baseline beta=%g" % res.beta[0], res.run(0, it, 0)), ("beta=%g" % res.beta[ibr], res.run(ibr, it, 0))]
+    partition = res.options.get("cells_param", "partition") == "partition"
     panels = []
     for name, r in runs:
         if "successor_ptr_initial" in res.initial:
-            panels.append((f"{name}: before training", cell_counts(res.initial["successor_ptr_initial"][r], K)))
-        panels.append((f"{name}: after training", cell_counts(res.sptr[r], K)))
-    vmax = max(float(np.nanmax(p[1])) for p in panels)
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.6), squeeze=False)
-    for ax, (title, cnt) in zip(axes[0], panels):
+            panels.append((f"{name}: before training", r, cell_counts(res.initial["successor_ptr_initial"][r], K), False))
+        panels.append((f"{name}: after training", r, cell_counts(res.sptr[r], K), True))
+    vmax = max(float(np.nanmax(p[2])) for p in panels)
+    grid = [np.linspace(dom[d, 0], dom[d, 1], counts[d] + 1) for d in range(2)]
+    m0, m1 = counts[0] - 1, counts[1] - 1
+    ncol = 2 if len(panels) == 4 else len(panels)
+    fig, axes = plt.subplots((len(panels) + ncol - 1) // ncol, ncol, figsize=(4.6 * ncol, 3.9 * ((len(panels) + ncol - 1) // ncol)), squeeze=False, constrained_layout=True)
+    for ax, (title, r, cnt, after) in zip(axes.ravel(), panels):
+        bx, by = grid
+        th = res.cells[r] if res.cells is not None else None
+        if after and partition and th is not None and len(th) >= m0 + m1 and np.all(np.isfinite(th[: m0 + m1])):
+            bx = np.concatenate([[dom[0, 0]], th[:m0], [dom[0, 1]]])  # the learned boundaries (SPEC §4)
+            by = np.concatenate([[dom[1, 0]], th[m0 : m0 + m1], [dom[1, 1]]])
         # cell k = i0 + N0 i1 (dimension 0 fastest): rows are dimension 1
-        img = ax.imshow(cnt.reshape(counts[1], counts[0]), origin="lower", extent=(dom[0, 0], dom[0, 1], dom[1, 0], dom[1, 1]), aspect="auto", vmin=1, vmax=vmax, cmap="magma_r")
-        ax.set_title(title + f"\nmean {np.mean(cnt):.2f}", fontsize=8)
+        img = ax.pcolormesh(bx, by, cnt.reshape(counts[1], counts[0]), vmin=1, vmax=vmax, cmap="magma_r", edgecolors="0.6", linewidth=0.3)
+        ax.set_title(title + f" (mean {np.mean(cnt):.2f})", fontsize=8)
         ax.set_xlabel(labels[0])
         ax.set_ylabel(labels[1])
-    fig.colorbar(img, ax=axes[0].tolist(), shrink=0.8, label="|C(k)| (sink counts one)")
+    fig.colorbar(img, ax=axes.ravel().tolist(), shrink=0.8, label="|C(k)| (sink counts one)")
     fig.suptitle(f"{sysname}, tau={res.tau[it]:g}, seed={res.seed[0]}: certified successors per cell", fontsize=9)
     fig.savefig(out, dpi=110)
     plt.close(fig)
