@@ -135,6 +135,26 @@ PetscErrorCode SRAbstractionDestroy(SRAbstraction *abs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Entries a target list T(k) can have (SPEC §5): empirical: every entry but the first was hit by
+   one of the samples, so at most max(samples, 1); nominal: the listed cells containing one
+   point, at most 2^n grid neighbours and the sink (2^(n+1) + 1 allowed for moved cells);
+   certified: T = C, 0 (nothing to store).  Pruning and re-choosing keep these bounds. */
+PetscErrorCode SRAbstractionGetTargetCapacity(SRAbstraction abs, PetscInt n, PetscInt *tcap)
+{
+  PetscFunctionBeginUser;
+  switch (abs->tp.type) {
+  case SR_TARGET_EMPIRICAL:
+    *tcap = PetscMax(abs->tp.samples, 1);
+    break;
+  case SR_TARGET_NOMINAL:
+    *tcap = (1 << (n + 1)) + 1;
+    break;
+  default:
+    *tcap = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRAbstractionGetOwnership(SRAbstraction abs, PetscInt K, PetscInt *kstart, PetscInt *kend)
 {
   PetscFunctionBeginUser;
@@ -243,7 +263,11 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt c0 = Cent.n, t0i = Tent.n;
     if (st[k - ks] == SR_CELL_NONFINITE) PetscCall(SRIntBufPush_Private(&Cent, K));
-    else PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
+    else {
+      PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
+      /* moved cells: the list kept as an index box (SPEC §5 storage), a sound superset */
+      if (!cells->grid_aligned) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
+    }
     /* E_k inside D but in a gap between moved cells: nothing can certify it.  As for a nonfinite
        enclosure the list is the sink alone, and the containment test reports the cell. */
     if (Cent.n == c0) PetscCall(SRIntBufPush_Private(&Cent, K));
@@ -346,7 +370,12 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
     const PetscInt *Ck = abs->C.idx + abs->C.ptr[k];
     if (st[k - ks] == SR_CELL_NONFINITE) {
       for (PetscInt t = 0; t < nC; t++) PetscCall(SRIntBufPush_Private(&Cent, Ck[t]));
-    } else PetscCall(SRSuccessorsPruneAppend_Private(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
+    } else {
+      PetscCall(SRSuccessorsPruneAppend_Private(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
+      /* moved cells: pruning intersects index boxes (SPEC §5): the bounding box of what is kept,
+         inside the old box since that was one */
+      if (!cells->grid_aligned) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
+    }
     if (Cent.n == c0) {
       /* E_k meets no listed cell and stays in D: the containment already fails; keep C(k) as is
          (never empty) and let the check report it. */

@@ -2,11 +2,12 @@
 
      simreach verify -network net.h5 -cells 1000,1000 [-enclosure interval|taylor1|both] [-bisect d]
                      [-output abs.h5 [-force]] [-progress]
-     simreach verify -from results.h5 (-run r | -run_beta b -run_tau t -run_seed s) -cells ...
+     simreach verify -from results.h5 (-run r | -run_beta b -run_tau t -run_seed s) [-checkpoint c] -cells ...
      simreach verify -recheck abs.h5 [-enclosure taylor1] [-bisect d]
 
    The network comes from a network file (src/network_file.c) or from a run of a study's
-   results file (its final network; system and widths from the file's options).  The cells
+   results file (its final network, or the one stored at -checkpoint c; system and widths from the
+   file's options).  The cells
    are the regular grid of -cells.  Every cell is enclosed (bisected 2^d times and hulled),
    its index-box list C(k) = M(k) is built and the containment tested; with -output the
    abstraction file (analysis/abstraction-schema.md) is written collectively.  -recheck
@@ -17,7 +18,7 @@
 #include <simreach/verify.h>
 
 /* sys name, model type and widths from the options text of a results file. */
-static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, SRAbstractionHeader *h, SRSystem *sys, SRModel *model)
+static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, PetscInt checkpoint, SRAbstractionHeader *h, SRSystem *sys, SRModel *model)
 {
   SRResults              res;
   const SRResultsLayout *lay;
@@ -56,14 +57,20 @@ static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file
   PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
   PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);
   PetscCall(PetscMalloc1(lay->nparams, &params));
-  PetscCall(SRResultsReadNetwork(res, run, params));
+  if (checkpoint < 0) PetscCall(SRResultsReadNetwork(res, run, params));
+  else PetscCall(SRResultsReadCheckpointNetwork(res, run, checkpoint, params));
   found = PETSC_TRUE;
   for (PetscInt p = 0; p < lay->nparams; p++)
     if (!isfinite(params[p])) found = PETSC_FALSE;
-  PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no stored network (not finished, or diverged); pick a finished run", file, run);
+  if (checkpoint < 0) PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no stored final network (not finished, or diverged); pick a finished run or give -checkpoint", file, run);
+  else PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no network stored at checkpoint %" PetscInt_FMT " (the run did not get there)", file, run, checkpoint);
   PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
   PetscCall(PetscFree(params));
-  PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "), final network", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed]));
+  {
+    char cks[32] = "final network";
+    if (checkpoint >= 0) PetscCall(PetscSNPrintf(cks, sizeof(cks), "checkpoint %" PetscInt_FMT, checkpoint));
+    PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "), %s", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed], cks));
+  }
   PetscCall(SRResultsDestroy(&res));
   (void)found;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -107,7 +114,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
 {
   char                 evalf[PETSC_MAX_PATH_LEN] = "", network[PETSC_MAX_PATH_LEN] = "", from[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "", recheck[PETSC_MAX_PATH_LEN] = "";
   PetscEnum            etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
-  PetscInt             counts[SR_MAX_DIM] = {0, 0, 0}, nc = SR_MAX_DIM, bisect = 0, run = -1, pseed = 0, max_print = 10;
+  PetscInt             counts[SR_MAX_DIM] = {0, 0, 0}, nc = SR_MAX_DIM, bisect = 0, run = -1, pseed = 0, max_print = 10, checkpoint = -1;
   double               pbeta = 0, ptau = 0;
   PetscBool            has_eval, has_net, has_from, has_out, has_recheck, has_cells, etype_set, force = PETSC_FALSE, progress = PETSC_FALSE, run_set, pb_set, pt_set, ps_set;
   SRSystem             sys   = NULL;
@@ -128,6 +135,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCall(PetscOptionsReal("-run_beta", "with -from: the run's beta", NULL, pbeta, &pbeta, &pb_set));
   PetscCall(PetscOptionsReal("-run_tau", "with -from: the run's tau", NULL, ptau, &ptau, &pt_set));
   PetscCall(PetscOptionsInt("-run_seed", "with -from: the run's seed", NULL, pseed, &pseed, &ps_set));
+  PetscCall(PetscOptionsInt("-checkpoint", "with -from: the network stored at this checkpoint (default: the final one)", NULL, checkpoint, &checkpoint, NULL));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid of D, e.g. 1000,1000", NULL, counts, &nc, &has_cells));
   PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
   PetscCall(PetscOptionsInt("-bisect", "enclose over 2^d sub-boxes per cell, hulled (0..20)", NULL, bisect, &bisect, NULL));
@@ -184,7 +192,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(PetscArraycpy(model->mlp->params, params, model->mlp->nparams));
     PetscCall(PetscFree(params));
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
-  } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, &h, &sys, &model));
+  } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, &h, &sys, &model));
   if (has_eval) {
     PetscCall(SRCheckUnusedOptions(comm));
     PetscCall(SRVerifyEval_Private(comm, evalf, model));

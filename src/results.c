@@ -3,6 +3,8 @@
    created collectively at once (contiguous, early allocation, fill values), the metadata
    is flushed once, and the file is renamed into place; after that only raw data is written
    (independent transfers from one rank), which never touches HDF5 metadata. */
+#include <sys/statvfs.h>
+#include <libgen.h>
 #include <simreach/private/results.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +22,7 @@ struct _p_SRResults {
   PetscBool       write;
   SRResultsLayout lay;
   char           *canonical;
-  hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sptr, sidx, cells0, sptr0, sidx0;
+  hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sbox, netck, cells0, sbox0;
   hid_t           strtype; /* fixed-length reason strings */
 };
 
@@ -150,11 +152,10 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
   SRCallHDF5Id(res->si, H5Dopen2(f, "/runs/state_int", H5P_DEFAULT));
   SRCallHDF5Id(res->net, H5Dopen2(f, "/runs/network", H5P_DEFAULT));
   SRCallHDF5Id(res->cells, H5Dopen2(f, "/runs/cells", H5P_DEFAULT));
-  SRCallHDF5Id(res->sptr, H5Dopen2(f, "/runs/successor_ptr", H5P_DEFAULT));
-  SRCallHDF5Id(res->sidx, H5Dopen2(f, "/runs/successor_idx", H5P_DEFAULT));
+  SRCallHDF5Id(res->sbox, H5Dopen2(f, "/runs/successor_box", H5P_DEFAULT));
+  SRCallHDF5Id(res->netck, H5Dopen2(f, "/runs/network_checkpoints", H5P_DEFAULT));
   SRCallHDF5Id(res->cells0, H5Dopen2(f, "/runs/cells_initial", H5P_DEFAULT));
-  SRCallHDF5Id(res->sptr0, H5Dopen2(f, "/runs/successor_ptr_initial", H5P_DEFAULT));
-  SRCallHDF5Id(res->sidx0, H5Dopen2(f, "/runs/successor_idx_initial", H5P_DEFAULT));
+  SRCallHDF5Id(res->sbox0, H5Dopen2(f, "/runs/successor_box_initial", H5P_DEFAULT));
   SRCallHDF5Id(res->strtype, H5Tcopy(H5T_C_S1));
   SRCallHDF5(H5Tset_size(res->strtype, SR_RESULTS_REASON_LEN));
   SRCallHDF5(H5Tset_strpad(res->strtype, H5T_STR_NULLTERM));
@@ -163,7 +164,7 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
 
 static PetscErrorCode CloseDatasets_Private(SRResults res)
 {
-  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sptr, &res->sidx, &res->cells0, &res->sptr0, &res->sidx0};
+  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -182,8 +183,40 @@ static PetscErrorCode Alloc_Private(MPI_Comm comm, SRResults *res)
   (*res)->comm = comm;
   (*res)->file = -1;
   (*res)->ck = (*res)->wall = (*res)->status = (*res)->reason = (*res)->resume = (*res)->sd = (*res)->si = -1;
-  (*res)->net = (*res)->cells = (*res)->sptr = (*res)->sidx = (*res)->strtype = -1;
-  (*res)->cells0 = (*res)->sptr0 = (*res)->sidx0 = -1;
+  (*res)->net = (*res)->cells = (*res)->sbox = (*res)->netck = (*res)->strtype = -1;
+  (*res)->cells0 = (*res)->sbox0 = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes of a results file of this layout (every dataset is allocated at creation). */
+double SRResultsFileBytes(const SRResultsLayout *lay)
+{
+  const double R = (double)lay->nruns, rows = (double)lay->nrows;
+  double       per = rows * (double)SR_CHECKPOINT_NFIELDS * 8.0 + rows * 8.0 + 8.0 + SR_RESULTS_REASON_LEN + 16.0;
+  per += 2.0 * 8.0 * ((double)lay->ndstate + (double)lay->nistate); /* two state slots */
+  per += 8.0 * (double)lay->nparams * (1.0 + rows);                  /* final network, one per checkpoint */
+  per += 2.0 * 8.0 * (double)lay->ntheta;                            /* cells, cells_initial */
+  per += 2.0 * 8.0 * (double)lay->K * (double)lay->ncap;             /* successor boxes, final and initial */
+  return R * per + 1e6;
+}
+
+/* The file must fit: its size against the free space of its directory, before anything is written. */
+static PetscErrorCode CheckFreeSpace_Private(MPI_Comm comm, const char file[], const SRResultsLayout *lay)
+{
+  PetscMPIInt  rank;
+  double       avail = -1.0;
+  const double need  = SRResultsFileBytes(lay);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    char           dir[PETSC_MAX_PATH_LEN];
+    struct statvfs sv;
+    PetscCall(PetscStrncpy(dir, file, sizeof(dir)));
+    if (!statvfs(dirname(dir), &sv)) avail = (double)sv.f_bavail * (double)sv.f_frsize;
+  }
+  PetscCallMPI(MPI_Bcast(&avail, 1, MPI_DOUBLE, 0, comm));
+  PetscCheck(avail < 0 || need <= avail, comm, PETSC_ERR_FILE_WRITE, "results file %s needs %.3g GB, its file system has %.3g GB free: free space or give another -output", file, need / 1e9, avail / 1e9);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -199,6 +232,7 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(CheckFreeSpace_Private(comm, file, lay));
   PetscCall(Alloc_Private(comm, res));
   (*res)->lay   = *lay;
   (*res)->write = PETSC_TRUE;
@@ -273,15 +307,17 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     SRCallHDF5(H5Dclose(d));
     PetscCall(CreateDataset_Private(g, "cells_initial", H5T_NATIVE_DOUBLE, 2, dims, &nan, &d));
     SRCallHDF5(H5Dclose(d));
-    dims[1] = (hsize_t)lay->K + 1;
-    PetscCall(CreateDataset_Private(g, "successor_ptr", H5T_NATIVE_INT64, 2, dims, &m1, &d));
+    /* C(k) as index boxes (SPEC §5): K rows of 2n + 1 (lo, hi, sink flag) per run */
+    dims[1] = (hsize_t)lay->K;
+    dims[2] = (hsize_t)lay->ncap;
+    PetscCall(CreateDataset_Private(g, "successor_box", H5T_NATIVE_INT64, 3, dims, &m1, &d));
     SRCallHDF5(H5Dclose(d));
-    PetscCall(CreateDataset_Private(g, "successor_ptr_initial", H5T_NATIVE_INT64, 2, dims, &m1, &d));
+    PetscCall(CreateDataset_Private(g, "successor_box_initial", H5T_NATIVE_INT64, 3, dims, &m1, &d));
     SRCallHDF5(H5Dclose(d));
-    dims[1] = (hsize_t)lay->ncap;
-    PetscCall(CreateDataset_Private(g, "successor_idx", H5T_NATIVE_INT64, 2, dims, &m1, &d));
-    SRCallHDF5(H5Dclose(d));
-    PetscCall(CreateDataset_Private(g, "successor_idx_initial", H5T_NATIVE_INT64, 2, dims, &m1, &d));
+    /* the network at every checkpoint (SPEC §10) */
+    dims[1] = (hsize_t)lay->nrows;
+    dims[2] = (hsize_t)lay->nparams;
+    PetscCall(CreateDataset_Private(g, "network_checkpoints", H5T_NATIVE_DOUBLE, 3, dims, &nan, &d));
     SRCallHDF5(H5Dclose(d));
     SRCallHDF5(H5Gclose(g));
 
@@ -410,10 +446,9 @@ static PetscErrorCode ReadLayout_Private(SRResults res)
   lay->nparams = (PetscInt)dims[1];
   PetscCall(Dims_Private(res->cells, 2, dims));
   lay->ntheta = (PetscInt)dims[1];
-  PetscCall(Dims_Private(res->sptr, 2, dims));
-  lay->K = (PetscInt)dims[1] - 1;
-  PetscCall(Dims_Private(res->sidx, 2, dims));
-  lay->ncap = (PetscInt)dims[1];
+  PetscCall(Dims_Private(res->sbox, 3, dims));
+  lay->K    = (PetscInt)dims[1];
+  lay->ncap = (PetscInt)dims[2];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -570,28 +605,43 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C)
+PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const PetscInt *boxes)
 {
   const SRResultsLayout *lay = &res->lay;
-  hsize_t                start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)lay->nparams};
+  hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->nparams, 0};
   int64_t               *buf;
-  PetscInt               nnz;
 
   PetscFunctionBeginUser;
   if (params) PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, (void *)params, PETSC_TRUE));
   count[1] = (hsize_t)lay->ntheta;
   PetscCall(Hyperslab_Private(initial ? res->cells0 : res->cells, H5T_NATIVE_DOUBLE, 2, start, count, (void *)theta, PETSC_TRUE));
-  PetscCheck(C->K == lay->K, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "successor list has %" PetscInt_FMT " cells, the file %" PetscInt_FMT, C->K, lay->K);
-  nnz = C->ptr[C->K];
-  PetscCheck(nnz <= lay->ncap, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "certified lists have %" PetscInt_FMT " entries, more than the capacity %" PetscInt_FMT " of /runs/successor_idx", nnz, lay->ncap);
-  PetscCall(PetscMalloc1(PetscMax(lay->K + 1, lay->ncap) + 1, &buf));
-  for (PetscInt k = 0; k <= lay->K; k++) buf[k] = C->ptr[k];
-  count[1] = (hsize_t)lay->K + 1;
-  PetscCall(Hyperslab_Private(initial ? res->sptr0 : res->sptr, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
-  for (PetscInt k = 0; k < lay->ncap; k++) buf[k] = k < nnz ? C->idx[k] : -1;
-  count[1] = (hsize_t)lay->ncap;
-  PetscCall(Hyperslab_Private(initial ? res->sidx0 : res->sidx, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_TRUE));
+  PetscCall(PetscMalloc1(lay->K * lay->ncap + 1, &buf));
+  for (PetscInt q = 0; q < lay->K * lay->ncap; q++) buf[q] = boxes[q];
+  count[1] = (hsize_t)lay->K;
+  count[2] = (hsize_t)lay->ncap;
+  PetscCall(Hyperslab_Private(initial ? res->sbox0 : res->sbox, H5T_NATIVE_INT64, 3, start, count, buf, PETSC_TRUE));
   PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsWriteCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, const double *params)
+{
+  hsize_t start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+
+  PetscFunctionBeginUser;
+  PetscCheck(row >= 0 && row < res->lay.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "checkpoint %" PetscInt_FMT " outside 0..%" PetscInt_FMT, row, res->lay.nrows - 1);
+  PetscCall(Hyperslab_Private(res->netck, H5T_NATIVE_DOUBLE, 3, start, count, (void *)params, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, double *params)
+{
+  hsize_t start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
+  PetscCheck(row >= 0 && row < res->lay.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint %" PetscInt_FMT ": the results file has checkpoints 0..%" PetscInt_FMT, row, res->lay.nrows - 1);
+  PetscCall(Hyperslab_Private(res->netck, H5T_NATIVE_DOUBLE, 3, start, count, params, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -644,8 +694,8 @@ PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s)
 
 PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r)
 {
-  const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sptr, from->sidx, from->cells0, from->sptr0, from->sidx0};
-  const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sptr, to->sidx, to->cells0, to->sptr0, to->sidx0};
+  const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sbox, from->netck, from->cells0, from->sbox0};
+  const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sbox, to->netck, to->cells0, to->sbox0};
 
   PetscFunctionBeginUser;
   for (size_t q = 0; q < sizeof(src) / sizeof(src[0]); q++) {

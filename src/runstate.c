@@ -7,29 +7,40 @@
 /* State layout.  doubles: phi, Adam m, Adam v (P each), theta (2 n K slots; a partition's
    interior boundaries first, the rest 0).
    ints: checkpoint, epoch, Adam t, grid flag, accepted, rejected, backtracked, TAO reason,
-   status, theta accepted, rejected, backtracked, moves, then C and T as ptr (K + 1) and idx at capacity K (K + 1), padded with -1. */
+   status, theta accepted, rejected, backtracked, moves, then C(k) as index boxes (SPEC §5: K
+   rows of 2n + 1), then T(k) as K rows of a count and tcap entries padded with -1 (tcap =
+   SRAbstractionGetTargetCapacity; 0 for -target certified, where T = C).  Size O(K), not O(K^2). */
 #define SR_RUN_NHEAD 13
 
 PetscErrorCode SRRunGetStateSizes(SRRun r, PetscInt *ndouble, PetscInt *nint)
 {
+  PetscInt tcap;
+
   PetscFunctionBeginUser;
   PetscCall(SRRunSetUp(r));
+  PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
   if (ndouble) *ndouble = 3 * r->P + 2 * r->n * r->K;
-  if (nint) *nint = SR_RUN_NHEAD + 2 * ((r->K + 1) + r->K * (r->K + 1));
+  if (nint) *nint = SR_RUN_NHEAD + r->K * (2 * r->n + 1) + r->K * (1 + tcap);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void SRRunListPack_Private(PetscInt K, const SRSuccessorList *L, PetscInt *out)
+static PetscErrorCode SRRunTargetPack_Private(PetscInt K, PetscInt tcap, const SRSuccessorList *T, PetscInt *out)
 {
-  const PetscInt cap = K * (K + 1);
-  for (PetscInt k = 0; k <= K; k++) out[k] = L->ptr[k];
-  for (PetscInt q = 0; q < cap; q++) out[K + 1 + q] = q < L->ptr[K] ? L->idx[q] : -1;
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < K && tcap > 0; k++) {
+    const PetscInt m = T->ptr[k + 1] - T->ptr[k];
+    PetscCheck(m <= tcap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "target list of cell %" PetscInt_FMT " has %" PetscInt_FMT " entries, more than the %" PetscInt_FMT " the resume state holds", k, m, tcap);
+    out[k * (1 + tcap)] = m;
+    for (PetscInt q = 0; q < tcap; q++) out[k * (1 + tcap) + 1 + q] = q < m ? T->idx[T->ptr[k] + q] : -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
 {
   const PetscInt         P = r->P, nt = 2 * r->n * r->K, K = r->K;
   const SRSuccessorList *C, *T;
+  PetscInt               tcap;
 
   PetscFunctionBeginUser;
   PetscCall(SRRunSetUp(r));
@@ -53,23 +64,35 @@ PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
   is[12] = r->th_moves;
   PetscCall(SRAbstractionGetCertified(r->abs, &C));
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
-  SRRunListPack_Private(K, C, is + SR_RUN_NHEAD);
-  SRRunListPack_Private(K, T, is + SR_RUN_NHEAD + (K + 1) + K * (K + 1));
+  PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
+  PetscCall(SRSuccessorListToBoxes(r->cells, C, is + SR_RUN_NHEAD));
+  PetscCall(SRRunTargetPack_Private(K, tcap, T, is + SR_RUN_NHEAD + K * (2 * r->n + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRRunListUnpack_Private(MPI_Comm comm, PetscInt K, const PetscInt *in, SRSuccessorList *L)
+static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, PetscInt K, PetscInt tcap, const PetscInt *in, const SRSuccessorList *C, SRSuccessorList *T)
 {
-  const PetscInt cap = K * (K + 1), nnz = in[K];
+  PetscInt nnz = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(in[0] == 0 && nnz >= 0 && nnz <= cap, comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: successor list with %" PetscInt_FMT " entries; allowed are 0 to %" PetscInt_FMT, nnz, cap);
-  for (PetscInt k = 0; k < K; k++) PetscCheck(in[k + 1] >= in[k], comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: successor list pointers decrease at cell %" PetscInt_FMT, k);
-  PetscCall(SRSuccessorListCreate(K, nnz, L));
-  for (PetscInt k = 0; k <= K; k++) L->ptr[k] = in[k];
-  for (PetscInt q = 0; q < nnz; q++) {
-    PetscCheck(in[K + 1 + q] >= 0 && in[K + 1 + q] <= K, comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: successor %" PetscInt_FMT " outside 0..%" PetscInt_FMT, in[K + 1 + q], K);
-    L->idx[q] = in[K + 1 + q];
+  if (tcap == 0) {
+    PetscCall(SRSuccessorListCopy(C, T)); /* -target certified: T = C */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt k = 0; k < K; k++) {
+    const PetscInt m = in[k * (1 + tcap)];
+    PetscCheck(m >= 1 && m <= tcap, comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: target list of cell %" PetscInt_FMT " with %" PetscInt_FMT " entries; allowed are 1 to %" PetscInt_FMT, k, m, tcap);
+    nnz += m;
+  }
+  PetscCall(SRSuccessorListCreate(K, nnz, T));
+  for (PetscInt k = 0; k < K; k++) {
+    const PetscInt m = in[k * (1 + tcap)];
+    T->ptr[k + 1]    = T->ptr[k] + m;
+    for (PetscInt q = 0; q < m; q++) {
+      const PetscInt j = in[k * (1 + tcap) + 1 + q];
+      PetscCheck(j >= 0 && j <= K, comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: target %" PetscInt_FMT " of cell %" PetscInt_FMT " outside 0..%" PetscInt_FMT, j, k, K);
+      T->idx[T->ptr[k] + q] = j;
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -77,7 +100,8 @@ static PetscErrorCode SRRunListUnpack_Private(MPI_Comm comm, PetscInt K, const P
 PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
 {
   const PetscInt  P = r->P, K = r->K;
-  SRSuccessorList C, T;
+  SRSuccessorList C = {0, NULL, NULL}, T = {0, NULL, NULL};
+  PetscInt        tcap;
 
   PetscFunctionBeginUser;
   PetscCall(SRRunSetUp(r));
@@ -108,8 +132,9 @@ PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
   r->th_backtracked = is[11];
   r->th_moves       = is[12];
   r->status      = (SRRunStatus)is[8] == SR_RUN_DIVERGED ? SR_RUN_DIVERGED : SR_RUN_PENDING;
-  PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD, &C));
-  PetscCall(SRRunListUnpack_Private(r->comm, K, is + SR_RUN_NHEAD + (K + 1) + K * (K + 1), &T));
+  PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
+  PetscCall(SRSuccessorListFromBoxes(r->cells, is + SR_RUN_NHEAD, &C));
+  PetscCall(SRRunTargetUnpack_Private(r->comm, K, tcap, is + SR_RUN_NHEAD + K * (2 * r->n + 1), &C, &T));
   PetscCall(SRAbstractionSetLists(r->abs, &C, &T));
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r)); /* the checkpoint's triple */
   PetscCall(SRSuccessorListDestroy(&C));

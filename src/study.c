@@ -232,7 +232,7 @@ static PetscErrorCode StudyLayout_Private(SRStudy st)
   lay->K       = cells->K;
   lay->ntheta  = 2 * cells->n * cells->K;
   /* at most K + 1 successors (the sink included) per cell: the capacity the state uses too */
-  lay->ncap = cells->K * (cells->K + 1);
+  lay->ncap = 2 * cells->n + 1; /* C(k) as an index box (SPEC §5) */
   PetscCall(SRRunDestroy(&st->proto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -267,6 +267,7 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
     int64_t stop;
     PetscCall(PetscLogEventBegin(m->ev_write, 0, 0, 0, 0));
     PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
+    PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->r, cp->checkpoint, m->d)); /* phi: the state's first doubles */
     PetscCall(SRResultsWriteState(m->res, m->r, slot, m->d, m->i));
     PetscCall(SRResultsWriteResume(m->res, m->r, cp->checkpoint, slot));
     PetscCall(PetscLogEventEnd(m->ev_write, 0, 0, 0, 0));
@@ -286,10 +287,13 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   SRAbstraction          abs;
   const SRSuccessorList *C;
   double                *theta;
+  PetscInt              *boxes;
 
   PetscFunctionBeginUser;
   PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
   PetscCall(SRAbstractionGetCertified(abs, &C));
+  PetscCall(PetscMalloc1(cells->K * (2 * cells->n + 1), &boxes));
+  PetscCall(SRSuccessorListToBoxes(cells, C, boxes));
   PetscCall(PetscMalloc1(2 * cells->n * cells->K + 1, &theta));
   if (cells->partition) { /* the exact faces: the interior boundaries (the resume-state layout), then zeros */
     PetscCall(PetscArrayzero(theta, 2 * cells->n * cells->K));
@@ -298,8 +302,9 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
     PetscCall(PetscArraycpy(theta, cells->c, cells->n * cells->K));
     PetscCall(PetscArraycpy(theta + cells->n * cells->K, cells->w, cells->n * cells->K));
   }
-  PetscCall(SRResultsWriteAbstraction(res, r, initial, initial ? NULL : model->mlp->params, theta, C));
+  PetscCall(SRResultsWriteAbstraction(res, r, initial, initial ? NULL : model->mlp->params, theta, boxes));
   PetscCall(PetscFree(theta));
+  PetscCall(PetscFree(boxes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -415,3 +415,138 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
   PetscCall(PetscFree2(lo, hi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Grid index of cell j in dimension d (cells keep the index of the initial grid they started
+   from: k = i0 + N0 (i1 + N1 i2)). */
+static inline PetscInt SRCellIndex1_Private(SRCells cells, PetscInt j, PetscInt d)
+{
+  for (PetscInt e = 0; e < d; e++) j /= cells->grid[e];
+  return j % cells->grid[d];
+}
+
+/* Replaces the entries out->a[start..out->n) (increasing cells, the sink last if present) by
+   every cell of their bounding index box, increasing, then the sink.  A superset of a sound list
+   is sound; for grid and partition cells the cells meeting a box already form an index box, so
+   nothing changes there (SPEC §5 storage: a list is an index box). */
+PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscInt start)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1, m = 0, total = 1;
+  PetscBool      sink = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) {
+    a[d]      = PETSC_MAX_INT;
+    z[d]      = -1;
+    stride[d] = s;
+    s *= cells->grid[d];
+  }
+  for (PetscInt t = start; t < out->n; t++) {
+    const PetscInt j = out->a[t];
+    if (j == K) {
+      sink = PETSC_TRUE;
+      continue;
+    }
+    m++;
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt i = SRCellIndex1_Private(cells, j, d);
+      a[d]             = PetscMin(a[d], i);
+      z[d]             = PetscMax(z[d], i);
+    }
+  }
+  out->n = start;
+  if (m > 0) {
+    for (PetscInt d = 0; d < n; d++) total *= z[d] - a[d] + 1;
+    PetscCall(SRIntBufReserve_Private(out, start + total + 1));
+    for (PetscInt i2 = (n > 2 ? a[2] : 0); i2 <= (n > 2 ? z[2] : 0); i2++)
+      for (PetscInt i1 = (n > 1 ? a[1] : 0); i1 <= (n > 1 ? z[1] : 0); i1++)
+        for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) out->a[out->n++] = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
+  }
+  if (sink) PetscCall(SRIntBufPush_Private(out, K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rows[k] = lo[0..n), hi[0..n), flags (1 = sink) of the index box of C(k); error if a list is not
+   exactly its index box (increasing, the sink last). */
+PetscErrorCode SRSuccessorListToBoxes(SRCells cells, const SRSuccessorList *L, PetscInt *rows)
+{
+  const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
+  SRIntBuf       b = {0, 0, NULL};
+
+  PetscFunctionBeginUser;
+  PetscCheck(L->K == K, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "successor list for %" PetscInt_FMT " cells, the cells have %" PetscInt_FMT, L->K, K);
+  for (PetscInt k = 0; k < K; k++) {
+    PetscInt *row = rows + rl * k, nl = L->ptr[k + 1] - L->ptr[k];
+    PetscBool same;
+    b.n = 0;
+    PetscCall(SRIntBufReserve_Private(&b, nl + 1));
+    for (PetscInt t = L->ptr[k]; t < L->ptr[k + 1]; t++) b.a[b.n++] = L->idx[t];
+    for (PetscInt d = 0; d < n; d++) {
+      row[d]     = 0;
+      row[n + d] = -1;
+    }
+    row[2 * n] = 0;
+    for (PetscInt t = L->ptr[k]; t < L->ptr[k + 1]; t++) {
+      const PetscInt j = L->idx[t];
+      if (j == K) {
+        row[2 * n] = 1;
+        continue;
+      }
+      for (PetscInt d = 0; d < n; d++) {
+        const PetscInt i = SRCellIndex1_Private(cells, j, d);
+        if (t == L->ptr[k] || row[n + d] < row[d]) row[d] = row[n + d] = i;
+        row[d]     = PetscMin(row[d], i);
+        row[n + d] = PetscMax(row[n + d], i);
+      }
+    }
+    PetscCall(SRSuccessorsBoxClose_Private(cells, &b, 0));
+    same = (PetscBool)(b.n == nl);
+    for (PetscInt t = 0; t < nl && same; t++) same = (PetscBool)(b.a[t] == L->idx[L->ptr[k] + t]);
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "certified list of cell %" PetscInt_FMT " (%" PetscInt_FMT " entries) is not an index box", k, nl);
+  }
+  PetscCall(SRIntBufDestroy_Private(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRSuccessorList *L)
+{
+  const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
+  SRIntBuf       b = {0, 0, NULL};
+  PetscInt      *ptr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(K + 1, &ptr));
+  ptr[0] = 0;
+  for (PetscInt k = 0; k < K; k++) {
+    const PetscInt *row = rows + rl * k;
+    const PetscInt  start = b.n;
+    PetscBool       empty = PETSC_FALSE;
+    PetscCheck(row[2 * n] == 0 || row[2 * n] == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": flags %" PetscInt_FMT "; allowed are 0, 1 (sink)", k, row[2 * n]);
+    for (PetscInt d = 0; d < n; d++) {
+      if (row[d] > row[n + d]) empty = PETSC_TRUE;
+      else PetscCheck(row[d] >= 0 && row[n + d] < cells->grid[d], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": index range %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT " in dimension %" PetscInt_FMT, k, row[d], row[n + d], cells->grid[d] - 1, d);
+    }
+    if (!empty) {
+      /* the two corners, then close */
+      PetscInt lo = 0, hi = 0, s = 1;
+      for (PetscInt d = 0; d < n; d++) {
+        lo += row[d] * s;
+        hi += row[n + d] * s;
+        s *= cells->grid[d];
+      }
+      PetscCall(SRIntBufPush_Private(&b, lo));
+      if (hi != lo) PetscCall(SRIntBufPush_Private(&b, hi));
+    }
+    if (row[2 * n]) PetscCall(SRIntBufPush_Private(&b, K));
+    PetscCheck(b.n > start, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT " is empty (C(k) never is)", k);
+    PetscCall(SRSuccessorsBoxClose_Private(cells, &b, start));
+    ptr[k + 1] = b.n;
+  }
+  PetscCall(SRSuccessorListDestroy(L));
+  PetscCall(SRSuccessorListCreate(K, b.n, L));
+  PetscCall(PetscArraycpy(L->ptr, ptr, K + 1));
+  PetscCall(PetscArraycpy(L->idx, b.a, b.n));
+  PetscCall(PetscFree(ptr));
+  PetscCall(SRIntBufDestroy_Private(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -158,7 +158,7 @@ static void SmallLayout(SRResultsLayout *lay)
   lay->nparams = 7;
   lay->K       = 3;
   lay->ntheta  = 6;
-  lay->ncap    = 8;
+  lay->ncap    = 3; /* a 1-D index box: lo, hi, sink flag */
   lay->ndstate = 5;
   lay->nistate = 3;
 }
@@ -213,11 +213,10 @@ static void WriteSynthetic(SRResults res, PetscMPIInt rank, PetscMPIInt size)
     }
     {
       double          params[7], theta[6];
-      PetscInt        ptr[4] = {0, 2, 3, 5}, idx[5] = {0, 1, 3, 1, 2};
-      SRSuccessorList C      = {3, ptr, idx};
+      PetscInt        boxes[9] = {0, 1, 1, 1, 1, 0, 1, 2, 0}; /* {0,1,sink}, {1}, {1,2} */
       for (int k = 0; k < 7; k++) params[k] = r + 0.125 * k;
       for (int k = 0; k < 6; k++) theta[k] = -r - 0.5 * k;
-      assert_int_equal(SRResultsWriteAbstraction(res, r, PETSC_FALSE, params, theta, &C), 0);
+      assert_int_equal(SRResultsWriteAbstraction(res, r, PETSC_FALSE, params, theta, boxes), 0);
       assert_int_equal(SRResultsWriteStatus(res, r, plant_case == 3 ? SR_RUN_DIVERGED : SR_RUN_DONE, plant_case == 3 ? "diverged" : "done"), 0);
     }
   }
@@ -244,7 +243,7 @@ static void test_results_roundtrip(void **state)
   assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_FALSE, &res), 0);
   assert_int_equal(SRResultsGetLayout(res, &got), 0);
   assert_int_equal(SRResultsGetCanonicalOptions(res, &canon), 0);
-  ok = ok && !strcmp(canon, "-sys pendulum\n") && got->nruns == 4 && got->nrows == 4 && got->nparams == 7 && got->K == 3 && got->ncap == 8 && got->ndstate == 5 && got->nistate == 3;
+  ok = ok && !strcmp(canon, "-sys pendulum\n") && got->nruns == 4 && got->nrows == 4 && got->nparams == 7 && got->K == 3 && got->ncap == 3 && got->ndstate == 5 && got->nistate == 3;
   ok = ok && got->beta[1] == 0.5 && got->tau[0] == 0.05 && got->seed[1] == 2;
   for (PetscInt r = 0; r < 4; r++) {
     double   table[4 * SR_CHECKPOINT_NFIELDS], d[5];

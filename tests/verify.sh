@@ -56,6 +56,9 @@ grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" 
 if [ -n "$results" ] && [ -f "$results" ]; then
   sr_run 2 verify -from "$results" -run 0 -cells 40,40 -output "$dir/from.h5" > "$dir/from.log" 2>&1 || { cat "$dir/from.log"; fail "verify -from a results file"; }
   grep -q "run 0 (beta" "$dir/from.log" || fail "verify -from: no run named"
+  sr_run 2 verify -from "$results" -run 1 -checkpoint 1 -cells 30,30 > "$dir/fromck.log" 2>&1 || { cat "$dir/fromck.log"; fail "verify -from a results file at checkpoint 1"; }
+  grep -q "checkpoint 1" "$dir/fromck.log" || fail "verify -from -checkpoint: the checkpoint is not named"
+  if sr_run 1 verify -from "$results" -run 0 -checkpoint 999 -cells 30,30 > "$dir/bad.log" 2>&1; then fail "accepted -checkpoint 999"; fi
 fi
 # bad input: refused before any work, naming the option
 for bad in "-cells 10" "-bisect 30 -cells 10,10" "-cells 10,10 -enclosure cubic"; do

@@ -68,6 +68,8 @@ PetscErrorCode SRAbstractionSetTarget(SRAbstraction abs, SRTargetType type, doub
 PetscErrorCode SRAbstractionSetMargin(SRAbstraction abs, double margin); /* -succ_margin, grid spacings */
 PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs); /* -enclosure, -target, -target_mass, -target_samples, -succ_margin */
 PetscErrorCode SRAbstractionDestroy(SRAbstraction *abs);
+/* Entries a target list T(k) can hold for this target type (0: T = C, -target certified). */
+PetscErrorCode SRAbstractionGetTargetCapacity(SRAbstraction abs, PetscInt n, PetscInt *tcap);
 /* Block [kstart, kend) of this rank for K cells. */
 PetscErrorCode SRAbstractionGetOwnership(SRAbstraction abs, PetscInt K, PetscInt *kstart, PetscInt *kend);
 /* Build the certified lists C(k) from E_k for (model, cells) and the targets T(k).  Collective. */
@@ -91,3 +93,8 @@ PetscErrorCode SRAbstractionGetPhaseTimes(SRAbstraction abs, double *t_enclosure
 PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *L);
 PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L);
 PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList *to);
+/* SPEC §5 storage of C(k) as index boxes over the initial grid's indices: per cell 2n + 1
+   numbers lo[0..n), hi[0..n), flags (1 = the sink is listed; lo > hi in a dimension: no cell).
+   ToBoxes errors if a list is not exactly its index box (the abstraction keeps them so). */
+PetscErrorCode SRSuccessorListToBoxes(SRCells cells, const SRSuccessorList *L, PetscInt *rows);
+PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRSuccessorList *L);

@@ -35,7 +35,7 @@ typedef struct {
   PetscInt nparams;  /* network parameters */
   PetscInt ntheta;   /* 2 n K */
   PetscInt K;        /* cells */
-  PetscInt ncap;     /* capacity of the stored successor index list */
+  PetscInt ncap;     /* numbers per cell of the stored lists C(k): 2 n + 1 (index box lo, hi, sink flag) */
   PetscInt ndstate, nistate;
 } SRResultsLayout;
 
@@ -69,9 +69,14 @@ PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, doub
 PetscErrorCode SRResultsWriteResume(SRResults res, PetscInt r, PetscInt last, PetscInt slot);
 PetscErrorCode SRResultsWriteStatus(SRResults res, PetscInt r, PetscInt status, const char reason[]);
 PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RESULTS_REASON_LEN]);
-/* Cells theta = (c, w) and certified lists (CSR, sink = K) after set-up (initial) or at the
-   end with the final network (params; NULL writes no network). */
-PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const SRSuccessorList *C);
+/* Cells theta = (c, w) and certified lists C(k) as index boxes (K x ncap, SRSuccessorListToBoxes)
+   after set-up (initial) or at the end with the final network (params; NULL writes no network). */
+PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const PetscInt *boxes);
+/* The network at checkpoint row (SPEC §10: any checkpoint can be verified later). Independent. */
+PetscErrorCode SRResultsWriteCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, const double *params);
+PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, double *params);
+/* Bytes a results file of this layout takes (checked against the free space before creation). */
+double SRResultsFileBytes(const SRResultsLayout *lay);
 /* The final network of run r (nparams doubles; NaN if the run never finished).  Independent. */
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
 /* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy

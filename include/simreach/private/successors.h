@@ -66,3 +66,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
 /* Exact volume of the union of the outward boxes of the cells list[0..nlist) (the sink,
    index K, skipped) by coordinate compression; summed in a fixed order. */
 PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol);
+
+/* SPEC §5 storage: out->a[start..out->n) replaced by every cell of its bounding index box (over
+   the initial grid's indices), increasing, then the sink if it was there. */
+PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscInt start);
