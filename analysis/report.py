@@ -98,8 +98,9 @@ class Results:
             self.ck = ck[()]
             self.status = f["/runs/status"][()]
             self.cells = f["/runs/cells"][()] if "/runs/cells" in f else None
+            # C(k) per run: index boxes (lo[n], hi[n], sink flag) per cell; older files: CSR pointers
+            self.sbox = f["/runs/successor_box"][()] if "/runs/successor_box" in f else None
             self.sptr = f["/runs/successor_ptr"][()] if "/runs/successor_ptr" in f else None
-            self.sidx = f["/runs/successor_idx"][()] if "/runs/successor_idx" in f else None
             s = f["/summary"]
             self.spearman_run = s["spearman_run"][()]
             self.spearman_tau = s["spearman_tau"][()]
@@ -111,7 +112,7 @@ class Results:
             self.countcols = columns(s["counts"])
             self.verdict = s["verdict"][()]
             self.verdictcols = columns(s["verdict"])
-            self.initial = {k: f["/runs/" + k][()] for k in ("cells_initial", "successor_ptr_initial", "successor_idx_initial") if "/runs/" + k in f}
+            self.initial = {k: f["/runs/" + k][()] for k in ("cells_initial", "successor_box_initial", "successor_ptr_initial") if "/runs/" + k in f}
         self.nb, self.nt, self.ns = len(self.beta), len(self.tau), len(self.seed)
 
     def run(self, ib, it, js):
@@ -222,10 +223,15 @@ def grid_cells(dom, counts):
     return np.array(c), np.tile(h, (n1 * n2, 1))
 
 
-def cell_counts(ptr, K):
-    """|C(k)| per cell from a CSR pointer array (sink counted as one)."""
-    ptr = np.asarray(ptr, dtype=float)
-    return ptr[1 : K + 1] - ptr[:K]
+def cell_counts(lists, K):
+    """|C(k)| per cell (sink counted as one) from index-box rows [K][2n+1] (lo, hi, sink flag),
+    or from a CSR pointer array [K+1] (files before the index-box storage)."""
+    a = np.asarray(lists, dtype=float)
+    if a.ndim == 1:
+        return a[1 : K + 1] - a[:K]
+    n = (a.shape[1] - 1) // 2
+    width = np.clip(a[:, n : 2 * n] - a[:, :n] + 1, 0, None)
+    return np.prod(width, axis=1) + (a[:, 2 * n] == 1)
 
 
 def fig_tradeoff(res, out):
@@ -291,9 +297,9 @@ def fig_cells(res, out):
     training, for the baseline and the most regularised run (tau index 0, first seed); returns a
     note for report.md, or None when the system is not 2-D or the file has no lists."""
     sysname, dom, labels = domain_2d(res)
-    if dom is None or res.sptr is None:
+    if dom is None or (res.sptr is None and res.sbox is None):
         return None
-    K = res.sptr.shape[1] - 1
+    K = res.sbox.shape[1] if res.sbox is not None else res.sptr.shape[1] - 1
     counts = [int(v) for v in res.options.get("cells", "").split(",") if v.strip().isdigit()]
     if len(counts) != 2 or counts[0] * counts[1] != K:
         return None
@@ -302,9 +308,10 @@ def fig_cells(res, out):
     partition = res.options.get("cells_param", "partition") == "partition"
     panels = []
     for name, r in runs:
-        if "successor_ptr_initial" in res.initial:
-            panels.append((f"{name}: before training", r, cell_counts(res.initial["successor_ptr_initial"][r], K), False))
-        panels.append((f"{name}: after training", r, cell_counts(res.sptr[r], K), True))
+        init = res.initial.get("successor_box_initial", res.initial.get("successor_ptr_initial"))
+        if init is not None:
+            panels.append((f"{name}: before training", r, cell_counts(init[r], K), False))
+        panels.append((f"{name}: after training", r, cell_counts(res.sbox[r] if res.sbox is not None else res.sptr[r], K), True))
     vmax = max(float(np.nanmax(p[2])) for p in panels)
     grid = [np.linspace(dom[d, 0], dom[d, 1], counts[d] + 1) for d in range(2)]
     m0, m1 = counts[0] - 1, counts[1] - 1

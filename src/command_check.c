@@ -150,7 +150,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
         PetscBool found = PETSC_FALSE;
         PetscCall(PetscMalloc1(lay->ntheta, &theta));
         Cf.ptr = Cf.idx = NULL;
-        PetscCall(SRResultsReadAbstraction(res, r, theta, &Cf));
+        PetscCall(SRResultsReadAbstraction(res, r, run->cells, theta, &Cf));
         for (PetscInt cand = 0; cand < 3 && !found; cand++) {
           if (cand == 0 && !have_slot) continue;
           if (cand == 2 && run->cells->partition) continue;

@@ -744,32 +744,26 @@ PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
 }
 
 /* The final cells theta (ntheta doubles) and certified lists of run r (C created here). */
-PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, double *theta, SRSuccessorList *C)
+PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells, double *theta, SRSuccessorList *C)
 {
   const SRResultsLayout *lay = &res->lay;
-  hsize_t                start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)lay->ntheta};
+  hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->ntheta, 0};
   int64_t               *buf;
-  PetscInt               nnz;
+  PetscInt              *rows;
 
   PetscFunctionBeginUser;
   PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
+  PetscCheck(cells->K == lay->K && lay->ncap == 2 * cells->n + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_box has %" PetscInt_FMT " cells of %" PetscInt_FMT " numbers; the options give %" PetscInt_FMT " cells in dimension %" PetscInt_FMT, r, lay->K, lay->ncap, cells->K, cells->n);
   PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
-  PetscCall(PetscMalloc1(PetscMax(lay->K + 1, lay->ncap) + 1, &buf));
-  count[1] = (hsize_t)lay->K + 1;
-  PetscCall(Hyperslab_Private(res->sptr, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_FALSE));
-  nnz = (PetscInt)buf[lay->K];
-  PetscCheck(buf[0] == 0 && nnz >= 0 && nnz <= lay->ncap, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_ptr holds %" PetscInt_FMT " entries; allowed are 0..%" PetscInt_FMT, r, nnz, lay->ncap);
-  PetscCall(SRSuccessorListCreate(lay->K, nnz, C));
-  for (PetscInt k = 0; k <= lay->K; k++) {
-    C->ptr[k] = (PetscInt)buf[k];
-    PetscCheck(k == 0 || C->ptr[k] >= C->ptr[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_ptr decreases at cell %" PetscInt_FMT, r, k);
+  PetscCall(PetscMalloc2(lay->K * lay->ncap, &buf, lay->K * lay->ncap, &rows));
+  count[1] = (hsize_t)lay->K;
+  count[2] = (hsize_t)lay->ncap;
+  PetscCall(Hyperslab_Private(res->sbox, H5T_NATIVE_INT64, 3, start, count, buf, PETSC_FALSE));
+  for (PetscInt q = 0; q < lay->K * lay->ncap; q++) {
+    PetscCheck(buf[q] >= -1 && buf[q] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_box entry %" PetscInt_FMT " is %lld", r, q, (long long)buf[q]);
+    rows[q] = (PetscInt)buf[q];
   }
-  count[1] = (hsize_t)lay->ncap;
-  PetscCall(Hyperslab_Private(res->sidx, H5T_NATIVE_INT64, 2, start, count, buf, PETSC_FALSE));
-  for (PetscInt q = 0; q < nnz; q++) {
-    PetscCheck(buf[q] >= 0 && buf[q] <= lay->K, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_idx entry %" PetscInt_FMT " is %" PetscInt_FMT "; allowed are 0..%" PetscInt_FMT " (K = the sink)", r, q, (PetscInt)buf[q], lay->K);
-    C->idx[q] = (PetscInt)buf[q];
-  }
-  PetscCall(PetscFree(buf));
+  PetscCall(SRSuccessorListFromBoxes(cells, rows, C));
+  PetscCall(PetscFree2(buf, rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,7 @@
 /* Plants a violation into run 0 of a results file, for tests/check.sh (SPEC §11):
-     check_plant FILE.h5 edit   in cell 1's certified list, the successor that the image of the
-                                cell's centre lies in is removed (final lists and the last
-                                checkpoint's slot);
+     check_plant FILE.h5 edit   in cell 1's certified list (an index box), the successor that the
+                                image of the cell's centre lies in is cut off (the box ends just
+                                before it; final lists and the last checkpoint's slot);
      check_plant FILE.h5 shave  (1-D files) the listed cell that holds the top of cell 1's image
                                 gets its upper face moved 1e-9 of a cell width below the largest
                                 image of a dense sample of cell 1, and the cells above it leave
@@ -13,16 +13,53 @@
 #include <math.h>
 #include <string.h>
 
-static PetscErrorCode DropFrom(SRSuccessorList *C, PetscInt k, PetscInt drop)
+
+/* The results file stores C(k) as index boxes (SPEC §5): write C that way. */
+static PetscErrorCode WriteBoxes(SRResults res, SRCells cells, const double *params, const double *theta, const SRSuccessorList *C)
 {
-  PetscInt q = C->ptr[k];
+  PetscInt *rows;
 
   PetscFunctionBeginUser;
-  for (PetscInt t = C->ptr[k]; t < C->ptr[k + 1]; t++)
-    if (C->idx[t] != drop) C->idx[q++] = C->idx[t];
-  PetscCheck(q == C->ptr[k + 1] - 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cell %" PetscInt_FMT ": successor %" PetscInt_FMT " not listed", k, drop);
-  for (PetscInt t = C->ptr[k + 1]; t < C->ptr[C->K]; t++) C->idx[t - 1] = C->idx[t];
-  for (PetscInt j = k + 1; j <= C->K; j++) C->ptr[j]--;
+  PetscCall(PetscMalloc1(cells->K * (2 * cells->n + 1), &rows));
+  PetscCall(SRSuccessorListToBoxes(cells, C, rows));
+  PetscCall(SRResultsWriteAbstraction(res, 0, PETSC_FALSE, params, theta, rows));
+  PetscCall(PetscFree(rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Index boxes cannot lose one inner cell: cut the box of cell k just below (or above) drop in the
+   first dimension where that keeps it non-empty, or drop the sink flag. */
+static PetscErrorCode CutBox(SRCells cells, SRSuccessorList *C, PetscInt k, PetscInt drop)
+{
+  const PetscInt n = cells->n, rl = 2 * n + 1;
+  PetscInt      *rows, *row;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(cells->K * rl, &rows));
+  PetscCall(SRSuccessorListToBoxes(cells, C, rows));
+  row = rows + rl * k;
+  if (drop == cells->K) row[2 * n] = 0;
+  else {
+    PetscInt j = drop, i[SR_MAX_DIM], d;
+    for (d = 0; d < n; d++) {
+      i[d] = j % cells->grid[d];
+      j /= cells->grid[d];
+    }
+    for (d = 0; d < n; d++) {
+      if (i[d] > row[d]) {
+        row[n + d] = i[d] - 1;
+        break;
+      }
+      if (i[d] < row[n + d]) {
+        row[d] = i[d] + 1;
+        break;
+      }
+    }
+    PetscCheck(d < n || row[2 * n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": its list is cell %" PetscInt_FMT " alone, nothing to cut", k, drop);
+    if (d == n) row[n] = row[0] - 1; /* the box was that one cell: only the sink stays */
+  }
+  PetscCall(SRSuccessorListFromBoxes(cells, rows, C));
+  PetscCall(PetscFree(rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -61,7 +98,7 @@ int main(int argc, char **argv)
   n = run->n;
   PetscCall(PetscMalloc2(lay->ntheta, &theta, lay->nparams, &params));
   PetscCall(SRResultsReadNetwork(res, 0, params));
-  PetscCall(SRResultsReadAbstraction(res, 0, theta, &C));
+  PetscCall(SRResultsReadAbstraction(res, 0, run->cells, theta, &C));
   PetscCall(PetscArraycpy(run->model->mlp->params, params, lay->nparams));
   /* a partition's stored theta is its interior boundaries (SPEC §4): the cells as stored */
   if (run->cells->partition) PetscCall(SRCellsPartitionSetTheta(run->cells, theta));
@@ -73,15 +110,34 @@ int main(int argc, char **argv)
     drop = SRCellsAssign(run->cells, y);
     for (PetscInt d = 0; d < n; d++)
       if (y[d] < run->cells->dlo[d] || y[d] > run->cells->dhi[d]) drop = K;
-    PetscCall(DropFrom(&C, k, drop));
-    PetscCall(SRResultsWriteAbstraction(res, 0, PETSC_FALSE, params, theta, &C));
+    PetscCall(CutBox(run->cells, &C, k, drop));
+    PetscCall(WriteBoxes(res, run->cells, params, theta, &C));
     /* the last checkpoint's slot holds the same lists (capacity layout of SRRunGetState) */
     PetscCall(SRResultsReadRunInfo(res, 0, &status, &last, &slot));
     PetscCall(SRRunGetStateSizes(run, &nd, &ni));
     PetscCall(PetscMalloc2(nd, &ds, ni, &is));
     PetscCall(SRResultsReadState(res, 0, slot, ds, is));
     PetscCall(SRRunSetState(run, ds, is));
-    PetscCall(SRAbstractionSetLists(run->abs, &C, &C));
+    {
+      /* the targets: the stored ones still in the cut list (T within C; at most -target_samples) */
+      const SRSuccessorList *T0;
+      SRSuccessorList        T;
+      PetscInt               nnz = 0;
+      PetscCall(SRAbstractionGetTargets(run->abs, &T0));
+      PetscCall(SRSuccessorListCreate(K, T0->ptr[K] + K, &T));
+      for (PetscInt c = 0; c < K; c++) {
+        for (PetscInt t = T0->ptr[c]; t < T0->ptr[c + 1]; t++)
+          for (PetscInt u = C.ptr[c]; u < C.ptr[c + 1]; u++)
+            if (C.idx[u] == T0->idx[t]) {
+              T.idx[nnz++] = T0->idx[t];
+              break;
+            }
+        if (nnz == T.ptr[c]) T.idx[nnz++] = C.idx[C.ptr[c]];
+        T.ptr[c + 1] = nnz;
+      }
+      PetscCall(SRAbstractionSetLists(run->abs, &C, &T));
+      PetscCall(SRSuccessorListDestroy(&T));
+    }
     PetscCall(SRRunGetState(run, ds, is));
     PetscCall(SRResultsWriteState(res, 0, slot, ds, is));
     PetscCall(PetscFree2(ds, is));
@@ -130,7 +186,7 @@ int main(int argc, char **argv)
       for (PetscInt t = C.ptr[k + 1]; t < C.ptr[K]; t++) C.idx[t - removed] = C.idx[t];
       for (PetscInt i = k + 1; i <= K; i++) C.ptr[i] -= removed;
     }
-    PetscCall(SRResultsWriteAbstraction(res, 0, PETSC_FALSE, params, theta, &C));
+    PetscCall(WriteBoxes(res, run->cells, params, theta, &C));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "planted: run 0 cell %" PetscInt_FMT ": image top %.17g, face of cell %" PetscInt_FMT " moved to %.17g\n", k, ymax, j, jhi));
   }
   PetscCall(SRSuccessorListDestroy(&C));

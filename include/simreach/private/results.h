@@ -81,7 +81,7 @@ double SRResultsFileBytes(const SRResultsLayout *lay);
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
 /* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy
    it with SRSuccessorListDestroy).  Independent. */
-PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, double *theta, SRSuccessorList *C);
+PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells, double *theta, SRSuccessorList *C); /* cells: for the grid counts of the index boxes */
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 
