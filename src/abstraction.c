@@ -266,7 +266,7 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
     else {
       PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
       /* moved cells: the list kept as an index box (SPEC §5 storage), a sound superset */
-      if (!cells->grid_aligned) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
+      if (!cells->grid_aligned && !cells->partition) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
     }
     /* E_k inside D but in a gap between moved cells: nothing can certify it.  As for a nonfinite
        enclosure the list is the sink alone, and the containment test reports the cell. */
@@ -374,7 +374,7 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
       PetscCall(SRSuccessorsPruneAppend_Private(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
       /* moved cells: pruning intersects index boxes (SPEC §5): the bounding box of what is kept,
          inside the old box since that was one */
-      if (!cells->grid_aligned) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
+      if (!cells->grid_aligned && !cells->partition) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
     }
     if (Cent.n == c0) {
       /* E_k meets no listed cell and stays in D: the containment already fails; keep C(k) as is

@@ -8,7 +8,7 @@
    The network comes from a network file (src/network_file.c) or from a run of a study's
    results file (its final network, or the one stored at -checkpoint c; system and widths from the
    file's options).  The cells
-   are the regular grid of -cells.  Every cell is enclosed (bisected 2^d times and hulled),
+   are the regular grid of -cells, or (-learned_cells) the partition the run learned.  Every cell is enclosed (bisected 2^d times and hulled),
    its index-box list C(k) = M(k) is built and the containment tested; with -output the
    abstraction file (analysis/abstraction-schema.md) is written collectively.  -recheck
    encloses every cell of a stored abstraction file again (by default with the other
@@ -18,7 +18,7 @@
 #include <simreach/verify.h>
 
 /* sys name, model type and widths from the options text of a results file. */
-static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, PetscInt checkpoint, SRAbstractionHeader *h, SRSystem *sys, SRModel *model)
+static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, PetscInt checkpoint, PetscBool learned, SRAbstractionHeader *h, SRSystem *sys, SRModel *model, SRAxes *ax)
 {
   SRResults              res;
   const SRResultsLayout *lay;
@@ -52,6 +52,51 @@ static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file
   PetscCall(PetscOptionsPush(opts));
   PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
   PetscCall(PetscOptionsPop());
+  if (learned) {
+    /* the partition the run learned (SPEC §4): its interior boundaries, exact in the resume state */
+    char      param[32] = "partition";
+    PetscInt  counts[SR_MAX_DIM] = {1, 1, 1}, nc = SR_MAX_DIM, off = 0;
+    double   *theta, *b[SR_MAX_DIM];
+    PetscCall(PetscOptionsGetString(opts, NULL, "-cells_param", param, sizeof(param), NULL));
+    PetscCheck(!strcmp(param, "partition"), comm, PETSC_ERR_ARG_INCOMP, "-learned_cells: %s ran with -cells_param %s; only a partition (the default) is a grid of boundaries to verify on", file, param);
+    PetscCall(PetscOptionsGetIntArray(opts, NULL, "-cells", counts, &nc, NULL));
+    PetscCheck(nc == (*sys)->n, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: -cells has %" PetscInt_FMT " counts for dimension %" PetscInt_FMT, file, nc, (*sys)->n);
+    {
+      SRCells dummy;
+      PetscCall(SRCellsCreateGrid(*sys, counts, &dummy)); /* only for its K */
+      PetscCheck(dummy->K == lay->K, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " cells stored, -cells gives %" PetscInt_FMT, file, lay->K, dummy->K);
+      PetscCall(SRCellsDestroy(&dummy));
+    }
+    {
+      /* the boundaries are exact in the resume slots (theta after phi, Adam m, v); the slot of
+         the requested checkpoint, else of the last one */
+      PetscInt  status, last, slot, *is, want;
+      double   *ds;
+      PetscBool found = PETSC_FALSE;
+      PetscCall(SRResultsReadRunInfo(res, run, &status, &last, &slot));
+      PetscCheck(last >= 0, comm, PETSC_ERR_ARG_WRONG, "-learned_cells: run %" PetscInt_FMT " of %s has no checkpoint stored yet", run, file);
+      want = checkpoint >= 0 ? checkpoint : last;
+      PetscCall(PetscMalloc2(lay->ndstate, &ds, lay->nistate, &is));
+      for (PetscInt sl = 0; sl < 2 && !found; sl++) {
+        PetscCall(SRResultsReadState(res, run, sl, ds, is));
+        if (is[0] == want) found = PETSC_TRUE;
+      }
+      PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-learned_cells: the cells of checkpoint %" PetscInt_FMT " of run %" PetscInt_FMT " are not stored (the resume slots hold the last two checkpoints, up to %" PetscInt_FMT ")", want, run, last);
+      PetscCall(PetscMalloc1(lay->ntheta, &theta));
+      PetscCall(PetscArraycpy(theta, ds + 3 * lay->nparams, lay->ntheta));
+      PetscCall(PetscFree2(ds, is));
+    }
+    for (PetscInt d = 0; d < (*sys)->n; d++) {
+      PetscCall(PetscMalloc1(counts[d] + 1, &b[d]));
+      b[d][0]         = (*sys)->dlo[d];
+      b[d][counts[d]] = (*sys)->dhi[d];
+      for (PetscInt i = 1; i < counts[d]; i++) b[d][i] = theta[off++];
+      PetscCheck(isfinite(b[d][1 < counts[d] ? 1 : 0]), comm, PETSC_ERR_ARG_WRONG, "-learned_cells: run %" PetscInt_FMT " of %s has no stored cells (not finished?)", run, file);
+    }
+    PetscCall(SRAxesCreateBoundaries((*sys)->n, counts, (const double *const *)b, ax));
+    for (PetscInt d = 0; d < (*sys)->n; d++) PetscCall(PetscFree(b[d]));
+    PetscCall(PetscFree(theta));
+  }
   PetscCall(PetscOptionsDestroy(&opts));
   PetscCall(PetscFree(text));
   PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
@@ -67,8 +112,9 @@ static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file
   PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
   PetscCall(PetscFree(params));
   {
-    char cks[32] = "final network";
+    char cks[64] = "final network";
     if (checkpoint >= 0) PetscCall(PetscSNPrintf(cks, sizeof(cks), "checkpoint %" PetscInt_FMT, checkpoint));
+    if (learned) PetscCall(PetscStrlcat(cks, ", its learned partition", sizeof(cks)));
     PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "), %s", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed], cks));
   }
   PetscCall(SRResultsDestroy(&res));
@@ -116,7 +162,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscEnum            etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
   PetscInt             counts[SR_MAX_DIM] = {0, 0, 0}, nc = SR_MAX_DIM, bisect = 0, run = -1, pseed = 0, max_print = 10, checkpoint = -1;
   double               pbeta = 0, ptau = 0;
-  PetscBool            has_eval, has_net, has_from, has_out, has_recheck, has_cells, etype_set, force = PETSC_FALSE, progress = PETSC_FALSE, run_set, pb_set, pt_set, ps_set;
+  PetscBool            learned = PETSC_FALSE, has_eval, has_net, has_from, has_out, has_recheck, has_cells, etype_set, force = PETSC_FALSE, progress = PETSC_FALSE, run_set, pb_set, pt_set, ps_set;
   SRSystem             sys   = NULL;
   SRModel              model = NULL;
   SRAxes               ax    = NULL;
@@ -136,6 +182,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCall(PetscOptionsReal("-run_tau", "with -from: the run's tau", NULL, ptau, &ptau, &pt_set));
   PetscCall(PetscOptionsInt("-run_seed", "with -from: the run's seed", NULL, pseed, &pseed, &ps_set));
   PetscCall(PetscOptionsInt("-checkpoint", "with -from: the network stored at this checkpoint (default: the final one)", NULL, checkpoint, &checkpoint, NULL));
+  PetscCall(PetscOptionsBool("-learned_cells", "with -from: the cells are the partition the run learned (its final boundaries), not a grid", NULL, learned, &learned, NULL));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid of D, e.g. 1000,1000", NULL, counts, &nc, &has_cells));
   PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
   PetscCall(PetscOptionsInt("-bisect", "enclose over 2^d sub-boxes per cell, hulled (0..20)", NULL, bisect, &bisect, NULL));
@@ -168,7 +215,9 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   }
 
   PetscCheck(has_net != has_from, comm, PETSC_ERR_ARG_WRONG, "simreach verify: give the network as -network net.h5 or as -from results.h5 -run r (exactly one)");
-  PetscCheck(has_cells || has_eval, comm, PETSC_ERR_ARG_WRONG, "simreach verify: give the grid as -cells N1,N2[,N3]");
+  PetscCheck(has_cells || has_eval || learned, comm, PETSC_ERR_ARG_WRONG, "simreach verify: give the grid as -cells N1,N2[,N3] (or -from FILE -learned_cells)");
+  PetscCheck(!(has_cells && learned), comm, PETSC_ERR_ARG_INCOMP, "-cells and -learned_cells: give one of them");
+  PetscCheck(!learned || has_from, comm, PETSC_ERR_ARG_INCOMP, "-learned_cells needs -from results.h5 (the run whose partition is verified)");
   PetscCheck(!has_from || run_set != (pb_set && pt_set && ps_set), comm, PETSC_ERR_ARG_WRONG, "-from: name the run as -run r or as -run_beta b -run_tau t -run_seed s (exactly one)");
   PetscCheck(!has_net || !(run_set || pb_set || pt_set || ps_set), comm, PETSC_ERR_ARG_INCOMP, "-run, -run_beta, -run_tau, -run_seed go with -from, not with -network");
   PetscCall(PetscStrncpy(h.enclosure, SREnclosureTypes[etype], sizeof(h.enclosure)));
@@ -192,7 +241,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(PetscArraycpy(model->mlp->params, params, model->mlp->nparams));
     PetscCall(PetscFree(params));
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
-  } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, &h, &sys, &model));
+  } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
   if (has_eval) {
     PetscCall(SRCheckUnusedOptions(comm));
     PetscCall(SRVerifyEval_Private(comm, evalf, model));
@@ -200,9 +249,9 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(SRSystemDestroy(&sys));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sys->name, sys->n, sys->n);
+  PetscCheck(learned || nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sys->name, sys->n, sys->n);
   PetscCall(SRCheckUnusedOptions(comm));
-  PetscCall(SRAxesCreateGrid(sys, counts, &ax));
+  if (!learned) PetscCall(SRAxesCreateGrid(sys, counts, &ax));
 
   PetscCall(PetscStrncpy(h.sys, sys->name, sizeof(h.sys)));
   h.model   = model->type;

@@ -767,3 +767,14 @@ PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells
   PetscCall(PetscFree2(buf, rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The final cells theta of run r (ntheta doubles; NaN if never written).  Independent. */
+PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
+{
+  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)res->lay.ntheta};
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
+  PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -58,6 +58,10 @@ if [ -n "$results" ] && [ -f "$results" ]; then
   grep -q "run 0 (beta" "$dir/from.log" || fail "verify -from: no run named"
   sr_run 2 verify -from "$results" -run 1 -checkpoint 1 -cells 30,30 > "$dir/fromck.log" 2>&1 || { cat "$dir/fromck.log"; fail "verify -from a results file at checkpoint 1"; }
   grep -q "checkpoint 1" "$dir/fromck.log" || fail "verify -from -checkpoint: the checkpoint is not named"
+  sr_run 2 verify -from "$results" -run 3 -learned_cells -output "$dir/learned.h5" > "$dir/learned.log" 2>&1 || { cat "$dir/learned.log"; fail "verify -from -learned_cells"; }
+  grep -q "learned partition" "$dir/learned.log" || fail "verify -learned_cells: the partition is not named"
+  grep -q "containment failures: 0" "$dir/learned.log" || fail "verify -learned_cells has failures"
+  sr_run 2 verify -recheck "$dir/learned.h5" > "$dir/relearned.log" 2>&1 || { cat "$dir/relearned.log"; fail "re-check of a learned-partition abstraction"; }
   if sr_run 1 verify -from "$results" -run 0 -checkpoint 999 -cells 30,30 > "$dir/bad.log" 2>&1; then fail "accepted -checkpoint 999"; fi
 fi
 # bad input: refused before any work, naming the option

@@ -79,6 +79,8 @@ PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscIn
 double SRResultsFileBytes(const SRResultsLayout *lay);
 /* The final network of run r (nparams doubles; NaN if the run never finished).  Independent. */
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
+/* The final cells theta of run r (ntheta doubles; a partition's interior boundaries first). */
+PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta);
 /* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy
    it with SRSuccessorListDestroy).  Independent. */
 PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells, double *theta, SRSuccessorList *C); /* cells: for the grid counts of the index boxes */
