@@ -108,10 +108,23 @@ void SRAxesCellBox(SRAxes ax, PetscInt64 k, double *lo, double *hi)
   }
 }
 
-/* First i with v[i] >= x (N if none); v non-decreasing. */
-static inline PetscInt SRLowerBound_Private(PetscInt N, const double *v, double x)
+/* First i with v[i] >= x (N if none); v non-decreasing.  Starts from the uniform-spacing guess g
+   (exact for the grid up to rounding, close for a learned partition) and walks a few steps,
+   then bisects what is left: the answer never depends on the guess. */
+static inline PetscInt SRLowerBound_Private(PetscInt N, const double *v, double x, PetscInt g)
 {
   PetscInt lo = 0, hi = N;
+  if (g < 0) g = 0;
+  if (g > N - 1) g = N - 1;
+  if (v[g] >= x) {
+    hi = g; /* answer in [0, g] */
+    for (int s = 0; s < 4 && hi > 0 && v[hi - 1] >= x; s++) hi--;
+    if (hi == 0 || !(v[hi - 1] >= x)) return hi;
+  } else {
+    lo = g + 1; /* answer in [g + 1, N] */
+    for (int s = 0; s < 4 && lo < N && !(v[lo] >= x); s++) lo++;
+    if (lo == N || v[lo] >= x) return lo;
+  }
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
     if (v[mid] >= x) hi = mid;
@@ -120,16 +133,35 @@ static inline PetscInt SRLowerBound_Private(PetscInt N, const double *v, double 
   return lo;
 }
 
-/* Last i with v[i] <= x (-1 if none); v non-decreasing. */
-static inline PetscInt SRLastLE_Private(PetscInt N, const double *v, double x)
+/* Last i with v[i] <= x (-1 if none) = (first i with v[i] > x) - 1, the same way. */
+static inline PetscInt SRLastLE_Private(PetscInt N, const double *v, double x, PetscInt g)
 {
   PetscInt lo = 0, hi = N;
+  if (g < 0) g = 0;
+  if (g > N - 1) g = N - 1;
+  if (v[g] > x) {
+    hi = g;
+    for (int s = 0; s < 4 && hi > 0 && v[hi - 1] > x; s++) hi--;
+    if (hi == 0 || !(v[hi - 1] > x)) return hi - 1;
+  } else {
+    lo = g + 1;
+    for (int s = 0; s < 4 && lo < N && !(v[lo] > x); s++) lo++;
+    if (lo == N || v[lo] > x) return lo - 1;
+  }
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
-    if (v[mid] <= x) lo = mid + 1;
-    else hi = mid;
+    if (v[mid] > x) hi = mid;
+    else lo = mid + 1;
   }
   return lo - 1;
+}
+
+static inline PetscInt SRGuess_Private(SRAxes ax, PetscInt d, double x)
+{
+  const double t = (x - ax->dlo[d]) / (ax->dhi[d] - ax->dlo[d]) * (double)ax->N[d];
+  if (!(t >= 0.0)) return 0; /* also NaN */
+  if (t >= (double)(ax->N[d] - 1)) return ax->N[d] - 1;
+  return (PetscInt)t;
 }
 
 void SRAxesIndexBox(SRAxes ax, const double *elo, const double *ehi, int32_t *row)
@@ -139,8 +171,8 @@ void SRAxesIndexBox(SRAxes ax, const double *elo, const double *ehi, int32_t *ro
 
   for (PetscInt d = 0; d < n; d++) {
     /* cells meeting [elo, ehi] in d: ohi[i] >= elo and olo[i] <= ehi */
-    const PetscInt a = SRLowerBound_Private(ax->N[d], ax->ohi[d], elo[d]);
-    const PetscInt b = SRLastLE_Private(ax->N[d], ax->olo[d], ehi[d]);
+    const PetscInt a = SRLowerBound_Private(ax->N[d], ax->ohi[d], elo[d], SRGuess_Private(ax, d, elo[d]) - 1);
+    const PetscInt b = SRLastLE_Private(ax->N[d], ax->olo[d], ehi[d], SRGuess_Private(ax, d, ehi[d]));
     row[d]     = (int32_t)a;
     row[n + d] = (int32_t)b;
     if (!(ax->dlo[d] <= elo[d] && ehi[d] <= ax->dhi[d])) inside = PETSC_FALSE;
