@@ -165,8 +165,17 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
           is[8] = SR_RUN_PENDING;
           PetscCall(SRRunSetState(run, ds, is));
           found = PETSC_TRUE;
-          for (PetscInt i = 0; i < lay->K * run->n && found; i++)
-            if (run->cells->c[i] != theta[i] || run->cells->w[i] != theta[lay->K * run->n + i]) found = PETSC_FALSE;
+          if (run->cells->partition) { /* the stored theta of a partition is its interior boundaries */
+            double        *pt;
+            const PetscInt nt = SRCellsPartitionNumTheta(run->cells);
+            PetscCall(PetscMalloc1(nt + 1, &pt));
+            SRCellsPartitionGetTheta(run->cells, pt);
+            for (PetscInt i = 0; i < nt && found; i++)
+              if (pt[i] != theta[i]) found = PETSC_FALSE;
+            PetscCall(PetscFree(pt));
+          } else
+            for (PetscInt i = 0; i < lay->K * run->n && found; i++)
+              if (run->cells->c[i] != theta[i] || run->cells->w[i] != theta[lay->K * run->n + i]) found = PETSC_FALSE;
           if (found && cand == 0) { /* the slot's triple itself? */
             const SRSuccessorList *C;
             same = PETSC_TRUE;
