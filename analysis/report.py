@@ -366,7 +366,10 @@ def fig_partition(res, out):
         return None
     r = best
     b = bounds(r)
-    cnt = cell_counts(res.sptr[r], K) if res.sptr is not None and res.sptr.shape[1] == K + 1 else np.ones(K)
+    if res.sbox is not None and res.sbox.shape[1] == K:
+        cnt = cell_counts(res.sbox[r], K)
+    else:
+        cnt = cell_counts(res.sptr[r], K) if res.sptr is not None and res.sptr.shape[1] == K + 1 else np.ones(K)
     import matplotlib.patches as mpatches
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
     cmap = plt.get_cmap("magma_r")
