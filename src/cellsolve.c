@@ -57,29 +57,36 @@ void SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k)
   }
 }
 
-/* mean_k vol(E_k) / vol(D) with the interval enclosure of each cell box (SPEC §8, the volume
-   term of a partition), and its gradient w.r.t. the boundaries by central differences of the
-   enclosures of the cells on either side of each boundary (step 1e-6 of a grid spacing).  A
+/* The volume term of a partition (SPEC §8): the mean of vol(E_k) / vol(D) over the cells,
+   weighted by vol(Psi_k) / vol(D) as every mean over cells that may differ (SPEC §6), with the
+   interval enclosure of each cell box: sum_k vol(Psi_k) vol(E_k) / vol(D)^2.  (The plain mean
+   rewards a partition of many tiny cells and a few huge ones whose lists already hold every
+   cell, which the guard cannot refuse.)  Its gradient w.r.t. the boundaries by central
+   differences of the cells on either side of each boundary (step 1e-6 of a grid spacing).  A
    non-finite enclosure gives +inf. */
+static double SRRunBoxVolume_Private(PetscInt n, const double *lo, const double *hi)
+{
+  double v = 1;
+  for (PetscInt d = 0; d < n; d++) v *= hi[d] - lo[d];
+  return v;
+}
+
 static PetscErrorCode SRRunPartitionVolume_Private(SRRun r, SRCells cells, double *vol, double *g)
 {
   const PetscInt n = r->n, K = r->K;
-  double         volD = 1, s = 0, *v;
+  double         volD = 1, s = 0;
   PetscInt       idx[SR_MAX_DIM], q = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < n; d++) volD *= cells->dhi[d] - cells->dlo[d];
-  PetscCall(PetscMalloc1(K, &v));
   for (PetscInt k = 0; k < K; k++) {
-    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM];
+    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], v;
     SRCellsBoxOuter(cells, k, lo, hi);
     PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-    v[k] = 1;
-    for (PetscInt d = 0; d < n; d++) v[k] *= ehi[d] - elo[d];
-    if (!isfinite(v[k])) v[k] = INFINITY;
-    s += v[k];
+    v = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
+    s += isfinite(v) ? v : INFINITY;
   }
-  *vol = s / (K * volD);
+  *vol = s / (volD * volD);
   if (g) {
     for (PetscInt d = 0; d < n; d++) {
       const PetscInt m = cells->grid[d];
@@ -87,29 +94,28 @@ static PetscErrorCode SRRunPartitionVolume_Private(SRRun r, SRCells cells, doubl
       for (PetscInt i = 1; i < m; i++, q++) {
         double diff = 0;
         for (PetscInt k = 0; k < K; k++) {
-          double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], vp = 1, vm = 1;
+          double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], vp, vm;
           SRCellsIndex(cells, k, idx);
           if (idx[d] != i && idx[d] != i - 1) continue;
           SRCellsBoxOuter(cells, k, lo, hi);
           double *face = idx[d] == i ? &lo[d] : &hi[d], b = *face;
           *face = b + h;
           PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-          for (PetscInt e = 0; e < n; e++) vp *= ehi[e] - elo[e];
+          vp    = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
           *face = b - h;
           PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-          for (PetscInt e = 0; e < n; e++) vm *= ehi[e] - elo[e];
+          vm = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
           diff += vp - vm;
         }
-        g[q] = diff / (2 * h * K * volD);
+        g[q] = diff / (2 * h * volD * volD);
       }
     }
   }
-  PetscCall(PetscFree(v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* TAO objective of a partition (SPEC §8): beta L_sim with the assignment and targets frozen and
-   d(x, hat x) = 0, plus volume_weight mean_k vol(E_k) / vol(D); the gradient of L_sim by the
+   d(x, hat x) = 0, plus volume_weight times the vol(Psi_k)-weighted mean of vol(E_k) / vol(D); the gradient of L_sim by the
    chain rule from the cell faces to the boundaries (SRCellsPartitionThetaGradient). */
 static PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
