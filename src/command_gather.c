@@ -8,7 +8,7 @@
 PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[])
 {
   char      merge[PETSC_MAX_PATH_LEN * 4] = "", output[PETSC_MAX_PATH_LEN] = "results.h5";
-  char      control[PETSC_MAX_PATH_LEN] = "";
+  char      control[PETSC_MAX_PATH_LEN] = "", baseline[PETSC_MAX_PATH_LEN] = "";
   PetscBool merging, output_set, force = PETSC_FALSE;
 
   PetscFunctionBeginUser;
@@ -16,6 +16,7 @@ PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[])
   PetscCall(PetscOptionsString("-merge", "comma-separated results files of the -grid_slice parts of one study", NULL, merge, merge, sizeof(merge), &merging));
   PetscCall(PetscOptionsString("-output", "with -merge: the merged results file", NULL, output, output, sizeof(output), &output_set));
   PetscCall(PetscOptionsBool("-force", "with -merge: overwrite an existing -output file", NULL, force, &force, NULL));
+  PetscCall(PetscOptionsString("-baseline", "results file of a train-then-abstract study (-guard none) whose beta = 0 runs every guarded beta > 0 run is also compared with (SPEC §9)", NULL, baseline, baseline, sizeof(baseline), NULL));
   PetscCall(PetscOptionsString("-control", "results file of a positive-control study (SPEC §9): a null of criterion 2 reads DOES NOT HOLD only when it detects the effect", NULL, control, control, sizeof(control), NULL));
   PetscOptionsEnd();
   PetscCall(SRCheckUnusedOptions(comm));

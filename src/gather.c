@@ -228,6 +228,55 @@ static PetscErrorCode LoadRuns_Private(SRResults res, double *tables, RunInfo_Pr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The train-then-abstract baseline (SPEC §9): a study of its own with -guard none; each guarded
+   beta > 0 run of this study against its beta = 0 run of the same tau (the nearest tau when the
+   file has others) and seed index, at the final checkpoint: |M_tight| and vol(E_tight)
+   reductions and the prediction-error change, mean +- standard error over seeds.  Prints only.
+   Collective. */
+static PetscErrorCode TrainThenAbstract_Private(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const RunInfo_Private *info, PetscViewer viewer)
+{
+  SRResults              res;
+  const SRResultsLayout *bl;
+  double                *tables;
+  RunInfo_Private       *binfo;
+  PetscInt               bb0 = -1;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
+  PetscCall(SRResultsGetLayout(res, &bl));
+  PetscCall(PetscMalloc2((size_t)bl->nruns * bl->nrows * SR_CHECKPOINT_NFIELDS, &tables, bl->nruns, &binfo));
+  PetscCall(LoadRuns_Private(res, tables, binfo));
+  for (PetscInt ib = 0; ib < bl->nbeta; ib++)
+    if (bl->beta[ib] == 0 && bb0 < 0) bb0 = ib;
+  if (bb0 < 0) PetscCall(PetscViewerASCIIPrintf(viewer, "Train-then-abstract baseline %s: no beta = 0 run -> not compared\n", file));
+  else {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Against the train-then-abstract baseline %s (beta = 0 of that study, same seed index, nearest tau; final checkpoint, mean +- SE over seeds):\n", file));
+    for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+      for (PetscInt it = 0; it < lay->ntau; it++) {
+        double   vt[SR_RESULTS_MAX_LIST], vv[SR_RESULTS_MAX_LIST], vp[SR_RESULTS_MAX_LIST], mt, st, mv, sv, mp, sp;
+        PetscInt bt = 0, ut, uv, up;
+        if (lay->beta[ib] == 0) continue;
+        for (PetscInt j = 1; j < bl->ntau; j++)
+          if (fabs(bl->tau[j] - lay->tau[it]) < fabs(bl->tau[bt] - lay->tau[it])) bt = j;
+        for (PetscInt is = 0; is < lay->nseed; is++) {
+          const RunInfo_Private *a = &info[(ib * lay->ntau + it) * lay->nseed + is];
+          const RunInfo_Private *b = is < bl->nseed ? &binfo[(bb0 * bl->ntau + bt) * bl->nseed + is] : NULL;
+          const PetscBool        ok = (PetscBool)(b && a->status == SR_RUN_DONE && b->status == SR_RUN_DONE);
+          vt[is] = ok ? Reduction_Private(a->final[C_TIGHT], b->final[C_TIGHT]) : NAN;
+          vv[is] = ok ? Reduction_Private(a->final[C_VOLT], b->final[C_VOLT]) : NAN;
+          vp[is] = ok ? a->final[C_PRED] - b->final[C_PRED] : NAN;
+        }
+        MeanSE_Private(lay->nseed, vt, &mt, &st, &ut);
+        MeanSE_Private(lay->nseed, vv, &mv, &sv, &uv);
+        MeanSE_Private(lay->nseed, vp, &mp, &sp, &up);
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  beta=%g tau=%g: |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%, d pred_error %+.3e+-%.1e (%" PetscInt_FMT " seeds)\n", lay->beta[ib], lay->tau[it], 100 * mt, 100 * st, 100 * mv, 100 * sv, mp, sp, ut));
+      }
+  }
+  PetscCall(PetscFree2(tables, binfo));
+  PetscCall(SRResultsDestroy(&res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The positive control (SPEC §9): a study of its own; detected when some setting of it acted and
    shows the effect of criterion 2.  Prints one line.  Collective. */
 static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], PetscViewer viewer, PetscBool *detected)
@@ -477,6 +526,12 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     char control[PETSC_MAX_PATH_LEN] = "";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-control", control, sizeof(control), &has_control));
     if (has_control) PetscCall(PositiveControl_Private(comm, control, viewer, &control_detected));
+  }
+  {
+    char      ttab[PETSC_MAX_PATH_LEN] = "";
+    PetscBool has_ttab;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-baseline", ttab, sizeof(ttab), &has_ttab));
+    if (has_ttab) PetscCall(TrainThenAbstract_Private(comm, ttab, lay, info, viewer));
   }
   if (neffect > 0) s.verdict[1] = 1;
   else if (nacted == 0 || ntested == 0 || !control_detected) s.verdict[1] = -1;

@@ -436,8 +436,10 @@ static void test_gather_criterion2_null(void **state)
     assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
     assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "/dev/null", &v), 0);
     if (c == 2) assert_int_equal(PetscOptionsSetValue(NULL, "-control", control), 0);
+    if (c == 0) assert_int_equal(PetscOptionsSetValue(NULL, "-baseline", control), 0); /* printed only: it must read and pair */
     assert_int_equal(SRGatherResults(res, PETSC_TRUE, v), 0);
     if (c == 2) assert_int_equal(PetscOptionsClearValue(NULL, "-control"), 0);
+    if (c == 0) assert_int_equal(PetscOptionsClearValue(NULL, "-baseline"), 0);
     assert_int_equal(PetscViewerDestroy(&v), 0);
     assert_int_equal(SRResultsDestroy(&res), 0);
     if (rank == 0) {
