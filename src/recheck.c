@@ -522,7 +522,8 @@ PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfals
   PetscCall(SRRunRecheck(r, &res));
   *nrecheck   = res.falsified + res.unknown;
   *nfalsified = res.falsified;
-  PetscCall(SRRecheckResultDestroy(&res));
+  PetscCall(SRRecheckResultDestroy(&r->recheck_last));
+  r->recheck_last = res; /* kept for SRRunGetRecheckCells (the study stores them per row) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -557,9 +558,18 @@ PetscErrorCode SRRunRestoreVerified_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRRunGetRecheckCells(SRRun r, PetscInt *n, const SRRecheckCellResult **cells)
+{
+  PetscFunctionBeginUser;
+  *n     = r->recheck_last.nfail;
+  *cells = r->recheck_last.fail;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRRunDestroyVerified_Private(SRRun r)
 {
   PetscFunctionBeginUser;
+  PetscCall(SRRecheckResultDestroy(&r->recheck_last));
   PetscCall(PetscFree(r->ver_phi));
   PetscCall(SRCellsDestroy(&r->ver_cells));
   if (r->has_verified) {

@@ -23,6 +23,7 @@ struct _p_SRResults {
   SRResultsLayout lay;
   char           *canonical;
   hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sbox, netck, cells0, sbox0;
+  hid_t           rc;      /* /runs/recheck_cells, -1 when the file has none */
   hid_t           strtype; /* fixed-length reason strings */
 };
 
@@ -156,6 +157,8 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
   SRCallHDF5Id(res->netck, H5Dopen2(f, "/runs/network_checkpoints", H5P_DEFAULT));
   SRCallHDF5Id(res->cells0, H5Dopen2(f, "/runs/cells_initial", H5P_DEFAULT));
   SRCallHDF5Id(res->sbox0, H5Dopen2(f, "/runs/successor_box_initial", H5P_DEFAULT));
+  res->rc = -1;
+  if (H5Lexists(f, "/runs/recheck_cells", H5P_DEFAULT) > 0) SRCallHDF5Id(res->rc, H5Dopen2(f, "/runs/recheck_cells", H5P_DEFAULT));
   SRCallHDF5Id(res->strtype, H5Tcopy(H5T_C_S1));
   SRCallHDF5(H5Tset_size(res->strtype, SR_RESULTS_REASON_LEN));
   SRCallHDF5(H5Tset_strpad(res->strtype, H5T_STR_NULLTERM));
@@ -164,7 +167,7 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
 
 static PetscErrorCode CloseDatasets_Private(SRResults res)
 {
-  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0};
+  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0, &res->rc};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -184,7 +187,7 @@ static PetscErrorCode Alloc_Private(MPI_Comm comm, SRResults *res)
   (*res)->file = -1;
   (*res)->ck = (*res)->wall = (*res)->status = (*res)->reason = (*res)->resume = (*res)->sd = (*res)->si = -1;
   (*res)->net = (*res)->cells = (*res)->sbox = (*res)->netck = (*res)->strtype = -1;
-  (*res)->cells0 = (*res)->sbox0 = -1;
+  (*res)->cells0 = (*res)->sbox0 = (*res)->rc = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -319,6 +322,16 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     dims[2] = (hsize_t)lay->nparams;
     PetscCall(CreateDataset_Private(g, "network_checkpoints", H5T_NATIVE_DOUBLE, 3, dims, &nan, &d));
     SRCallHDF5(H5Dclose(d));
+    if (lay->nfail > 0) { /* SPEC §11: per-cell failures (cell, outcome, x, f(x) lo, hi) */
+      char cols[64];
+      dims[0] = R;
+      dims[1] = (hsize_t)lay->nrows;
+      dims[2] = (hsize_t)(lay->nfail * (2 + 3 * lay->ndim));
+      PetscCall(CreateDataset_Private(g, "recheck_cells", H5T_NATIVE_DOUBLE, 3, dims, &nan, &d));
+      PetscCall(PetscSNPrintf(cols, sizeof(cols), "cell,outcome,x[%" PetscInt_FMT "],fx_lo[%" PetscInt_FMT "],fx_hi[%" PetscInt_FMT "]", lay->ndim, lay->ndim, lay->ndim));
+      PetscCall(WriteStringAttribute_Private(d, "columns", cols));
+      SRCallHDF5(H5Dclose(d));
+    }
     SRCallHDF5(H5Gclose(g));
 
     /* /summary */
@@ -449,6 +462,13 @@ static PetscErrorCode ReadLayout_Private(SRResults res)
   PetscCall(Dims_Private(res->sbox, 3, dims));
   lay->K    = (PetscInt)dims[1];
   lay->ncap = (PetscInt)dims[2];
+  lay->nfail = lay->ndim = 0;
+  if (res->rc >= 0 && lay->K > 0) {
+    lay->ndim = (PetscInt)dims[2] > 0 ? (((PetscInt)dims[2] - 1) / 2) : 0; /* index boxes: 2n + 1 */
+    PetscCall(Dims_Private(res->rc, 3, dims));
+    PetscCheck((PetscInt)dims[0] == lay->nruns && (PetscInt)dims[1] == lay->nrows && lay->ndim >= 1 && (PetscInt)dims[2] % (2 + 3 * lay->ndim) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: /runs/recheck_cells has the wrong shape");
+    lay->nfail = (PetscInt)dims[2] / (2 + 3 * lay->ndim);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -698,25 +718,27 @@ PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r)
   const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sbox, to->netck, to->cells0, to->sbox0};
 
   PetscFunctionBeginUser;
-  for (size_t q = 0; q < sizeof(src) / sizeof(src[0]); q++) {
+  for (size_t q = 0; q < sizeof(src) / sizeof(src[0]) + 1; q++) {
     hid_t   space, ftype, mtype;
     int     rank;
     hsize_t dims[3], start[3] = {(hsize_t)r, 0, 0}, count[3];
     size_t  size, n = 1;
     void   *buf;
-    SRCallHDF5Id(space, H5Dget_space(src[q]));
+    const hid_t from_d = q < sizeof(src) / sizeof(src[0]) ? src[q] : from->rc, to_d = q < sizeof(src) / sizeof(src[0]) ? dst[q] : to->rc;
+    if (from_d < 0 || to_d < 0) continue; /* /runs/recheck_cells in one file only */
+    SRCallHDF5Id(space, H5Dget_space(from_d));
     SRCallHDF5Id(rank, H5Sget_simple_extent_ndims(space));
     PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: unexpected dataset rank %d", rank);
     SRCallHDF5(H5Sget_simple_extent_dims(space, dims, NULL));
     SRCallHDF5(H5Sclose(space));
     count[0] = 1;
     for (int d = 1; d < rank; d++) n *= (count[d] = dims[d]);
-    SRCallHDF5Id(ftype, H5Dget_type(src[q]));
+    SRCallHDF5Id(ftype, H5Dget_type(from_d));
     SRCallHDF5Id(mtype, H5Tget_native_type(ftype, H5T_DIR_ASCEND));
     size = H5Tget_size(mtype);
     PetscCall(PetscMalloc(n * size + 1, &buf));
-    PetscCall(Hyperslab_Private(src[q], mtype, rank, start, count, buf, PETSC_FALSE));
-    PetscCall(Hyperslab_Private(dst[q], mtype, rank, start, count, buf, PETSC_TRUE));
+    PetscCall(Hyperslab_Private(from_d, mtype, rank, start, count, buf, PETSC_FALSE));
+    PetscCall(Hyperslab_Private(to_d, mtype, rank, start, count, buf, PETSC_TRUE));
     PetscCall(PetscFree(buf));
     SRCallHDF5(H5Tclose(mtype));
     SRCallHDF5(H5Tclose(ftype));
@@ -776,5 +798,32 @@ PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
   PetscFunctionBeginUser;
   PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
   PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsWriteRecheckCells(SRResults res, PetscInt r, PetscInt j, PetscInt nf, const SRRecheckCellResult *f)
+{
+  const SRResultsLayout *lay = &res->lay;
+  const PetscInt         n = lay->ndim, w = 2 + 3 * n;
+  hsize_t                start[3] = {(hsize_t)r, (hsize_t)j, 0}, count[3] = {1, 1, (hsize_t)(lay->nfail * w)};
+  double                *row;
+
+  PetscFunctionBeginUser;
+  if (res->rc < 0 || lay->nfail == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(j >= 0 && j < lay->nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "recheck cells: row %" PetscInt_FMT " outside 0..%" PetscInt_FMT, j, lay->nrows - 1);
+  PetscCall(PetscMalloc1(lay->nfail * w, &row));
+  for (PetscInt q = 0; q < lay->nfail * w; q++) row[q] = NAN;
+  for (PetscInt i = 0; i < PetscMin(nf, lay->nfail); i++) {
+    double *e = row + i * w;
+    e[0]      = (double)f[i].cell;
+    e[1]      = (double)f[i].outcome;
+    for (PetscInt d = 0; d < n; d++) {
+      e[2 + d]         = f[i].x[d];
+      e[2 + n + d]     = f[i].fxlo[d];
+      e[2 + 2 * n + d] = f[i].fxhi[d];
+    }
+  }
+  PetscCall(Hyperslab_Private(res->rc, H5T_NATIVE_DOUBLE, 3, start, count, row, PETSC_TRUE));
+  PetscCall(PetscFree(row));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -22,6 +22,7 @@ struct _p_SRStudy {
   MPI_Comm        comm;
   SRResultsLayout lay;
   PetscInt        cell_ranks, slice, nslices;
+  PetscInt        recheck_store; /* non-proven cells stored per checkpoint row (SPEC §11) */
   char            output[PETSC_MAX_PATH_LEN];
   PetscBool       resume, force, setfromoptions;
   char           *options, *canonical;
@@ -45,6 +46,7 @@ PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
   PetscCall(PetscNew(study));
   (*study)->comm       = comm;
   (*study)->cell_ranks = 1;
+  (*study)->recheck_store = 32;
   (*study)->nslices    = 1;
   PetscCall(PetscStrncpy((*study)->output, "results.h5", sizeof((*study)->output)));
   PetscCall(PetscLogEventRegister("SRStudyWrite", 0, &(*study)->ev_write));
@@ -166,6 +168,8 @@ PetscErrorCode SRStudySetFromOptions(SRStudy st)
   PetscCall(PetscOptionsInt("-seeds", "number of seeds: the seeds 1..N", NULL, nseeds, &nseeds, &seeds_set));
   PetscCall(PetscOptionsIntArray("-seed_list", "explicit comma-separated seeds (instead of -seeds)", NULL, seeds, &nlist, &list_set));
   PetscCall(PetscOptionsInt("-cell_ranks", "ranks per group; must divide the number of MPI ranks", NULL, st->cell_ranks, &st->cell_ranks, NULL));
+  PetscCall(PetscOptionsInt("-recheck_store", "non-proven cells of each checkpoint's re-check stored with their witness in /runs/recheck_cells (the counts are always complete), >= 0", NULL, st->recheck_store, &st->recheck_store, NULL));
+  PetscCheck(st->recheck_store >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -recheck_store %" PetscInt_FMT ": allowed is >= 0", st->recheck_store);
   PetscCall(PetscOptionsString("-output", "the results file (parallel HDF5)", NULL, st->output, st->output, sizeof(st->output), NULL));
   PetscCall(PetscOptionsBool("-resume", "continue the study in an existing -output file", NULL, st->resume, &st->resume, NULL));
   PetscCall(PetscOptionsBool("-force", "overwrite an existing -output file", NULL, st->force, &st->force, NULL));
@@ -233,6 +237,8 @@ static PetscErrorCode StudyLayout_Private(SRStudy st)
   lay->ntheta  = 2 * cells->n * cells->K;
   /* at most K + 1 successors (the sink included) per cell: the capacity the state uses too */
   lay->ncap = 2 * cells->n + 1; /* C(k) as an index box (SPEC §5) */
+  lay->nfail = st->recheck_store;
+  lay->ndim  = cells->n;
   PetscCall(SRRunDestroy(&st->proto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -268,6 +274,12 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
     PetscCall(PetscLogEventBegin(m->ev_write, 0, 0, 0, 0));
     PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
     PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->r, cp->checkpoint, m->d)); /* phi: the state's first doubles */
+    {
+      PetscInt                   nf;
+      const SRRecheckCellResult *f;
+      PetscCall(SRRunGetRecheckCells(run, &nf, &f));
+      PetscCall(SRResultsWriteRecheckCells(m->res, m->r, cp->checkpoint, nf, f));
+    }
     PetscCall(SRResultsWriteState(m->res, m->r, slot, m->d, m->i));
     PetscCall(SRResultsWriteResume(m->res, m->r, cp->checkpoint, slot));
     PetscCall(PetscLogEventEnd(m->ev_write, 0, 0, 0, 0));

@@ -53,4 +53,35 @@ cp "$dir/boxes.h5" "$dir/shaved.h5"
 check_falsified "$dir/shaved.h5" "shaved face"
 sr_run 2 study $T1 -cells_param boxes -cells_width 0.5 -output "$dir/published.h5" > "$dir/published.log" 2>&1 || { cat "$dir/published.log"; fail "published-check setting study"; }
 grep -q "^Criterion 3.*claims no soundness.*-> NOT TESTED" "$dir/published.log" || { grep Criterion "$dir/published.log"; fail "published-check setting: criterion 3 not NOT TESTED"; }
+# its re-check finds escapes (gaps between the narrow boxes): each row stores its non-proven
+# cells in /runs/recheck_cells (cell, outcome, x, f(x) lo, hi), as many as the row counts (<= 32)
+"$PY" - "$dir/published.h5" <<'PYEOF' || fail "/runs/recheck_cells does not match the checkpoint rows"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+ck, rc = f["runs/checkpoints"][()], f["runs/recheck_cells"][()]
+cols = f["runs/checkpoints"].attrs["columns"]
+cols = (cols.decode() if isinstance(cols, bytes) else cols).split(",")
+iF, iX = cols.index("recheck_failures"), cols.index("falsified")
+n, K = 1, f["runs/successor_ptr"].shape[1] - 1
+w = 2 + 3 * n
+cells = f["runs/cells"][()]
+seen = 0
+for r in range(ck.shape[0]):
+    for j in range(ck.shape[1]):
+        if not np.isfinite(ck[r, j, 0]):
+            continue
+        rec = rc[r, j].reshape(-1, w)
+        stored = rec[np.isfinite(rec[:, 0])]
+        want = min(int(ck[r, j, iF]), rec.shape[0])
+        assert len(stored) == want, (r, j, len(stored), want)
+        assert (stored[:, 1] == 1).sum() == min(int(ck[r, j, iX]), want) or int(ck[r, j, iF]) > rec.shape[0], (r, j)
+        assert np.all(np.diff(stored[:, 0]) > 0) and np.all((stored[:, 0] >= 0) & (stored[:, 0] < K))
+        for e in stored[stored[:, 1] == 1]:  # a witness: x a point of the (narrow) cell
+            k, x = int(e[0]), e[2]
+            c, hw = cells[r, k], cells[r, K + k]  # cells fixed (no cell solve): the stored final boxes
+            assert abs(x - c) <= hw * (1 + 1e-15), (r, j, k, x, c, hw)
+            seen += 1
+print(f"recheck_cells: {seen} falsified records consistent with the rows")
+assert seen > 0
+PYEOF
 echo "PASS: simreach check proves guarded, -guard none and diverged studies, falsifies an edited list and a shaved face with witnesses; gather says NOT TESTED where nothing was tested"

@@ -67,6 +67,9 @@ PetscErrorCode SRRunView(SRRun run, PetscViewer viewer);
    (network, cells, C(k)) with the run's -recheck_* options; destroy res with
    SRRecheckResultDestroy.  Collective. */
 PetscErrorCode SRRunRecheck(SRRun run, SRRecheckResult *res);
+/* The non-proven cells (ascending, with witness or deepest point) of the last checkpoint's
+   re-check; valid until the next checkpoint.  Not collective (every rank holds them). */
+PetscErrorCode SRRunGetRecheckCells(SRRun run, PetscInt *n, const SRRecheckCellResult **cells);
 /* Last TAO converged reason of the theta solve (a TaoConvergedReason; 0 if TAO never ran) and its name. */
 PetscErrorCode SRRunGetTaoReason(SRRun run, PetscInt *reason, const char **name);
 /* Seconds spent in SRRunSolve and, of those, in the guard (containment checks, pruning, targets). */

@@ -37,6 +37,8 @@ typedef struct {
   PetscInt K;        /* cells */
   PetscInt ncap;     /* numbers per cell of the stored lists C(k): 2 n + 1 (index box lo, hi, sink flag) */
   PetscInt ndstate, nistate;
+  PetscInt nfail;    /* non-proven cells stored per checkpoint row in /runs/recheck_cells (0: no dataset) */
+  PetscInt ndim;     /* state dimension n (the witness columns of /runs/recheck_cells) */
 } SRResultsLayout;
 
 /* Columns of a checkpoint row: the fields of SRCheckpoint in order. */
@@ -84,6 +86,10 @@ PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta);
 /* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy
    it with SRSuccessorListDestroy).  Independent. */
 PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells, double *theta, SRSuccessorList *C); /* cells: for the grid counts of the index boxes */
+/* Row j of /runs/recheck_cells of run r: the first lay->nfail of the nf non-proven cells of that
+   checkpoint's re-check (SPEC §11), NaN after them.  Nothing when the file has no such dataset.
+   Independent. */
+PetscErrorCode SRResultsWriteRecheckCells(SRResults res, PetscInt r, PetscInt j, PetscInt nf, const SRRecheckCellResult *f);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 

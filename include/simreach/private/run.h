@@ -63,6 +63,7 @@ struct _p_SRRun {
   double         *ver_phi;
   SRCells         ver_cells;
   SRSuccessorList ver_C, ver_T;
+  SRRecheckResult recheck_last; /* the last checkpoint's re-check (its non-proven cells) */
   /* cells parametrisation and the theta solve (SPEC §4, §8) */
   SRCellsParam cells_param;
   PetscBool    cell_solve, cell_solve_set; /* -cell_solve; default on under a guard, off with -guard none */
