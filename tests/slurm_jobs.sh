@@ -15,6 +15,9 @@
 #            file must equal the reference
 #   scaling  slurm/scaling.sbatch on a small grid, 1 and 2 ranks: the table has every
 #            (mode, ranks, cells, event) row and analysis/report.py --scaling plots it
+#   verify   slurm/verify.sbatch (SR_FROM = the reference's run 0) on 16x16 cells, 1 and 2
+#            ranks: the table has every (mode, ranks, cells, phase) row, the abstraction file
+#            it wrote passes simreach verify -recheck
 # "Equal" is dataset by dataset and attribute by attribute, except /runs/wall (wall-clock
 # seconds) and the 'options' attribute (it names the -output file); the canonical options are
 # compared.  Exit 0 pass, 1 fail, 77 skipped (no root, no Slurm, or simreach without the
@@ -22,7 +25,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
-mode="${1:?usage: slurm_jobs.sh sweep|requeue|array|scaling SIMREACH [OPTIONS_FILE]}"
+mode="${1:?usage: slurm_jobs.sh sweep|requeue|array|scaling|verify SIMREACH [OPTIONS_FILE]}"
 export SIMREACH="${2:?give the simreach binary}"
 opts="${3:-$here/data/study_tiny.opts}"
 SIMREACH=$(readlink -f "$SIMREACH")
@@ -192,6 +195,24 @@ EOF
     [ -s report/scaling.png ] || fail "no scaling figure"
     log "ok: scaling.sbatch table (strong and weak, 1 and 2 ranks) and its figure"
     ;;
-  *) fail "unknown mode $mode (allowed: sweep, requeue, array, scaling)" ;;
+  verify)
+    j=$(SR_FROM="$work/ref.h5" SR_RUN=0 SR_CELLS=16,16 SR_RANKS="1 2" SR_TABLE=verify.csv SR_OUTPUT=verify.h5 \
+      sbatch --parsable -n 2 -o verify.out "$top/slurm/verify.sbatch") || fail "sbatch"
+    sr_cluster_wait "$j" || fail "timeout"
+    [ "$(sr_job_state "$j")" = COMPLETED ] || fail "verify job $j ended $(sr_job_state "$j")"
+    /usr/bin/python3 - verify.csv <<'EOF' || fail "verify table: $(cat verify.csv)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {(m, r, c, p) for m, r, c in (("strong", "1", "16,16"), ("strong", "2", "16,16"), ("weak", "1", "16,16"), ("weak", "2", "16,32"))
+        for p in ("enclosure", "lists", "containment", "write")}
+got = {(x["mode"], x["ranks"], x["cells"], x["phase"]) for x in rows}
+assert not (want - got), f"missing rows {sorted(want - got)}"
+assert all(float(x["time_max"]) >= 0 for x in rows)
+EOF
+    [ -s verify.h5 ] || fail "no abstraction file written"
+    mpiexec -n 2 "${mpiflags[@]}" "$SIMREACH" verify -recheck verify.h5 > recheck.out 2>&1 || fail "re-check of the abstraction file: $(cat recheck.out)"
+    log "ok: verify.sbatch table (strong and weak, 1 and 2 ranks), abstraction file written and re-checked"
+    ;;
+  *) fail "unknown mode $mode (allowed: sweep, requeue, array, scaling, verify)" ;;
 esac
 exit 0
