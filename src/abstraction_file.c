@@ -355,6 +355,33 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBool *is)
+{
+  PetscMPIInt rank;
+  int         yes = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    PetscBool ok;
+    PetscCall(PetscTestFile(path, 'r', &ok));
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (ok && H5Fis_hdf5(path) > 0) {
+      hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+      if (f >= 0) {
+        if (H5Aexists(f, "simreach_format") > 0) {
+          char fmt[64] = "";
+          if (SRAbsReadAttrStr_Private(f, path, "simreach_format", fmt, sizeof(fmt)) == PETSC_SUCCESS && !strcmp(fmt, SR_ABSTRACTION_FORMAT)) yes = 1;
+        }
+        H5Fclose(f);
+      }
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&yes, 1, MPI_INT, 0, comm));
+  *is = yes ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstractionFile *out)
 {
   SRAbstractionFile af;

@@ -11,6 +11,7 @@
    counts and the failing cells with their witness x and the directed-rounding enclosure of
    f(x).  Exit code 0 only when every cell of every triple is proven, 1 otherwise. */
 #include <simreach/private/commands.h>
+#include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/run.h>
 #include <string.h>
@@ -75,6 +76,14 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
 
   PetscFunctionBeginUser;
   *exit_code = 1;
+  if (file) { /* an abstraction file of simreach verify: its own re-check (src/command_verify.c) */
+    PetscBool abs_file;
+    PetscCall(SRAbstractionFileProbe(comm, file, &abs_file));
+    if (abs_file) {
+      PetscCall(SRCommandCheckAbstraction(comm, file, exit_code));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(PetscMemzero(&tot, sizeof(tot)));
   PetscCall(SRRecheckParamsSetDefault(&par));
   PetscCall(SRRecheckParamsSetFromOptions(comm, &par));

@@ -52,6 +52,11 @@ PYEOF
 [ -n "$cell" ] || fail "no cell to plant a violation in"
 if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted.log" 2>&1; then cat "$dir/planted.log"; fail "planted violation in cell $cell not caught"; fi
 grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" || { cat "$dir/planted.log"; fail "planted violation: no failing cell $cell with a witness"; }
+# simreach check on abstraction files: the untouched one passes, the planted one exits non-zero
+sr_run 2 check "$dir/p1.h5" > "$dir/check1.log" 2>&1 || { cat "$dir/check1.log"; fail "simreach check of an untouched abstraction file"; }
+grep -q "every cell proven" "$dir/check1.log" || fail "simreach check: no verdict"
+if sr_run 2 check "$dir/planted.h5" -enclosure interval > "$dir/check2.log" 2>&1; then cat "$dir/check2.log"; fail "simreach check passed a planted violation"; fi
+grep -q "FAILED cell $cell:" "$dir/check2.log" || { cat "$dir/check2.log"; fail "simreach check: the planted cell is not reported"; }
 # -from a study's results file (when the study fixture ran)
 if [ -n "$results" ] && [ -f "$results" ]; then
   sr_run 2 verify -from "$results" -run 0 -cells 40,40 -output "$dir/from.h5" > "$dir/from.log" 2>&1 || { cat "$dir/from.log"; fail "verify -from a results file"; }

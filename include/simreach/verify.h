@@ -115,6 +115,8 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
    closes and renames the file. */
 PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m);
 PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstractionFile *af);
+/* Collective: *is = the file exists and states the abstraction format (no error otherwise). */
+PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBool *is);
 PetscErrorCode SRAbstractionFileGetHeader(SRAbstractionFile af, const SRAbstractionHeader **h);
 /* The axes (owned by af) and a model built from the stored network (caller destroys both model and *sys). */
 PetscErrorCode SRAbstractionFileGetAxes(SRAbstractionFile af, SRAxes *ax);
