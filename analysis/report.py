@@ -317,14 +317,37 @@ def fig_cells(res, out):
     m0, m1 = counts[0] - 1, counts[1] - 1
     ncol = 2 if len(panels) == 4 else len(panels)
     fig, axes = plt.subplots((len(panels) + ncol - 1) // ncol, ncol, figsize=(4.6 * ncol, 3.9 * ((len(panels) + ncol - 1) // ncol)), squeeze=False, constrained_layout=True)
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    def boxes(r, after):
+        """The cells of run r as (lo, hi) rows: from (c, w) when the stored theta reads as
+        centres in D and positive half-widths, else from partition boundaries; the initial grid
+        before training."""
+        if after and res.cells is not None and np.all(np.isfinite(res.cells[r][: 4 * K])):
+            th = res.cells[r]
+            c, w = th[: 2 * K].reshape(K, 2), th[2 * K : 4 * K].reshape(K, 2)
+            if np.all(w > 0) and np.all(c >= dom[:, 0] - 1e-12) and np.all(c <= dom[:, 1] + 1e-12):
+                return c - w, c + w
+            if partition and len(th) >= m0 + m1:
+                bx = np.concatenate([[dom[0, 0]], th[:m0], [dom[0, 1]]])
+                by = np.concatenate([[dom[1, 0]], th[m0 : m0 + m1], [dom[1, 1]]])
+                lo = np.array([[bx[k % counts[0]], by[k // counts[0]]] for k in range(K)])
+                hi = np.array([[bx[k % counts[0] + 1], by[k // counts[0] + 1]] for k in range(K)])
+                return lo, hi
+        lo = np.array([[grid[0][k % counts[0]], grid[1][k // counts[0]]] for k in range(K)])
+        hi = np.array([[grid[0][k % counts[0] + 1], grid[1][k // counts[0] + 1]] for k in range(K)])
+        return lo, hi
+
     for ax, (title, r, cnt, after) in zip(axes.ravel(), panels):
-        bx, by = grid
-        th = res.cells[r] if res.cells is not None else None
-        if after and partition and th is not None and len(th) >= m0 + m1 and np.all(np.isfinite(th[: m0 + m1])):
-            bx = np.concatenate([[dom[0, 0]], th[:m0], [dom[0, 1]]])  # the learned boundaries (SPEC §4)
-            by = np.concatenate([[dom[1, 0]], th[m0 : m0 + m1], [dom[1, 1]]])
-        # cell k = i0 + N0 i1 (dimension 0 fastest): rows are dimension 1
-        img = ax.pcolormesh(bx, by, cnt.reshape(counts[1], counts[0]), vmin=1, vmax=vmax, cmap="magma_r", edgecolors="0.6", linewidth=0.3)
+        lo, hi = boxes(r, after)
+        pc = PatchCollection([Rectangle(lo[k], hi[k, 0] - lo[k, 0], hi[k, 1] - lo[k, 1]) for k in range(K)], cmap="magma_r", edgecolor="0.6", linewidth=0.3)
+        pc.set_array(np.asarray(cnt, dtype=float))
+        pc.set_clim(1, vmax)
+        ax.add_collection(pc)
+        img = pc
+        ax.set_xlim(dom[0])
+        ax.set_ylim(dom[1])
         ax.set_title(title + f" (mean {np.mean(cnt):.2f})", fontsize=8)
         ax.set_xlabel(labels[0])
         ax.set_ylabel(labels[1])
