@@ -221,7 +221,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
   PetscCall(PetscOptionsDestroy(&opts));
   PetscCall(SRResultsDestroy(&res));
   PetscCall(PetscPrintf(comm, "simreach check: %" PetscInt_FMT " triples, %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.3g s, %.3g ms per cell) -> %s\n", tot.triples, tot.cells, tot.proven, tot.falsified, tot.unknown, tot.seconds,
-                        tot.cells ? 1e3 * tot.seconds / tot.cells : 0.0, tot.falsified ? "FALSIFIED" : (tot.unknown ? "NOT FULLY VERIFIED" : "every cell proven")));
+                        tot.cells ? 1e3 * tot.seconds / tot.cells : 0.0, tot.falsified ? "FALSIFIED" : (tot.unknown ? "NOT FULLY VERIFIED" : (tot.triples ? "every cell proven" : "no stored triple to check"))));
   *exit_code = (tot.falsified == 0 && tot.unknown == 0) ? 0 : 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

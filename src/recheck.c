@@ -558,6 +558,13 @@ PetscErrorCode SRRunRestoreVerified_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRRunHasVerifiedTriple(SRRun r, PetscBool *has)
+{
+  PetscFunctionBeginUser;
+  *has = r->has_verified;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRRunGetRecheckCells(SRRun r, PetscInt *n, const SRRecheckCellResult **cells)
 {
   PetscFunctionBeginUser;

@@ -352,12 +352,18 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
     PetscCallMPI(MPI_Bcast(m.i, (PetscMPIInt)lay->nistate, MPIU_INT, 0, group));
     PetscCall(SRRunSetState(run, m.d, m.i));
   }
-  else if (grank == 0) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
+  else if (grank == 0) {
+    PetscBool has;
+    PetscCall(SRRunHasVerifiedTriple(run, &has)); /* none when the warm start diverged */
+    if (has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
+  }
   if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
   PetscCall(SRRunSolve(run));
   PetscCall(SRRunGetStatus(run, status, &reason));
   if (grank == 0) {
-    if (*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_FALSE));
+    PetscBool has;
+    PetscCall(SRRunHasVerifiedTriple(run, &has)); /* a run that diverged in its warm start stores no triple (SPEC §11) */
+    if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_FALSE));
     PetscCall(SRResultsWriteStatus(res, r, *status, reason));
   }
   PetscCall(SRRunDestroy(&run));

@@ -35,6 +35,11 @@ check_pass "$dir/none.h5" "-guard none study"
 sr_run 2 study $T1 -lr 1e300 -output "$dir/diverged.h5" > "$dir/diverged.log" 2>&1 || { cat "$dir/diverged.log"; fail "diverging study"; }
 grep -q "0 done, 2 diverged" "$dir/diverged.log" || { cat "$dir/diverged.log"; fail "diverging study: runs not diverged"; }
 check_pass "$dir/diverged.h5" "diverged runs"
+# runs that diverge in the warm start, before any abstraction: the study finishes, stores no triple
+sr_run 2 study $T1 -lr 1e300 -pretrain_epochs 2 -output "$dir/warm.h5" > "$dir/warm.log" 2>&1 || { cat "$dir/warm.log"; fail "study diverging in the warm start"; }
+grep -q "0 done, 2 diverged" "$dir/warm.log" || { cat "$dir/warm.log"; fail "warm-start divergence: runs not diverged"; }
+sr_run 2 check "$dir/warm.h5" > "$dir/warm.check.log" 2>&1 || { cat "$dir/warm.check.log"; fail "warm-start divergence: simreach check failed"; }
+grep -q "no stored triple to check" "$dir/warm.check.log" || { cat "$dir/warm.check.log"; fail "warm-start divergence: check does not say nothing was stored"; }
 # gather: no run finished -> criteria 1 and 3 NOT TESTED (not HOLDS, not DOES NOT HOLD)
 grep -q "^Criterion 3.*-> NOT TESTED" "$dir/diverged.log" || { grep Criterion "$dir/diverged.log"; fail "gather with 0 runs done: criterion 3 not NOT TESTED"; }
 grep -q "^Criterion 1.*-> NOT TESTED" "$dir/diverged.log" || { grep Criterion "$dir/diverged.log"; fail "gather with 0 runs done: criterion 1 not NOT TESTED"; }

@@ -70,6 +70,9 @@ PetscErrorCode SRRunRecheck(SRRun run, SRRecheckResult *res);
 /* The non-proven cells (ascending, with witness or deepest point) of the last checkpoint's
    re-check; valid until the next checkpoint.  Not collective (every rank holds them). */
 PetscErrorCode SRRunGetRecheckCells(SRRun run, PetscInt *n, const SRRecheckCellResult **cells);
+/* Whether the run holds a verified triple (network, cells, lists) to store: PETSC_FALSE when it
+   diverged before its abstraction was built (in the warm start).  Not collective. */
+PetscErrorCode SRRunHasVerifiedTriple(SRRun run, PetscBool *has);
 /* Last TAO converged reason of the theta solve (a TaoConvergedReason; 0 if TAO never ran) and its name. */
 PetscErrorCode SRRunGetTaoReason(SRRun run, PetscInt *reason, const char **name);
 /* Seconds spent in SRRunSolve and, of those, in the guard (containment checks, pruning, targets). */
