@@ -4,12 +4,15 @@
 PetscErrorCode SRCommandStudy(MPI_Comm comm)
 {
   SRStudy study;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   PetscCall(SRStudyCreate(comm, &study));
-  PetscCall(SRStudySetFromOptions(study));
-  PetscCall(SRCheckUnusedOptions(comm));
-  PetscCall(SRStudySolve(study));
+  ierr = SRStudySetFromOptions(study);
+  if (!ierr) ierr = SRCheckUnusedOptions(comm);
+  if (!ierr) ierr = SRStudySolve(study);
+  /* the error (already reported) returns after the lock is released */
   PetscCall(SRStudyDestroy(&study));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,6 +2,7 @@
    beta = 0 baseline of the same (tau, seed), accuracy and coverage costs, containment
    failures and the tau log n gap, computed from the results file alone. */
 #include <simreach/private/results.h>
+#include <simreach/private/filelock.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -601,10 +602,28 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
 {
   SRResults res;
 
+  PetscMPIInt            rank;
+  PetscInt               count[2] = {0, 0}; /* unfinished runs, rows failing their checksums */
+  const SRResultsLayout *lay;
+
   PetscFunctionBeginUser;
+  if (!viewer) viewer = PETSC_VIEWER_STDOUT_(comm);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  /* validated as -resume does: format, version, shapes (SRResultsOpen), then every row's checksum */
   PetscCall(SRResultsOpen(comm, filename, PETSC_FALSE, &res));
-  PetscCall(SRGatherResults(res, PETSC_FALSE, viewer ? viewer : PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(SRResultsGetLayout(res, &lay));
+  if (rank == 0)
+    for (PetscInt r = 0; r < lay->nruns; r++) {
+      SRResultsRunCheck chk;
+      PetscCall(SRResultsCheckRun(res, r, PETSC_TRUE, &chk)); /* warns naming file, run and row */
+      count[0] += !chk.finished;
+      count[1] += chk.nbad;
+    }
+  PetscCallMPI(MPI_Bcast(count, 2, MPIU_INT, 0, comm));
+  if (count[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "simreach gather: %s is UNFINISHED: %" PetscInt_FMT " of %" PetscInt_FMT " runs are not finished (%" PetscInt_FMT " rows fail their checksums); the verdict below is PARTIAL, over the finished runs only\n", filename, count[0], lay->nruns, count[1]));
+  PetscCall(SRGatherResults(res, PETSC_FALSE, viewer));
   PetscCall(SRResultsDestroy(&res));
+  PetscCheck(!count[0], comm, SR_ERR_UNFINISHED, "%s is unfinished: %" PetscInt_FMT " of %" PetscInt_FMT " runs are not finished, so the verdict above is PARTIAL; finish the study with simreach study (same options) -output %s -resume", filename, count[0], lay->nruns, filename);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -616,10 +635,12 @@ PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[]
   char                  *options;
   PetscMPIInt            rank;
   int                    exists = 0;
+  SRFileLock             lock;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(nfiles >= 1, comm, PETSC_ERR_ARG_WRONG, "-merge: give the slice files, comma-separated");
+  PetscCall(SRFileLockAcquire(comm, output, &lock)); /* one writer per file (SPEC §13) */
   if (rank == 0) exists = access(output, F_OK) == 0;
   PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
   PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-merge: the output file %s exists; give -force to overwrite it (it was left untouched)", output);
@@ -639,14 +660,14 @@ PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[]
   for (PetscInt r = 0; r < lay->nruns; r++) {
     from[r] = -1;
     for (PetscInt f = 0; f < nfiles && from[r] < 0; f++) {
-      PetscInt st, last, slot;
-      PetscCall(SRResultsReadRunInfo(in[f], r, &st, &last, &slot));
-      if (st == SR_RUN_DONE || st == SR_RUN_DIVERGED) from[r] = f;
+      SRResultsRunCheck chk; /* finished, and every row passes its checksum */
+      PetscCall(SRResultsCheckRun(in[f], r, (PetscBool)(rank == 0), &chk));
+      if (chk.finished) from[r] = f;
     }
     PetscCheck(from[r] >= 0, comm, PETSC_ERR_ARG_WRONG, "-merge: run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT ") is finished in none of the slice files; resume its slice first", r, lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], lay->seed[r % lay->nseed]);
   }
   PetscCall(SRResultsGetOptionsText(in[0], &options));
-  PetscCall(SRResultsCreateNew(comm, output, lay, options, canon0, &out));
+  PetscCall(SRResultsCreateNew(comm, output, lay, options, canon0, force, &out));
   PetscCall(PetscFree(options));
   if (rank == 0)
     for (PetscInt r = 0; r < lay->nruns; r++) PetscCall(SRResultsCopyRun(in[from[r]], out, r));
@@ -657,5 +678,6 @@ PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[]
   PetscCall(SRResultsOpen(comm, output, PETSC_TRUE, &out));
   PetscCall(SRGatherResults(out, PETSC_TRUE, viewer));
   PetscCall(SRResultsDestroy(&out));
+  PetscCall(SRFileLockRelease(&lock));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

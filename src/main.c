@@ -5,19 +5,67 @@
      simreach gather   FILE.h5                         the gather phase from a results file
      simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather
      simreach verify   -network net.h5 -cells N1,N2 ...  a network over a fine partition (SPEC §10)
-     simreach check    FILE.h5                         re-verify every stored triple (SPEC §11); exit 1 unless all proven */
+     simreach check    FILE.h5                         re-verify every stored triple (SPEC §11); exit 1 unless all proven
+   Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
 #include <simreach/private/commands.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char help[] = "simreach: simulation-regularised neural dynamics with sound reachability.\n"
                            "Usage: simreach train|abstract|study|gather|verify|check [FILE.h5] [options]; -help lists the options.\n";
 
+static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int *code)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRCheckOptionValues(PETSC_COMM_WORLD)); /* before any object reads them */
+  if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
+  else if (!strcmp(cmd, "check")) PetscCall(SRCommandCheck(PETSC_COMM_WORLD, file, code));
+  else {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
+    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check", cmd);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before MPI and PETSc start: an -options_file that cannot be read is refused input (exit 2),
+   said in one line by the first rank (PETSc would say it in a block and exit 83). */
+static int CheckOptionsFiles_Private(int argc, char **argv)
+{
+  const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank) rank = getenv("PMI_RANK");
+  for (int i = 1; i < argc; i++) {
+    FILE *f;
+    if (strcmp(argv[i], "-options_file") && strcmp(argv[i], "-options_file_yaml")) continue;
+    if (i + 1 >= argc) {
+      if (!rank || !strcmp(rank, "0")) fprintf(stderr, "simreach: option %s: give a file name\n", argv[i]);
+      return SR_EXIT_REFUSED;
+    }
+    f = fopen(argv[i + 1], "r");
+    if (!f) {
+      if (!rank || !strcmp(rank, "0")) fprintf(stderr, "simreach: option %s %s: cannot open the file: %s\n", argv[i], argv[i + 1], strerror(errno));
+      return SR_EXIT_REFUSED;
+    }
+    fclose(f);
+  }
+  return SR_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-  const char *cmd  = argc > 1 ? argv[1] : "";
-  const char *file = NULL;
-  int         code = 0;
+  const char    *cmd   = argc > 1 ? argv[1] : "";
+  const char    *file  = NULL;
+  SRErrorState   state = {0, 0, 0};
+  PetscErrorCode ierr;
+  int            code = 0;
 
+  /* a study catches SIGTERM/SIGUSR1 from the start, so a stop during start-up says -resume */
+  if (!strcmp(cmd, "study")) SRStudyCatchSignals();
   /* The subcommand word (and gather's file) are not PETSc options: hide them from PetscInitialize. */
   int    pargc = argc > 1 ? argc - 1 : argc;
   char **pargv = argv + (argc > 1 ? 1 : 0);
@@ -29,18 +77,20 @@ int main(int argc, char **argv)
   } else if (argc > 1) {
     argv[1] = argv[0];
   }
-  PetscCall(PetscInitialize(&pargc, &pargv, NULL, help));
-  if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
-  else if (!strcmp(cmd, "check")) PetscCall(SRCommandCheck(PETSC_COMM_WORLD, file, &code));
-  else {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
-    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-               "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check", cmd);
+  if ((code = CheckOptionsFiles_Private(pargc, pargv))) return code;
+  ierr = PetscInitialize(&pargc, &pargv, NULL, help);
+  if (ierr) return SR_EXIT_REFUSED; /* PETSc said why (a bad options file) */
+  if (!strcmp(cmd, "study")) SRStudyCatchSignals(); /* again: PetscInitialize may install its own */
+  PetscCall(PetscPushErrorHandler(SRErrorHandler, &state));
+  ierr = Dispatch_Private(cmd, file, &code);
+  if (ierr) {
+    code = SRExitCode(state.code ? state.code : ierr);
+    /* an error every rank raised together ends like a normal run; any other aborts the job */
+    if (state.collective) (void)PetscFinalize();
+    else MPI_Abort(MPI_COMM_WORLD, code);
+    return code;
   }
+  PetscCall(PetscPopErrorHandler());
   PetscCall(PetscFinalize());
   return code;
 }

@@ -3,9 +3,9 @@
    created collectively at once (contiguous, early allocation, fill values), the metadata
    is flushed once, and the file is renamed into place; after that only raw data is written
    (independent transfers from one rank), which never touches HDF5 metadata. */
-#include <sys/statvfs.h>
-#include <libgen.h>
 #include <simreach/private/results.h>
+#include <simreach/private/fileio.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,8 +23,12 @@ struct _p_SRResults {
   SRResultsLayout lay;
   char           *canonical;
   hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sbox, netck, cells0, sbox0;
-  hid_t           rc;      /* /runs/recheck_cells, -1 when the file has none */
   hid_t           strtype; /* fixed-length reason strings */
+  hid_t           rc;      /* /runs/recheck_cells, -1 when the file has none */
+  /* format 2: row checksums (uint64, 0 = never written), parallel to the rows they cover */
+  hid_t       cksum, stsum, rssum, sdsum, absum, netcksum;
+  char       *filename;
+  PetscMPIInt rank;
 };
 
 void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS])
@@ -110,6 +114,20 @@ static PetscErrorCode ReadStringAttribute_Private(hid_t loc, const char name[], 
     PetscCall(PetscCalloc1(len + 1, value));
     SRCallHDF5(H5Aread(attr, mtype, *value));
     SRCallHDF5(H5Tclose(mtype));
+  } else if (H5Tget_class(type) == H5T_STRING) { /* variable length (h5py writes these) */
+    hid_t space;
+    char *v = NULL;
+    SRCallHDF5Id(space, H5Aget_space(attr));
+    if (H5Sget_simple_extent_npoints(space) == 1) {
+      SRCallHDF5Id(mtype, H5Tcopy(H5T_C_S1));
+      SRCallHDF5(H5Tset_size(mtype, H5T_VARIABLE));
+      SRCallHDF5(H5Tset_cset(mtype, H5Tget_cset(type)));
+      SRCallHDF5(H5Aread(attr, mtype, &v));
+      if (v) PetscCall(PetscStrallocpy(v, value));
+      if (v) H5free_memory(v);
+      SRCallHDF5(H5Tclose(mtype));
+    }
+    SRCallHDF5(H5Sclose(space));
   }
   SRCallHDF5(H5Tclose(type));
   SRCallHDF5(H5Aclose(attr));
@@ -157,6 +175,12 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
   SRCallHDF5Id(res->netck, H5Dopen2(f, "/runs/network_checkpoints", H5P_DEFAULT));
   SRCallHDF5Id(res->cells0, H5Dopen2(f, "/runs/cells_initial", H5P_DEFAULT));
   SRCallHDF5Id(res->sbox0, H5Dopen2(f, "/runs/successor_box_initial", H5P_DEFAULT));
+  SRCallHDF5Id(res->cksum, H5Dopen2(f, "/runs/checkpoints_checksum", H5P_DEFAULT));
+  SRCallHDF5Id(res->stsum, H5Dopen2(f, "/runs/status_checksum", H5P_DEFAULT));
+  SRCallHDF5Id(res->rssum, H5Dopen2(f, "/runs/resume_checksum", H5P_DEFAULT));
+  SRCallHDF5Id(res->sdsum, H5Dopen2(f, "/runs/state_checksum", H5P_DEFAULT));
+  SRCallHDF5Id(res->absum, H5Dopen2(f, "/runs/abstraction_checksum", H5P_DEFAULT));
+  SRCallHDF5Id(res->netcksum, H5Dopen2(f, "/runs/network_checkpoints_checksum", H5P_DEFAULT));
   res->rc = -1;
   if (H5Lexists(f, "/runs/recheck_cells", H5P_DEFAULT) > 0) SRCallHDF5Id(res->rc, H5Dopen2(f, "/runs/recheck_cells", H5P_DEFAULT));
   SRCallHDF5Id(res->strtype, H5Tcopy(H5T_C_S1));
@@ -167,7 +191,7 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
 
 static PetscErrorCode CloseDatasets_Private(SRResults res)
 {
-  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0, &res->rc};
+  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0, &res->cksum, &res->stsum, &res->rssum, &res->sdsum, &res->absum, &res->netcksum, &res->rc};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -188,59 +212,61 @@ static PetscErrorCode Alloc_Private(MPI_Comm comm, SRResults *res)
   (*res)->ck = (*res)->wall = (*res)->status = (*res)->reason = (*res)->resume = (*res)->sd = (*res)->si = -1;
   (*res)->net = (*res)->cells = (*res)->sbox = (*res)->netck = (*res)->strtype = -1;
   (*res)->cells0 = (*res)->sbox0 = (*res)->rc = -1;
+  (*res)->cksum = (*res)->stsum = (*res)->rssum = (*res)->sdsum = (*res)->absum = (*res)->netcksum = -1;
+  PetscCallMPI(MPI_Comm_rank(comm, &(*res)->rank));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bytes of a results file of this layout (every dataset is allocated at creation). */
+/* The shape record of a layout: every dataset's shape follows from these ten numbers. */
+#define SR_LAYOUT_RECORD 12
+static void LayoutRecord_Private(const SRResultsLayout *lay, int64_t rec[SR_LAYOUT_RECORD])
+{
+  const int64_t v[SR_LAYOUT_RECORD] = {lay->nbeta, lay->ntau, lay->nseed, lay->nrows, lay->nparams, lay->ntheta, lay->K, lay->ncap, lay->ndstate, lay->nistate, lay->nfail, lay->ndim};
+  memcpy(rec, v, sizeof(v));
+}
+
+/* Checksum of the layout record, the grid values and the canonical options. */
+static uint64_t LayoutChecksum_Private(const SRResultsLayout *lay, const char canonical[])
+{
+  int64_t  rec[SR_LAYOUT_RECORD], seeds[SR_RESULTS_MAX_LIST];
+  uint64_t h = SRChecksumSeed("layout", 0, 0);
+
+  LayoutRecord_Private(lay, rec);
+  for (PetscInt i = 0; i < lay->nseed && i < SR_RESULTS_MAX_LIST; i++) seeds[i] = lay->seed[i];
+  h = SRChecksum64(rec, sizeof(rec), h);
+  h = SRChecksum64(lay->beta, sizeof(double) * (size_t)lay->nbeta, h);
+  h = SRChecksum64(lay->tau, sizeof(double) * (size_t)lay->ntau, h);
+  h = SRChecksum64(seeds, sizeof(int64_t) * (size_t)lay->nseed, h);
+  return SRChecksum64(canonical, strlen(canonical), h);
+}
+
 double SRResultsFileBytes(const SRResultsLayout *lay)
 {
-  const double R = (double)lay->nruns, rows = (double)lay->nrows;
-  double       per = rows * (double)SR_CHECKPOINT_NFIELDS * 8.0 + rows * 8.0 + 8.0 + SR_RESULTS_REASON_LEN + 16.0;
-  per += 2.0 * 8.0 * ((double)lay->ndstate + (double)lay->nistate); /* two state slots */
-  per += 8.0 * (double)lay->nparams * (1.0 + rows);                  /* final network, one per checkpoint */
-  per += 2.0 * 8.0 * (double)lay->ntheta;                            /* cells, cells_initial */
-  per += 2.0 * 8.0 * (double)lay->K * (double)lay->ncap;             /* successor boxes, final and initial */
-  return R * per + 1e6;
+  const double R = (double)lay->nbeta * (double)lay->ntau * (double)lay->nseed, rows = (double)lay->nrows;
+  double       per = 0;
+
+  per += rows * (SR_CHECKPOINT_NFIELDS + 3);                     /* checkpoints, wall, 2 checksums */
+  per += 1 + SR_RESULTS_REASON_LEN / 8 + 2 + 1 + 1 + 2 + 2;      /* status, reason, resume, checksums */
+  per += 2.0 * ((double)lay->ndstate + (double)lay->nistate);   /* state slots */
+  per += (double)lay->nparams * (1.0 + rows);                   /* final network, one per checkpoint */
+  per += 2.0 * (double)lay->ntheta;                             /* cells, cells_initial */
+  per += 2.0 * (double)lay->K * (double)lay->ncap;              /* successor boxes, final and initial */
+  per += 1;                                                     /* spearman_run */
+  return 8.0 * R * per + 8.0 * ((double)lay->nbeta * (double)lay->ntau * (SR_SUMMARY_NCOLS + 2) + 3.0 * R) + 1e6;
 }
 
-/* The file must fit: its size against the free space of its directory, before anything is written. */
-static PetscErrorCode CheckFreeSpace_Private(MPI_Comm comm, const char file[], const SRResultsLayout *lay)
+static PetscErrorCode CreateBody_Private(MPI_Comm comm, const char part[], const SRResultsLayout *lay, const char options[], const char canonical[], SRResults *res)
 {
-  PetscMPIInt  rank;
-  double       avail = -1.0;
-  const double need  = SRResultsFileBytes(lay);
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    char           dir[PETSC_MAX_PATH_LEN];
-    struct statvfs sv;
-    PetscCall(PetscStrncpy(dir, file, sizeof(dir)));
-    if (!statvfs(dirname(dir), &sv)) avail = (double)sv.f_bavail * (double)sv.f_frsize;
-  }
-  PetscCallMPI(MPI_Bcast(&avail, 1, MPI_DOUBLE, 0, comm));
-  PetscCheck(avail < 0 || need <= avail, comm, PETSC_ERR_FILE_WRITE, "results file %s needs %.3g GB, its file system has %.3g GB free: free space or give another -output", file, need / 1e9, avail / 1e9);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], SRResults *res)
-{
-  char        part[PETSC_MAX_PATH_LEN];
   hid_t       fapl, g, d;
   PetscMPIInt rank;
   const double  nan = NAN, zero = 0.0;
   const int64_t m1 = -1, z = 0;
+  const uint64_t zsum = 0;
   const char    empty[SR_RESULTS_REASON_LEN] = "";
   const hsize_t R = (hsize_t)lay->nruns;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(CheckFreeSpace_Private(comm, file, lay));
-  PetscCall(Alloc_Private(comm, res));
-  (*res)->lay   = *lay;
-  (*res)->write = PETSC_TRUE;
-  PetscCall(PetscStrallocpy(canonical, &(*res)->canonical));
-  PetscCall(PetscSNPrintf(part, sizeof(part), "%s.part", file));
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
   SRCallHDF5Id(fapl, FileAccess_Private(comm));
   (*res)->file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -252,6 +278,23 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     PetscCall(WriteStringAttribute_Private(f, "simreach_version", SR_VERSION_STRING));
     PetscCall(WriteStringAttribute_Private(f, "options", options));
     PetscCall(WriteStringAttribute_Private(f, "options_canonical", canonical));
+    {
+      int64_t  rec[SR_LAYOUT_RECORD];
+      uint64_t sum = LayoutChecksum_Private(lay, canonical);
+      hsize_t  n   = SR_LAYOUT_RECORD, one = 1;
+      hid_t    sp, at;
+      LayoutRecord_Private(lay, rec);
+      SRCallHDF5Id(sp, H5Screate_simple(1, &n, NULL));
+      SRCallHDF5Id(at, H5Acreate2(f, "layout", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT));
+      SRCallHDF5(H5Awrite(at, H5T_NATIVE_INT64, rec));
+      SRCallHDF5(H5Aclose(at));
+      SRCallHDF5(H5Sclose(sp));
+      SRCallHDF5Id(sp, H5Screate_simple(1, &one, NULL));
+      SRCallHDF5Id(at, H5Acreate2(f, "layout_checksum", H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT));
+      SRCallHDF5(H5Awrite(at, H5T_NATIVE_UINT64, &sum));
+      SRCallHDF5(H5Aclose(at));
+      SRCallHDF5(H5Sclose(sp));
+    }
 
     /* /grid */
     hid_t   gd[4];
@@ -322,6 +365,12 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     dims[2] = (hsize_t)lay->nparams;
     PetscCall(CreateDataset_Private(g, "network_checkpoints", H5T_NATIVE_DOUBLE, 3, dims, &nan, &d));
     SRCallHDF5(H5Dclose(d));
+    /* format 2: the row checksums (SRChecksum64; 0 = never written) */
+    dims[1] = (hsize_t)lay->nrows;
+    PetscCall(CreateDataset_Private(g, "checkpoints_checksum", H5T_NATIVE_UINT64, 2, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "network_checkpoints_checksum", H5T_NATIVE_UINT64, 2, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
     if (lay->nfail > 0) { /* SPEC §11: per-cell failures (cell, outcome, x, f(x) lo, hi) */
       char cols[64];
       dims[0] = R;
@@ -332,6 +381,19 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
       PetscCall(WriteStringAttribute_Private(d, "columns", cols));
       SRCallHDF5(H5Dclose(d));
     }
+    PetscCall(CreateDataset_Private(g, "status_checksum", H5T_NATIVE_UINT64, 1, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "resume_checksum", H5T_NATIVE_UINT64, 1, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
+    dims[1] = 2;
+    PetscCall(CreateDataset_Private(g, "state_checksum", H5T_NATIVE_UINT64, 2, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "abstraction_checksum", H5T_NATIVE_UINT64, 2, dims, &zsum, &d));
+    {
+      const char *const ac[2] = {"initial", "final"};
+      PetscCall(WriteNames_Private(d, 2, ac));
+    }
+    SRCallHDF5(H5Dclose(d));
     SRCallHDF5(H5Gclose(g));
 
     /* /summary */
@@ -401,8 +463,55 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
   /* The one metadata flush: afterwards only raw data changes. */
   SRCallHDF5(H5Fflush((*res)->file, H5F_SCOPE_GLOBAL));
   PetscCallMPI(MPI_Barrier(comm));
-  if (rank == 0) PetscCheck(!rename(part, file), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to the results file %s", part, file);
-  PetscCallMPI(MPI_Barrier(comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], PetscBool force, SRResults *res)
+{
+  char           part[PETSC_MAX_PATH_LEN];
+  PetscErrorCode ierr;
+  int            ok, allok, err;
+
+  PetscFunctionBeginUser;
+  /* the whole file is allocated at creation: check that it fits before writing anything */
+  PetscCall(SRFileCheckSpace(comm, file, 1.01 * SRResultsFileBytes(lay) + 1048576.0));
+  PetscCall(SRFileCreateExclusiveTemp(comm, file, part, sizeof(part)));
+  PetscCall(Alloc_Private(comm, res));
+  (*res)->lay   = *lay;
+  (*res)->write = PETSC_TRUE;
+  PetscCall(PetscStrallocpy(canonical, &(*res)->canonical));
+  PetscCall(PetscStrallocpy(file, &(*res)->filename));
+  /* a failure (disk full, I/O error) removes the partial file and says why, naming the file */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  errno = 0;
+  ierr  = CreateBody_Private(comm, part, lay, options, canonical, res);
+  err   = errno;
+  PetscCall(PetscPopErrorHandler());
+  ok = !ierr;
+  PetscCallMPI(MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm));
+  if (!allok) {
+    char        msg[PETSC_MAX_PATH_LEN * 2] = "";
+    const char *text;
+    char       *specific = NULL;
+    (void)CloseDatasets_Private(*res);
+    if ((*res)->file >= 0) (void)H5Fclose((*res)->file);
+    (*res)->file = -1;
+    PetscCall(SRFileRemove(comm, part));
+    if ((*res)->rank == 0) {
+      SRFileWriteFailureReason(file, err, msg, sizeof(msg));
+      if (ierr && !PetscErrorMessage(ierr, &text, &specific) && specific && !strstr(msg, "full")) {
+        PetscCall(PetscStrlcat(msg, " (", sizeof(msg)));
+        PetscCall(PetscStrlcat(msg, specific, sizeof(msg)));
+        PetscCall(PetscStrlcat(msg, ")", sizeof(msg)));
+      }
+    }
+    PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
+    PetscCall(PetscFree((*res)->canonical));
+    PetscCall(PetscFree((*res)->filename));
+    PetscCall(PetscFree(*res));
+    SETERRQ(comm, PETSC_ERR_FILE_WRITE, "cannot create the results file %s: %s; the partial file %s was removed", file, msg, part);
+  }
+  PetscCall(SRFileCommit(comm, part, file, force));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -420,54 +529,122 @@ static PetscErrorCode Dims_Private(hid_t dset, int rank, hsize_t *dims)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Reads a 1-D numeric attribute of n elements; *found = 0 if absent or of another size. */
+static PetscErrorCode ReadNumericAttribute_Private(hid_t loc, const char name[], hid_t memtype, size_t n, void *buf, int *found)
+{
+  hid_t    attr, space;
+  htri_t   exists;
+  hssize_t npts;
+
+  PetscFunctionBeginUser;
+  *found = 0;
+  SRCallHDF5Id(exists, H5Aexists(loc, name));
+  if (!exists) PetscFunctionReturn(PETSC_SUCCESS);
+  SRCallHDF5Id(attr, H5Aopen(loc, name, H5P_DEFAULT));
+  SRCallHDF5Id(space, H5Aget_space(attr));
+  npts = H5Sget_simple_extent_npoints(space);
+  SRCallHDF5(H5Sclose(space));
+  if (npts == (hssize_t)n) {
+    SRCallHDF5(H5Aread(attr, memtype, buf));
+    *found = 1;
+  }
+  SRCallHDF5(H5Aclose(attr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads one /grid dataset of at most SR_RESULTS_MAX_LIST values. */
+static PetscErrorCode ReadGrid_Private(SRResults res, const char name[], hid_t memtype, void *buf, PetscInt *n)
+{
+  hid_t   d;
+  hsize_t dims[1], start[1] = {0};
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(d, H5Dopen2(res->file, name, H5P_DEFAULT));
+  PetscCall(Dims_Private(d, 1, dims));
+  PetscCheck(dims[0] >= 1 && dims[0] <= SR_RESULTS_MAX_LIST, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %s has %llu values, allowed are 1 to %d (the file is damaged); it was left untouched", res->filename, name, (unsigned long long)dims[0], SR_RESULTS_MAX_LIST);
+  *n = (PetscInt)dims[0];
+  PetscCall(Hyperslab_Private(d, memtype, 1, start, dims, buf, PETSC_FALSE));
+  SRCallHDF5(H5Dclose(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The layout from the checksummed `layout` record; the grid and every dataset's shape must
+   agree with it (a flipped bit in a dimension is refused, not trusted). */
 static PetscErrorCode ReadLayout_Private(SRResults res)
 {
   SRResultsLayout *lay = &res->lay;
-  hid_t            d;
-  hsize_t          dims[3], start[3] = {0, 0, 0};
-  int64_t          seeds[SR_RESULTS_MAX_LIST];
+  int64_t          seeds[SR_RESULTS_MAX_LIST], rec[SR_LAYOUT_RECORD];
+  uint64_t         sum = 0;
+  int              found, found2;
+  PetscInt         n[3];
 
   PetscFunctionBeginUser;
-  SRCallHDF5Id(d, H5Dopen2(res->file, "/grid/beta", H5P_DEFAULT));
-  PetscCall(Dims_Private(d, 1, dims));
-  PetscCheck(dims[0] <= SR_RESULTS_MAX_LIST, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: too many beta values");
-  lay->nbeta = (PetscInt)dims[0];
-  PetscCall(Hyperslab_Private(d, H5T_NATIVE_DOUBLE, 1, start, dims, lay->beta, PETSC_FALSE));
-  SRCallHDF5(H5Dclose(d));
-  SRCallHDF5Id(d, H5Dopen2(res->file, "/grid/tau", H5P_DEFAULT));
-  PetscCall(Dims_Private(d, 1, dims));
-  PetscCheck(dims[0] <= SR_RESULTS_MAX_LIST, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: too many tau values");
-  lay->ntau = (PetscInt)dims[0];
-  PetscCall(Hyperslab_Private(d, H5T_NATIVE_DOUBLE, 1, start, dims, lay->tau, PETSC_FALSE));
-  SRCallHDF5(H5Dclose(d));
-  SRCallHDF5Id(d, H5Dopen2(res->file, "/grid/seed", H5P_DEFAULT));
-  PetscCall(Dims_Private(d, 1, dims));
-  PetscCheck(dims[0] <= SR_RESULTS_MAX_LIST, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: too many seeds");
-  lay->nseed = (PetscInt)dims[0];
-  PetscCall(Hyperslab_Private(d, H5T_NATIVE_INT64, 1, start, dims, seeds, PETSC_FALSE));
+  PetscCall(ReadGrid_Private(res, "/grid/beta", H5T_NATIVE_DOUBLE, lay->beta, &n[0]));
+  PetscCall(ReadGrid_Private(res, "/grid/tau", H5T_NATIVE_DOUBLE, lay->tau, &n[1]));
+  PetscCall(ReadGrid_Private(res, "/grid/seed", H5T_NATIVE_INT64, seeds, &n[2]));
+  PetscCall(ReadNumericAttribute_Private(res->file, "layout", H5T_NATIVE_INT64, SR_LAYOUT_RECORD, rec, &found));
+  PetscCall(ReadNumericAttribute_Private(res->file, "layout_checksum", H5T_NATIVE_UINT64, 1, &sum, &found2));
+  PetscCheck(found && found2, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the attributes layout and layout_checksum are missing (the file is damaged); it was left untouched", res->filename);
+  for (int i = 0; i < SR_LAYOUT_RECORD; i++) PetscCheck(rec[i] >= 0 && rec[i] <= PETSC_MAX_INT, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: layout entry %d is %lld (the file is damaged); it was left untouched", res->filename, i, (long long)rec[i]);
+  lay->nbeta   = (PetscInt)rec[0];
+  lay->ntau    = (PetscInt)rec[1];
+  lay->nseed   = (PetscInt)rec[2];
+  lay->nrows   = (PetscInt)rec[3];
+  lay->nparams = (PetscInt)rec[4];
+  lay->ntheta  = (PetscInt)rec[5];
+  lay->K       = (PetscInt)rec[6];
+  lay->ncap    = (PetscInt)rec[7];
+  lay->ndstate = (PetscInt)rec[8];
+  lay->nistate = (PetscInt)rec[9];
+  lay->nfail   = (PetscInt)rec[10];
+  lay->ndim    = (PetscInt)rec[11];
+  PetscCheck((lay->nfail > 0) == (res->rc >= 0), res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: /runs/recheck_cells %s, the layout record says %" PetscInt_FMT " failure records per row (the file is damaged); it was left untouched", res->filename, res->rc >= 0 ? "exists" : "is missing", lay->nfail);
+  PetscCheck(n[0] == lay->nbeta && n[1] == lay->ntau && n[2] == lay->nseed, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: /grid has %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " values, the layout record says %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " (the file is damaged); it was left untouched", res->filename, n[0], n[1], n[2], lay->nbeta, lay->ntau, lay->nseed);
   for (PetscInt i = 0; i < lay->nseed; i++) lay->seed[i] = (PetscInt)seeds[i];
-  SRCallHDF5(H5Dclose(d));
+  PetscCheck(LayoutChecksum_Private(lay, res->canonical) == sum, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the layout record, the grid or the options text fails its checksum (the file is damaged); it was left untouched", res->filename);
   lay->nruns = lay->nbeta * lay->ntau * lay->nseed;
-  PetscCall(Dims_Private(res->ck, 3, dims));
-  PetscCheck((PetscInt)dims[0] == lay->nruns && dims[2] == SR_CHECKPOINT_NFIELDS, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: /runs/checkpoints has the wrong shape");
-  lay->nrows = (PetscInt)dims[1];
-  PetscCall(Dims_Private(res->sd, 3, dims));
-  lay->ndstate = (PetscInt)dims[2];
-  PetscCall(Dims_Private(res->si, 3, dims));
-  lay->nistate = (PetscInt)dims[2];
-  PetscCall(Dims_Private(res->net, 2, dims));
-  lay->nparams = (PetscInt)dims[1];
-  PetscCall(Dims_Private(res->cells, 2, dims));
-  lay->ntheta = (PetscInt)dims[1];
-  PetscCall(Dims_Private(res->sbox, 3, dims));
-  lay->K    = (PetscInt)dims[1];
-  lay->ncap = (PetscInt)dims[2];
-  lay->nfail = lay->ndim = 0;
-  if (res->rc >= 0 && lay->K > 0) {
-    lay->ndim = (PetscInt)dims[2] > 0 ? (((PetscInt)dims[2] - 1) / 2) : 0; /* index boxes: 2n + 1 */
-    PetscCall(Dims_Private(res->rc, 3, dims));
-    PetscCheck((PetscInt)dims[0] == lay->nruns && (PetscInt)dims[1] == lay->nrows && lay->ndim >= 1 && (PetscInt)dims[2] % (2 + 3 * lay->ndim) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: /runs/recheck_cells has the wrong shape");
-    lay->nfail = (PetscInt)dims[2] / (2 + 3 * lay->ndim);
+  {
+    const hsize_t R = (hsize_t)lay->nruns, rows = (hsize_t)lay->nrows;
+    const struct {
+      hid_t       d;
+      const char *name;
+      int         rank;
+      hsize_t     dims[3];
+    } want[] = {
+      {res->ck, "checkpoints", 3, {R, rows, SR_CHECKPOINT_NFIELDS}},
+      {res->wall, "wall", 2, {R, rows, 0}},
+      {res->status, "status", 1, {R, 0, 0}},
+      {res->reason, "reason", 1, {R, 0, 0}},
+      {res->resume, "resume", 2, {R, 2, 0}},
+      {res->sd, "state_double", 3, {R, 2, (hsize_t)lay->ndstate}},
+      {res->si, "state_int", 3, {R, 2, (hsize_t)lay->nistate}},
+      {res->net, "network", 2, {R, (hsize_t)lay->nparams, 0}},
+      {res->cells, "cells", 2, {R, (hsize_t)lay->ntheta, 0}},
+      {res->cells0, "cells_initial", 2, {R, (hsize_t)lay->ntheta, 0}},
+      {res->sbox, "successor_box", 3, {R, (hsize_t)lay->K, (hsize_t)lay->ncap}},
+      {res->sbox0, "successor_box_initial", 3, {R, (hsize_t)lay->K, (hsize_t)lay->ncap}},
+      {res->netck, "network_checkpoints", 3, {R, rows, (hsize_t)lay->nparams}},
+      {res->netcksum, "network_checkpoints_checksum", 2, {R, rows, 0}},
+      {res->rc, "recheck_cells", 3, {R, rows, (hsize_t)(lay->nfail * (2 + 3 * lay->ndim))}},
+      {res->cksum, "checkpoints_checksum", 2, {R, rows, 0}},
+      {res->stsum, "status_checksum", 1, {R, 0, 0}},
+      {res->rssum, "resume_checksum", 1, {R, 0, 0}},
+      {res->sdsum, "state_checksum", 2, {R, 2, 0}},
+      {res->absum, "abstraction_checksum", 2, {R, 2, 0}},
+    };
+    for (size_t q = 0; q < sizeof(want) / sizeof(want[0]); q++) {
+      hid_t   space;
+      int     rank;
+      hsize_t dims[3] = {0, 0, 0};
+      SRCallHDF5Id(space, H5Dget_space(want[q].d));
+      rank = H5Sget_simple_extent_ndims(space);
+      if (rank >= 1 && rank <= 3) SRCallHDF5(H5Sget_simple_extent_dims(space, dims, NULL));
+      SRCallHDF5(H5Sclose(space));
+      if (want[q].d < 0) continue; /* an optional dataset the file does not have */
+      PetscCheck(rank == want[q].rank && dims[0] == want[q].dims[0] && dims[1] == want[q].dims[1] && dims[2] == want[q].dims[2], res->comm, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: /runs/%s has shape [%llu %llu %llu] (rank %d), the layout record of the file says [%llu %llu %llu] (the file is damaged); it was left untouched", res->filename, want[q].name, (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2], rank,
+                 (unsigned long long)want[q].dims[0], (unsigned long long)want[q].dims[1], (unsigned long long)want[q].dims[2]);
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -493,14 +670,32 @@ PetscErrorCode SRResultsOpen(MPI_Comm comm, const char file[], PetscBool write, 
   ok = (*res)->file >= 0;
   PetscCallMPI(MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm));
   PetscCheck(allok, comm, PETSC_ERR_FILE_UNEXPECTED, "%s is not a readable HDF5 file (it was left untouched)", file);
+  PetscCall(PetscStrallocpy(file, &(*res)->filename));
   if (ok) PetscCall(ReadStringAttribute_Private((*res)->file, "simreach_format", &format));
-  ok = format && !strcmp(format, SR_RESULTS_FORMAT);
-  PetscCall(PetscFree(format));
+  {
+    /* "simreach-results-<version>": another version is refused by name */
+    const size_t np = strlen(SR_RESULTS_FORMAT_NAME "-");
+    char         fmt[128] = "";
+    int          known    = format && !strncmp(format, SR_RESULTS_FORMAT_NAME "-", np);
+    if (known) PetscCall(PetscStrncpy(fmt, format, sizeof(fmt)));
+    PetscCallMPI(MPI_Bcast(fmt, sizeof(fmt), MPI_CHAR, 0, comm));
+    PetscCall(PetscFree(format));
+    PetscCheck(!fmt[0] || !strcmp(fmt, SR_RESULTS_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "%s has results format version %s (%s); this simreach %s reads version %d (%s) only; it was left untouched", file, fmt + np, fmt, SR_VERSION_STRING, SR_RESULTS_FORMAT_VERSION, SR_RESULTS_FORMAT);
+    ok = fmt[0] != 0;
+  }
   if (ok) ok = H5Lexists((*res)->file, "runs", H5P_DEFAULT) > 0 && H5Lexists((*res)->file, "grid", H5P_DEFAULT) > 0 && H5Lexists((*res)->file, "summary", H5P_DEFAULT) > 0;
   PetscCallMPI(MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm));
   PetscCheck(allok, comm, PETSC_ERR_FILE_UNEXPECTED, "%s is an HDF5 file but not a simreach results file (no attribute simreach_format = %s); it was left untouched", file, SR_RESULTS_FORMAT);
   PetscCall(ReadStringAttribute_Private((*res)->file, "options_canonical", &(*res)->canonical));
   PetscCheck((*res)->canonical, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: attribute options_canonical is missing", file);
+  {
+    /* a file written by an interrupted creation or another version may lack datasets */
+    const char *const need[] = {"/runs/checkpoints_checksum", "/runs/status_checksum", "/runs/resume_checksum", "/runs/state_checksum", "/runs/abstraction_checksum", "/runs/network_checkpoints_checksum", "/runs/successor_box", "/runs/checkpoints", "/runs/state_double", "/grid/beta"};
+    ok = 1;
+    for (size_t q = 0; q < sizeof(need) / sizeof(need[0]); q++) ok = ok && H5Lexists((*res)->file, need[q], H5P_DEFAULT) > 0;
+    PetscCallMPI(MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm));
+    PetscCheck(allok, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: datasets of format %s are missing (the file is damaged); it was left untouched", file, SR_RESULTS_FORMAT);
+  }
   PetscCall(OpenDatasets_Private(*res));
   PetscCall(ReadLayout_Private(*res));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -513,6 +708,7 @@ PetscErrorCode SRResultsDestroy(SRResults *res)
   PetscCall(CloseDatasets_Private(*res));
   if ((*res)->file >= 0) SRCallHDF5(H5Fclose((*res)->file));
   PetscCall(PetscFree((*res)->canonical));
+  PetscCall(PetscFree((*res)->filename));
   PetscCall(PetscFree(*res));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -531,87 +727,176 @@ PetscErrorCode SRResultsGetCanonicalOptions(SRResults res, const char **canonica
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRResultsReadRunInfo(SRResults res, PetscInt r, PetscInt *status, PetscInt *last, PetscInt *slot)
+PetscErrorCode SRResultsGetFileName(SRResults res, const char **file)
 {
-  int64_t st, rs[2];
-  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, 2};
+  PetscFunctionBeginUser;
+  *file = res->filename;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One checksum value of a checksum dataset (rank 1 or 2), read or written. */
+static PetscErrorCode Sum_Private(hid_t dset, int rank, PetscInt r, PetscInt j, uint64_t *sum, PetscBool write)
+{
+  hsize_t start[2] = {(hsize_t)r, (hsize_t)j}, count[2] = {1, 1};
+
+  PetscFunctionBeginUser;
+  PetscCall(Hyperslab_Private(dset, H5T_NATIVE_UINT64, rank, start, count, sum, write));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The checksums of SPEC §13: each binds a row's bytes (as held in memory: native x86-64
+   doubles and int64) to its dataset and place. */
+static uint64_t RowSum_Private(const char tag[], PetscInt r, PetscInt j, const void *buf, size_t n) { return SRChecksum64(buf, n, SRChecksumSeed(tag, r, j)); }
+
+static void Warn_Private(SRResults res, PetscBool warn, PetscInt r, const char what[], PetscInt row)
+{
+  const SRResultsLayout *lay = &res->lay;
+  if (!warn) return;
+  (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "simreach: warning: %s: run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "): %s row %" PetscInt_FMT " fails its checksum; it is treated as never written (the run restarts from its last good checkpoint)\n", res->filename, r,
+                     lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], lay->seed[r % lay->nseed], what, row);
+}
+
+/* status + reason and resume index of run r, with their validity. */
+static PetscErrorCode RunInfo_Private(SRResults res, PetscInt r, PetscBool warn, PetscInt *status, PetscInt *last, PetscInt *slot, PetscBool *stok, PetscBool *rsok)
+{
+  int64_t  st, rs[2];
+  char     reason[SR_RESULTS_REASON_LEN];
+  uint64_t sst, srs;
+  hsize_t  start[2] = {(hsize_t)r, 0}, count[2] = {1, 2};
 
   PetscFunctionBeginUser;
   PetscCall(Hyperslab_Private(res->status, H5T_NATIVE_INT64, 1, start, count, &st, PETSC_FALSE));
+  PetscCall(Hyperslab_Private(res->reason, res->strtype, 1, start, count, reason, PETSC_FALSE));
   PetscCall(Hyperslab_Private(res->resume, H5T_NATIVE_INT64, 2, start, count, rs, PETSC_FALSE));
-  *status = (PetscInt)st;
-  *last   = (PetscInt)rs[0];
-  *slot   = (PetscInt)rs[1];
+  PetscCall(Sum_Private(res->stsum, 1, r, 0, &sst, PETSC_FALSE));
+  PetscCall(Sum_Private(res->rssum, 1, r, 0, &srs, PETSC_FALSE));
+  {
+    uint64_t h = RowSum_Private("status", r, 0, &st, sizeof(st));
+    *stok      = sst == SRChecksum64(reason, sizeof(reason), h) && st >= SR_RUN_PENDING && st <= SR_RUN_INTERRUPTED;
+  }
+  *rsok = srs == RowSum_Private("resume", r, 0, rs, sizeof(rs)) && rs[0] >= 0 && rs[0] < res->lay.nrows && rs[1] == rs[0] % 2;
+  if (sst && !*stok) Warn_Private(res, warn, r, "/runs/status", r);
+  if (srs && !*rsok) Warn_Private(res, warn, r, "/runs/resume", r);
+  *status = *stok ? (PetscInt)st : SR_RUN_PENDING;
+  *last   = *rsok ? (PetscInt)rs[0] : -1;
+  *slot   = *rsok ? (PetscInt)rs[1] : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsReadRunInfo(SRResults res, PetscInt r, PetscInt *status, PetscInt *last, PetscInt *slot)
+{
+  PetscBool stok, rsok;
+
+  PetscFunctionBeginUser;
+  PetscCall(RunInfo_Private(res, r, PETSC_FALSE, status, last, slot, &stok, &rsok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsWriteCheckpoint(SRResults res, PetscInt r, const SRCheckpoint *cp)
 {
-  double  row[SR_CHECKPOINT_NFIELDS], wall = cp->wall;
-  hsize_t start[3] = {(hsize_t)r, (hsize_t)cp->checkpoint, 0}, count[3] = {1, 1, SR_CHECKPOINT_NFIELDS};
+  double   row[SR_CHECKPOINT_NFIELDS], wall = cp->wall;
+  hsize_t  start[3] = {(hsize_t)r, (hsize_t)cp->checkpoint, 0}, count[3] = {1, 1, SR_CHECKPOINT_NFIELDS};
+  uint64_t sum;
 
   PetscFunctionBeginUser;
   PetscCheck(cp->checkpoint >= 0 && cp->checkpoint < res->lay.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "checkpoint %" PetscInt_FMT " outside the table (0..%" PetscInt_FMT ")", cp->checkpoint, res->lay.nrows - 1);
   SRResultsPackCheckpoint(cp, row);
   PetscCall(Hyperslab_Private(res->ck, H5T_NATIVE_DOUBLE, 3, start, count, row, PETSC_TRUE));
   PetscCall(Hyperslab_Private(res->wall, H5T_NATIVE_DOUBLE, 2, start, count, &wall, PETSC_TRUE));
+  /* the checksum after the row: a kill in between leaves the row "never written" */
+  sum = RowSum_Private("checkpoints", r, cp->checkpoint, row, sizeof(row));
+  PetscCall(Sum_Private(res->cksum, 2, r, cp->checkpoint, &sum, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode State_Private(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i, PetscBool write)
+/* The state of slot (checkpoint c's slot is c mod 2); the checksum binds it to c too. */
+static PetscErrorCode State_Private(SRResults res, PetscInt r, PetscInt slot, double *d, int64_t *buf, PetscBool write)
 {
-  hsize_t  start[3] = {(hsize_t)r, (hsize_t)slot, 0}, count[3] = {1, 1, (hsize_t)res->lay.ndstate};
-  int64_t *buf;
+  hsize_t start[3] = {(hsize_t)r, (hsize_t)slot, 0}, count[3] = {1, 1, (hsize_t)res->lay.ndstate};
 
   PetscFunctionBeginUser;
-  PetscCheck(slot == 0 || slot == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resume slot %" PetscInt_FMT " is not 0 or 1", slot);
+  PetscCheck(slot == 0 || slot == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: run %" PetscInt_FMT ": resume slot %" PetscInt_FMT " is not 0 or 1", res->filename, r, slot);
   PetscCall(Hyperslab_Private(res->sd, H5T_NATIVE_DOUBLE, 3, start, count, d, write));
-  PetscCall(PetscMalloc1(res->lay.nistate + 1, &buf));
-  if (write)
-    for (PetscInt k = 0; k < res->lay.nistate; k++) buf[k] = i[k];
   count[2] = (hsize_t)res->lay.nistate;
   PetscCall(Hyperslab_Private(res->si, H5T_NATIVE_INT64, 3, start, count, buf, write));
-  if (!write)
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static uint64_t StateSum_Private(SRResults res, PetscInt r, PetscInt checkpoint, const double *d, const int64_t *buf)
+{
+  uint64_t h = RowSum_Private("state", r, checkpoint, d, sizeof(double) * (size_t)res->lay.ndstate);
+  return SRChecksum64(buf, sizeof(int64_t) * (size_t)res->lay.nistate, h);
+}
+
+PetscErrorCode SRResultsWriteState(SRResults res, PetscInt r, PetscInt slot, const double *d, const PetscInt *i)
+{
+  int64_t *buf;
+  uint64_t sum;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(res->lay.nistate + 1, &buf));
+  for (PetscInt k = 0; k < res->lay.nistate; k++) buf[k] = i[k];
+  PetscCall(State_Private(res, r, slot, (double *)d, buf, PETSC_TRUE));
+  /* i[0] is the checkpoint the state follows (the study's convention); the resume index says which */
+  sum = StateSum_Private(res, r, slot, d, buf);
+  PetscCall(Sum_Private(res->sdsum, 2, r, slot, &sum, PETSC_TRUE));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads slot; *ok = its checksum holds. */
+static PetscErrorCode ReadStateChecked_Private(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i, PetscBool *ok)
+{
+  int64_t *buf;
+  uint64_t sum;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(res->lay.nistate + 1, &buf));
+  PetscCall(State_Private(res, r, slot, d, buf, PETSC_FALSE));
+  PetscCall(Sum_Private(res->sdsum, 2, r, slot, &sum, PETSC_FALSE));
+  *ok = sum == StateSum_Private(res, r, slot, d, buf);
+  if (i)
     for (PetscInt k = 0; k < res->lay.nistate; k++) i[k] = (PetscInt)buf[k];
   PetscCall(PetscFree(buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRResultsWriteState(SRResults res, PetscInt r, PetscInt slot, const double *d, const PetscInt *i)
-{
-  PetscFunctionBeginUser;
-  PetscCall(State_Private(res, r, slot, (double *)d, (PetscInt *)i, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i)
 {
+  PetscBool ok;
+
   PetscFunctionBeginUser;
-  PetscCall(State_Private(res, r, slot, d, i, PETSC_FALSE));
+  PetscCall(ReadStateChecked_Private(res, r, slot, d, i, &ok));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": the resume state in slot %" PetscInt_FMT " fails its checksum", res->filename, r, slot);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsWriteResume(SRResults res, PetscInt r, PetscInt last, PetscInt slot)
 {
-  int64_t rs[2] = {last, slot};
-  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, 2};
+  int64_t  rs[2] = {last, slot};
+  hsize_t  start[2] = {(hsize_t)r, 0}, count[2] = {1, 2};
+  uint64_t sum = RowSum_Private("resume", r, 0, rs, sizeof(rs));
 
   PetscFunctionBeginUser;
   PetscCall(Hyperslab_Private(res->resume, H5T_NATIVE_INT64, 2, start, count, rs, PETSC_TRUE));
+  PetscCall(Sum_Private(res->rssum, 1, r, 0, &sum, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsWriteStatus(SRResults res, PetscInt r, PetscInt status, const char reason[])
 {
-  int64_t st = status;
-  char    buf[SR_RESULTS_REASON_LEN];
-  hsize_t start[1] = {(hsize_t)r}, count[1] = {1};
+  int64_t  st = status;
+  char     buf[SR_RESULTS_REASON_LEN];
+  hsize_t  start[1] = {(hsize_t)r}, count[1] = {1};
+  uint64_t sum;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(buf, sizeof(buf)));
   if (reason) PetscCall(PetscStrncpy(buf, reason, sizeof(buf)));
   PetscCall(Hyperslab_Private(res->reason, res->strtype, 1, start, count, buf, PETSC_TRUE));
   PetscCall(Hyperslab_Private(res->status, H5T_NATIVE_INT64, 1, start, count, &st, PETSC_TRUE));
+  sum = SRChecksum64(buf, sizeof(buf), RowSum_Private("status", r, 0, &st, sizeof(st)));
+  PetscCall(Sum_Private(res->stsum, 1, r, 0, &sum, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -625,52 +910,200 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const PetscInt *boxes)
+/* Reads (write = FALSE) or writes the abstraction rows of run r; returns their checksum. */
+static PetscErrorCode Abstraction_Private(SRResults res, PetscInt r, PetscBool initial, double *params, double *theta, int64_t *boxes, PetscBool write, uint64_t *sum)
 {
   const SRResultsLayout *lay = &res->lay;
   hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->nparams, 0};
-  int64_t               *buf;
+  uint64_t               h = SRChecksumSeed("abstraction", r, initial ? 0 : 1);
 
   PetscFunctionBeginUser;
-  if (params) PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, (void *)params, PETSC_TRUE));
+  if (!initial) {
+    PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, params, write));
+    h = SRChecksum64(params, sizeof(double) * (size_t)lay->nparams, h);
+  }
   count[1] = (hsize_t)lay->ntheta;
-  PetscCall(Hyperslab_Private(initial ? res->cells0 : res->cells, H5T_NATIVE_DOUBLE, 2, start, count, (void *)theta, PETSC_TRUE));
-  PetscCall(PetscMalloc1(lay->K * lay->ncap + 1, &buf));
-  for (PetscInt q = 0; q < lay->K * lay->ncap; q++) buf[q] = boxes[q];
+  PetscCall(Hyperslab_Private(initial ? res->cells0 : res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, write));
+  h        = SRChecksum64(theta, sizeof(double) * (size_t)lay->ntheta, h);
   count[1] = (hsize_t)lay->K;
   count[2] = (hsize_t)lay->ncap;
-  PetscCall(Hyperslab_Private(initial ? res->sbox0 : res->sbox, H5T_NATIVE_INT64, 3, start, count, buf, PETSC_TRUE));
-  PetscCall(PetscFree(buf));
+  PetscCall(Hyperslab_Private(initial ? res->sbox0 : res->sbox, H5T_NATIVE_INT64, 3, start, count, boxes, write));
+  *sum = SRChecksum64(boxes, sizeof(int64_t) * (size_t)lay->K * (size_t)lay->ncap, h);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The final (or initial) abstraction rows of run r, read and checked; *ok = the checksum holds. */
+static PetscErrorCode AbstractionChecked_Private(SRResults res, PetscInt r, PetscBool initial, double *params, double *theta, int64_t *boxes, PetscBool *ok, PetscBool *written)
+{
+  uint64_t want, got;
+
+  PetscFunctionBeginUser;
+  PetscCall(Abstraction_Private(res, r, initial, params, theta, boxes, PETSC_FALSE, &got));
+  PetscCall(Sum_Private(res->absum, 2, r, initial ? 0 : 1, &want, PETSC_FALSE));
+  *ok = want == got;
+  if (written) *written = want != 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const PetscInt *boxes)
+{
+  const SRResultsLayout *lay = &res->lay;
+  int64_t               *buf;
+  double                *net;
+  uint64_t               sum;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(lay->K * lay->ncap + 1, &buf, lay->nparams + 1, &net));
+  for (PetscInt q = 0; q < lay->K * lay->ncap; q++) buf[q] = boxes[q];
+  /* the final rows without a network keep the fill value NaN there */
+  for (PetscInt k = 0; k < lay->nparams; k++) net[k] = params ? params[k] : NAN;
+  PetscCall(Abstraction_Private(res, r, initial, net, (double *)theta, buf, PETSC_TRUE, &sum));
+  PetscCall(Sum_Private(res->absum, 2, r, initial ? 0 : 1, &sum, PETSC_TRUE));
+  PetscCall(PetscFree2(buf, net));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsWriteCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, const double *params)
 {
-  hsize_t start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+  hsize_t  start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+  uint64_t sum;
 
   PetscFunctionBeginUser;
   PetscCheck(row >= 0 && row < res->lay.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "checkpoint %" PetscInt_FMT " outside 0..%" PetscInt_FMT, row, res->lay.nrows - 1);
   PetscCall(Hyperslab_Private(res->netck, H5T_NATIVE_DOUBLE, 3, start, count, (void *)params, PETSC_TRUE));
+  sum = RowSum_Private("network_checkpoints", r, row, params, sizeof(double) * (size_t)res->lay.nparams);
+  PetscCall(Sum_Private(res->netcksum, 2, r, row, &sum, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, double *params)
 {
-  hsize_t start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+  hsize_t  start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
+  uint64_t sum;
 
   PetscFunctionBeginUser;
   PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
   PetscCheck(row >= 0 && row < res->lay.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint %" PetscInt_FMT ": the results file has checkpoints 0..%" PetscInt_FMT, row, res->lay.nrows - 1);
   PetscCall(Hyperslab_Private(res->netck, H5T_NATIVE_DOUBLE, 3, start, count, params, PETSC_FALSE));
+  PetscCall(Sum_Private(res->netcksum, 2, r, row, &sum, PETSC_FALSE));
+  if (sum != RowSum_Private("network_checkpoints", r, row, params, sizeof(double) * (size_t)res->lay.nparams)) {
+    /* a row that fails is never written (NaN), with a warning if it was written */
+    if (sum) Warn_Private(res, PETSC_TRUE, r, "/runs/network_checkpoints", row);
+    for (PetscInt k = 0; k < res->lay.nparams; k++) params[k] = NAN;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads the checkpoint rows of run r and their validity (valid may be NULL). */
+static PetscErrorCode Checkpoints_Private(SRResults res, PetscInt r, PetscBool warn, double *table, PetscBool *valid, PetscInt *nbad)
+{
+  const PetscInt nr = res->lay.nrows;
+  hsize_t        start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)nr, SR_CHECKPOINT_NFIELDS};
+  uint64_t      *sums;
+
+  PetscFunctionBeginUser;
+  *nbad = 0;
+  PetscCall(PetscMalloc1(nr, &sums));
+  PetscCall(Hyperslab_Private(res->ck, H5T_NATIVE_DOUBLE, 3, start, count, table, PETSC_FALSE));
+  count[1] = (hsize_t)nr;
+  PetscCall(Hyperslab_Private(res->cksum, H5T_NATIVE_UINT64, 2, start, count, sums, PETSC_FALSE));
+  for (PetscInt j = 0; j < nr; j++) {
+    double   *row = table + j * SR_CHECKPOINT_NFIELDS;
+    PetscBool ok  = sums[j] == RowSum_Private("checkpoints", r, j, row, sizeof(double) * SR_CHECKPOINT_NFIELDS);
+    if (!ok && sums[j]) {
+      (*nbad)++;
+      Warn_Private(res, warn, r, "/runs/checkpoints", j);
+    }
+    if (!ok)
+      for (PetscInt f = 0; f < SR_CHECKPOINT_NFIELDS; f++) row[f] = NAN; /* never written */
+    if (valid) valid[j] = ok;
+  }
+  PetscCall(PetscFree(sums));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table)
 {
-  hsize_t start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)res->lay.nrows, SR_CHECKPOINT_NFIELDS};
+  PetscInt nbad;
 
   PetscFunctionBeginUser;
-  PetscCall(Hyperslab_Private(res->ck, H5T_NATIVE_DOUBLE, 3, start, count, table, PETSC_FALSE));
+  PetscCall(Checkpoints_Private(res, r, PETSC_FALSE, table, NULL, &nbad));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsCheckRun(SRResults res, PetscInt r, PetscBool warn, SRResultsRunCheck *chk)
+{
+  const SRResultsLayout *lay = &res->lay;
+  const PetscInt         nr  = lay->nrows;
+  PetscInt               last, slot, L = -1;
+  PetscBool              stok, rsok, *valid, abok[2];
+  PetscInt              *iv;
+  double                *table, *d, *net, *theta;
+  int64_t               *boxes;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(chk, sizeof(*chk)));
+  PetscCall(RunInfo_Private(res, r, warn, &chk->status, &last, &slot, &stok, &rsok));
+  {
+    uint64_t s0, s1;
+    PetscCall(Sum_Private(res->stsum, 1, r, 0, &s0, PETSC_FALSE));
+    PetscCall(Sum_Private(res->rssum, 1, r, 0, &s1, PETSC_FALSE));
+    chk->nbad += (s0 && !stok) + (s1 && !rsok);
+  }
+  PetscCall(PetscMalloc2(nr * SR_CHECKPOINT_NFIELDS, &table, nr, &valid));
+  {
+    PetscInt nbad;
+    PetscCall(Checkpoints_Private(res, r, warn, table, valid, &nbad));
+    chk->nbad += nbad;
+  }
+  /* the final and the initial abstraction */
+  PetscCall(PetscMalloc4(lay->nparams + 1, &net, lay->ntheta + 1, &theta, lay->K * lay->ncap + 1, &boxes, lay->ndstate + 1, &d));
+  PetscCall(PetscMalloc1(lay->nistate + 1, &iv));
+  for (int q = 0; q < 2; q++) {
+    uint64_t want, got;
+    PetscCall(Sum_Private(res->absum, 2, r, q, &want, PETSC_FALSE));
+    PetscCall(Abstraction_Private(res, r, q == 0, net, theta, boxes, PETSC_FALSE, &got));
+    abok[q] = want == got;
+    if (want && !abok[q]) {
+      chk->nbad++;
+      Warn_Private(res, warn, r, q ? "/runs/network, cells, successor lists (final)" : "/runs/cells_initial, successor lists (initial)", r);
+    }
+  }
+  /* the restart point: the last good checkpoint c with a good state in slot c mod 2 and good
+     rows 1..c; c is the resume index, or one before it (the other slot), or, if the index is
+     bad, the last good row or one before it */
+  if (rsok) L = last;
+  else
+    for (PetscInt j = 1; j < nr; j++)
+      if (valid[j]) L = j;
+  chk->restart = -1;
+  chk->slot    = -1;
+  for (PetscInt c = L; c >= PetscMax(L - 1, 1) && chk->restart < 0; c--) {
+    PetscBool rows = PETSC_TRUE, ok;
+    for (PetscInt j = 1; j <= c; j++) rows = rows && valid[j];
+    if (!rows || !abok[0]) continue;
+    /* the state's first integer is the checkpoint it follows (the study's convention): a good
+       slot still holding checkpoint c - 2 is not checkpoint c */
+    PetscCall(ReadStateChecked_Private(res, r, c % 2, d, iv, &ok));
+    if (ok && lay->nistate > 0 && iv[0] != c) continue;
+    if (!ok) {
+      uint64_t s;
+      PetscCall(Sum_Private(res->sdsum, 2, r, c % 2, &s, PETSC_FALSE));
+      /* a written slot that fails (not one that held the other checkpoint) */
+      if (s && c == L) Warn_Private(res, warn, r, "/runs/state_double + state_int slot", c % 2);
+      continue;
+    }
+    chk->restart = c;
+    chk->slot    = c % 2;
+  }
+  {
+    PetscBool allrows = PETSC_TRUE;
+    for (PetscInt j = 1; j <= L; j++) allrows = allrows && valid[j];
+    chk->finished = (PetscBool)(stok && (chk->status == SR_RUN_DONE || chk->status == SR_RUN_DIVERGED) && chk->nbad == 0 && abok[0] && abok[1] && allrows && (chk->status == SR_RUN_DIVERGED || (rsok && last == nr - 1)));
+  }
+  PetscCall(PetscFree4(net, theta, boxes, d));
+  PetscCall(PetscFree(iv));
+  PetscCall(PetscFree2(table, valid));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -714,8 +1147,8 @@ PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s)
 
 PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r)
 {
-  const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sbox, from->netck, from->cells0, from->sbox0};
-  const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sbox, to->netck, to->cells0, to->sbox0};
+  const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sbox, from->netck, from->cells0, from->sbox0, from->netcksum, from->cksum, from->stsum, from->rssum, from->sdsum, from->absum};
+  const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sbox, to->netck, to->cells0, to->sbox0, to->netcksum, to->cksum, to->stsum, to->rssum, to->sdsum, to->absum};
 
   PetscFunctionBeginUser;
   for (size_t q = 0; q < sizeof(src) / sizeof(src[0]) + 1; q++) {
@@ -757,11 +1190,21 @@ PetscErrorCode SRResultsGetOptionsText(SRResults res, char **options)
 /* The network of run r (/runs/network, nparams doubles; NaN where never written). */
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
 {
-  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)res->lay.nparams};
+  const SRResultsLayout *lay = &res->lay;
+  double                *theta;
+  int64_t               *boxes;
+  PetscBool              ok, written;
 
   PetscFunctionBeginUser;
-  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
-  PetscCall(Hyperslab_Private(res->net, H5T_NATIVE_DOUBLE, 2, start, count, params, PETSC_FALSE));
+  PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
+  /* the network is covered by the final abstraction's checksum: read it all and check */
+  PetscCall(PetscMalloc2(lay->ntheta + 1, &theta, lay->K * lay->ncap + 1, &boxes));
+  PetscCall(AbstractionChecked_Private(res, r, PETSC_FALSE, params, theta, boxes, &ok, &written));
+  PetscCall(PetscFree2(theta, boxes));
+  if (!ok) {
+    if (written) Warn_Private(res, PETSC_TRUE, r, "/runs/network, cells, successor_box (final)", r);
+    for (PetscInt k = 0; k < lay->nparams; k++) params[k] = NAN; /* never written */
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -769,35 +1212,44 @@ PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
 PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells, double *theta, SRSuccessorList *C)
 {
   const SRResultsLayout *lay = &res->lay;
-  hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->ntheta, 0};
   int64_t               *buf;
+  double                *net;
   PetscInt              *rows;
+  PetscBool              ok, written;
 
   PetscFunctionBeginUser;
   PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
   PetscCheck(cells->K == lay->K && lay->ncap == 2 * cells->n + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_box has %" PetscInt_FMT " cells of %" PetscInt_FMT " numbers; the options give %" PetscInt_FMT " cells in dimension %" PetscInt_FMT, r, lay->K, lay->ncap, cells->K, cells->n);
-  PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
-  PetscCall(PetscMalloc2(lay->K * lay->ncap, &buf, lay->K * lay->ncap, &rows));
-  count[1] = (hsize_t)lay->K;
-  count[2] = (hsize_t)lay->ncap;
-  PetscCall(Hyperslab_Private(res->sbox, H5T_NATIVE_INT64, 3, start, count, buf, PETSC_FALSE));
+  PetscCall(PetscMalloc3(lay->K * lay->ncap + 1, &buf, lay->K * lay->ncap + 1, &rows, lay->nparams + 1, &net));
+  /* format 2: the final network, cells and lists must pass their checksum */
+  PetscCall(AbstractionChecked_Private(res, r, PETSC_FALSE, net, theta, buf, &ok, &written));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": the final network, cells and successor lists %s", res->filename, r, written ? "fail their checksum (the file is damaged)" : "were never written (the run has not finished)");
   for (PetscInt q = 0; q < lay->K * lay->ncap; q++) {
     PetscCheck(buf[q] >= -1 && buf[q] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "run %" PetscInt_FMT ": /runs/successor_box entry %" PetscInt_FMT " is %lld", r, q, (long long)buf[q]);
     rows[q] = (PetscInt)buf[q];
   }
   PetscCall(SRSuccessorListFromBoxes(cells, rows, C));
-  PetscCall(PetscFree2(buf, rows));
+  PetscCall(PetscFree3(buf, rows, net));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The final cells theta of run r (ntheta doubles; NaN if never written).  Independent. */
+/* The final cells theta of run r (ntheta doubles; NaN if never written or failing its checksum). */
 PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
 {
-  hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {1, (hsize_t)res->lay.ntheta};
+  const SRResultsLayout *lay = &res->lay;
+  double                *net;
+  int64_t               *boxes;
+  PetscBool              ok, written;
 
   PetscFunctionBeginUser;
-  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
-  PetscCall(Hyperslab_Private(res->cells, H5T_NATIVE_DOUBLE, 2, start, count, theta, PETSC_FALSE));
+  PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
+  PetscCall(PetscMalloc2(lay->nparams + 1, &net, lay->K * lay->ncap + 1, &boxes));
+  PetscCall(AbstractionChecked_Private(res, r, PETSC_FALSE, net, theta, boxes, &ok, &written));
+  PetscCall(PetscFree2(net, boxes));
+  if (!ok) {
+    if (written) Warn_Private(res, PETSC_TRUE, r, "/runs/network, cells, successor_box (final)", r);
+    for (PetscInt k = 0; k < lay->ntheta; k++) theta[k] = NAN;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -13,9 +13,11 @@
 #include <simreach/private/results.h>
 #include <simreach/private/commands.h>
 #include <simreach/private/study_counter.h>
+#include <simreach/private/filelock.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <math.h>
 
 struct _p_SRStudy {
@@ -27,6 +29,9 @@ struct _p_SRStudy {
   PetscBool       resume, force, setfromoptions;
   char           *options, *canonical;
   SRRun           proto; /* reads and checks every run option up front; gives the sizes */
+  SRFileLock      lock;  /* one study per results file (SPEC §13) */
+  PetscBool       fresh; /* the file was created by this start: every run is pending */
+  struct sigaction old_term, old_usr1;
   PetscLogEvent   ev_write, ev_file; /* HDF5 I/O: per-checkpoint writes, file creation / gather */
 };
 
@@ -40,6 +45,32 @@ static void                  SRStudySignalHandler_Private(int sig)
   SRStudyStop_Private       = 1;
 }
 
+void SRStudyCatchSignals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SRStudySignalHandler_Private;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGTERM, &sa, NULL);
+  (void)sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* A signal seen by any rank stops the study here, with the -resume hint (exit code 83). */
+static PetscErrorCode StudyCheckStop_Private(SRStudy st, const char when[])
+{
+  int lstop = SRStudyStop_Private, gstop;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&lstop, &gstop, 1, MPI_INT, MPI_MAX, st->comm));
+  if (gstop) {
+    int sig = SRStudyStopSignal_Private, gsig;
+    PetscCallMPI(MPI_Allreduce(&sig, &gsig, 1, MPI_INT, MPI_MAX, st->comm));
+    PetscCall(SRFileLockRelease(&st->lock));
+    SETERRQ(st->comm, SR_ERR_STOPPED, "simreach study was stopped by signal %d (%s) %s; rerun the same command with -resume to continue %s", gsig, gsig == SIGTERM ? "SIGTERM" : gsig == SIGUSR1 ? "SIGUSR1" : "signal", when, st->output);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
 {
   PetscFunctionBeginUser;
@@ -51,6 +82,15 @@ PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
   PetscCall(PetscStrncpy((*study)->output, "results.h5", sizeof((*study)->output)));
   PetscCall(PetscLogEventRegister("SRStudyWrite", 0, &(*study)->ev_write));
   PetscCall(PetscLogEventRegister("SRStudyFile", 0, &(*study)->ev_file));
+  /* SIGTERM / SIGUSR1 from here on (PetscInitialize may have installed its own): a flag that
+     start-up, the runs (at checkpoints) and the final gather poll */
+  {
+    struct sigaction sa;
+    PetscCall(PetscMemzero(&sa, sizeof(sa)));
+    sa.sa_handler = SRStudySignalHandler_Private;
+    sigemptyset(&sa.sa_mask);
+    PetscCheck(!sigaction(SIGTERM, &sa, &(*study)->old_term) && !sigaction(SIGUSR1, &sa, &(*study)->old_usr1), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGUSR1 handlers");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,6 +98,9 @@ PetscErrorCode SRStudyDestroy(SRStudy *study)
 {
   PetscFunctionBeginUser;
   if (!*study) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SRFileLockRelease(&(*study)->lock));
+  (void)sigaction(SIGTERM, &(*study)->old_term, NULL);
+  (void)sigaction(SIGUSR1, &(*study)->old_usr1, NULL);
   PetscCall(PetscFree((*study)->options));
   PetscCall(PetscFree((*study)->canonical));
   PetscCall(SRRunDestroy(&(*study)->proto));
@@ -344,10 +387,18 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   PetscCall(SRRunSetMonitor(run, StudyMonitor_Private, &m));
   PetscCall(SRRunSetStopFlag(run, &SRStudyStop_Private));
   PetscCall(SRRunSetUp(run));
-  if (grank == 0) PetscCall(SRResultsReadRunInfo(res, r, &info[0], &info[1], &info[2]));
+  if (grank == 0 && !st->fresh) { /* the last good checkpoint (rows failing their checksums count as never written) */
+    SRResultsRunCheck chk;
+    PetscCall(SRResultsCheckRun(res, r, PETSC_FALSE, &chk));
+    info[0] = chk.status;
+    info[1] = chk.restart;
+    info[2] = chk.slot;
+  }
   PetscCallMPI(MPI_Bcast(info, 3, MPIU_INT, 0, group));
   if (info[1] >= 0) { /* resume from the last complete checkpoint */
     if (grank == 0) PetscCall(SRResultsReadState(res, r, info[2], m.d, m.i));
+    /* the index points at it (again, if its row had failed its checksum) */
+    if (grank == 0) PetscCall(SRResultsWriteResume(res, r, info[1], info[2]));
     PetscCallMPI(MPI_Bcast(m.d, (PetscMPIInt)lay->ndstate, MPI_DOUBLE, 0, group));
     PetscCallMPI(MPI_Bcast(m.i, (PetscMPIInt)lay->nistate, MPIU_INT, 0, group));
     PetscCall(SRRunSetState(run, m.d, m.i));
@@ -385,8 +436,14 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
   PetscCall(PetscMalloc1(lay->nruns, pending));
   if (rank == 0)
     for (PetscInt r = 0; r < lay->nruns; r++) {
-      PetscInt last, slot;
-      PetscCall(SRResultsReadRunInfo(res, r, &status[r], &last, &slot));
+      SRResultsRunCheck chk;
+      if (st->fresh || r % st->nslices != st->slice) {
+        status[r] = SR_RUN_PENDING;
+        continue;
+      }
+      /* warns, naming file, run and row, about every row that fails its checksum */
+      PetscCall(SRResultsCheckRun(res, r, PETSC_TRUE, &chk));
+      status[r] = chk.finished ? SR_RUN_DONE : SR_RUN_PENDING;
     }
   PetscCallMPI(MPI_Bcast(status, (PetscMPIInt)lay->nruns, MPIU_INT, 0, st->comm));
   {
@@ -402,7 +459,7 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
       for (PetscInt rr = 0; rr < lay->ntau * lay->nseed; rr++) {
         PetscInt r = order[oi] * lay->ntau * lay->nseed + rr;
         if (r % st->nslices != st->slice) continue;
-        if (status[r] == SR_RUN_DONE || status[r] == SR_RUN_DIVERGED) continue;
+        if (status[r] == SR_RUN_DONE) continue; /* finished: done or diverged, every row good */
         (*pending)[n++] = r;
       }
   }
@@ -418,15 +475,20 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscInt         exists = 0, npending = 0, *pending, ndone_here = 0, stopped = 0, allstopped;
   SRResults        res = NULL;
   SRCounter        ctr;
-  struct sigaction sa, old_term, old_usr1;
   double           t0;
 
   PetscFunctionBeginUser;
   PetscCheck(st->setfromoptions, comm, PETSC_ERR_ARG_WRONGSTATE, "call SRStudySetFromOptions() before SRStudySolve()");
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(StudyCheckStop_Private(st, "during start-up, before the results file was opened"));
+  /* 0. One study per results file (SPEC §13): a second one is refused, naming the owner. */
+  PetscCall(SRFileLockAcquire(comm, st->output, &st->lock));
   /* 1. The output file: never touched without -resume or -force (SPEC §9). */
-  if (rank == 0) exists = access(st->output, F_OK) == 0;
+  if (rank == 0) {
+    struct stat sb;
+    exists = lstat(st->output, &sb) == 0;
+  }
   PetscCallMPI(MPI_Bcast(&exists, 1, MPIU_INT, 0, comm));
   PetscCheck(!exists || st->resume || st->force, comm, PETSC_ERR_FILE_OPEN, "the results file %s exists; rerun with -resume to continue it or -force to overwrite it (it was left untouched)", st->output);
   if (exists && st->resume) { /* read-only checks first: a refused file stays byte-identical */
@@ -448,6 +510,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
   }
   /* 2. Sizes from a prototype run: bad run options fail here, before the file is touched. */
   PetscCall(StudyLayout_Private(st));
+  PetscCall(StudyCheckStop_Private(st, "during start-up, before any run started"));
   PetscCall(PetscLogEventBegin(st->ev_file, 0, 0, 0, 0));
   if (exists && st->resume) {
     const SRResultsLayout *fl;
@@ -457,7 +520,8 @@ PetscErrorCode SRStudySolve(SRStudy st)
                PETSC_ERR_ARG_INCOMP, "-resume: the datasets of %s do not have the sizes these options give (another simreach version?); use -force to overwrite it", st->output);
   } else {
     if (!exists && st->resume) PetscCall(PetscPrintf(comm, "simreach study: -resume: %s does not exist yet, starting the study\n", st->output));
-    PetscCall(SRResultsCreateNew(comm, st->output, &st->lay, st->options, st->canonical, &res));
+    PetscCall(SRResultsCreateNew(comm, st->output, &st->lay, st->options, st->canonical, st->force, &res));
+    st->fresh = PETSC_TRUE;
   }
   PetscCall(StudyPending_Private(st, res, &npending, &pending));
   PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
@@ -467,13 +531,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscCallMPI(MPI_Comm_rank(group, &grank));
   PetscCall(SRCounterCreate(comm, 3, &ctr));
 
-  /* 4. SIGTERM / SIGUSR1: finish to the next checkpoint, write it, exit non-zero. */
-  SRStudyStop_Private       = 0;
-  SRStudyStopSignal_Private = 0;
-  PetscCall(PetscMemzero(&sa, sizeof(sa)));
-  sa.sa_handler = SRStudySignalHandler_Private;
-  sigemptyset(&sa.sa_mask);
-  PetscCheck(!sigaction(SIGTERM, &sa, &old_term) && !sigaction(SIGUSR1, &sa, &old_usr1), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGUSR1 handlers");
+  /* 4. SIGTERM / SIGUSR1 (caught since SRStudyCreate): finish to the next checkpoint, write it, exit 83. */
 
   t0 = MPI_Wtime();
   PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks));
@@ -512,19 +570,23 @@ PetscErrorCode SRStudySolve(SRStudy st)
       }
     }
   }
-  PetscCheck(!sigaction(SIGTERM, &old_term, NULL) && !sigaction(SIGUSR1, &old_usr1, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot restore the signal handlers");
   PetscCallMPI(MPI_Allreduce(&stopped, &allstopped, 1, MPIU_INT, MPI_MAX, comm));
   PetscCall(SRCounterDestroy(&ctr));
   PetscCallMPI(MPI_Comm_free(&group));
   PetscCall(PetscFree(pending));
   PetscCall(SRResultsDestroy(&res));
-  PetscCheck(!allstopped, comm, PETSC_ERR_USER, "simreach study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
+  if (allstopped) PetscCall(SRFileLockRelease(&st->lock));
+  PetscCheck(!allstopped, comm, SR_ERR_STOPPED, "simreach study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
+  PetscCall(StudyCheckStop_Private(st, "after its runs, before the final gather"));
 
-  /* 5. The gather phase on the finished file (SPEC §9), stored in /summary. */
+  /* 5. The gather phase on the finished file (SPEC §9), stored in /summary; a signal during it
+     is reported afterwards (the gather takes seconds; -resume repeats it). */
   PetscCall(PetscLogEventBegin(st->ev_file, 0, 0, 0, 0));
   PetscCall(SRResultsOpen(comm, st->output, PETSC_TRUE, &res));
   PetscCall(SRGatherResults(res, PETSC_TRUE, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(SRResultsDestroy(&res));
   PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
+  PetscCall(StudyCheckStop_Private(st, "during the final gather (every run is finished; -resume only repeats the gather)"));
+  PetscCall(SRFileLockRelease(&st->lock));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

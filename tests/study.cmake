@@ -9,7 +9,13 @@ set_tests_properties(study_spearman PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED stud
 add_test(NAME study_resume COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_resume.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_kill.opts ${CMAKE_CURRENT_BINARY_DIR}/study_resume)
 set_tests_properties(study_resume PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
 add_test(NAME study_badinput COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_badinput.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_badinput)
-set_tests_properties(study_badinput PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
+set_tests_properties(study_badinput PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 480 PROCESSORS 2 LABELS study)
 # The kernels' CPU clones give the same bits: the study under valgrind (no AVX-512 there) against the native np1.h5.
 add_test(NAME study_clones COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_clones.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5 ${CMAKE_CURRENT_BINARY_DIR}/study_clones)
 set_tests_properties(study_clones PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 FIXTURES_REQUIRED study_files SKIP_RETURN_CODE 77 LABELS study)
+# Issue #13: row checksums, format version, validated shapes, unfinished gather, one writer per file, stale locks, SIGTERM in start-up.
+add_test(NAME study_files COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_files.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_files)
+set_tests_properties(study_files PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 PROCESSORS 2 LABELS study)
+# SPEC §13: README's option defaults = what -help prints.
+add_test(NAME readme_defaults COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/readme_defaults.sh ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_CURRENT_BINARY_DIR}/readme_defaults)
+set_tests_properties(readme_defaults PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 60 LABELS study)

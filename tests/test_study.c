@@ -236,7 +236,7 @@ static void test_results_roundtrip(void **state)
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   SmallLayout(&lay);
   snprintf(file, sizeof(file), "%s/roundtrip.h5", tmpdir);
-  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "-sys pendulum -beta 0,0.5", "-sys pendulum\n", &res), 0);
+  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "-sys pendulum -beta 0,0.5", "-sys pendulum\n", PETSC_FALSE, &res), 0);
   WriteSynthetic(res, rank, size);
   assert_int_equal(SRResultsDestroy(&res), 0);
 
@@ -312,7 +312,7 @@ static void test_gather_summary(void **state)
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   SmallLayout(&lay);
   snprintf(file, sizeof(file), "%s/gather.h5", tmpdir);
-  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+  assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", PETSC_FALSE, &res), 0);
   WriteSynthetic(res, rank, size);
   assert_int_equal(SRResultsDestroy(&res), 0);
   assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
@@ -384,7 +384,7 @@ static void test_gather_criterion3(void **state)
     PetscViewer     v;
     SmallLayout(&lay);
     snprintf(file, sizeof(file), "%s/crit3_%d.h5", tmpdir, plant_case);
-    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", PETSC_FALSE, &res), 0);
     WriteSynthetic(res, rank, size);
     assert_int_equal(SRResultsDestroy(&res), 0);
     assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
@@ -430,7 +430,7 @@ static void test_gather_criterion2_null(void **state)
     plant_case = cases[c];
     SmallLayout(&lay);
     snprintf(file, sizeof(file), "%s/crit2_%d.h5", tmpdir, c);
-    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", &res), 0);
+    assert_int_equal(SRResultsCreateNew(PETSC_COMM_WORLD, file, &lay, "", "", PETSC_FALSE, &res), 0);
     WriteSynthetic(res, rank, size);
     assert_int_equal(SRResultsDestroy(&res), 0);
     assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);

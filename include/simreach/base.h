@@ -13,6 +13,11 @@
 #define SR_VERSION_MINOR 1
 #define SR_VERSION_STRING "0.1.0"
 
+/* Error codes of simreach beside PETSc's; main turns them into the documented exit codes
+   (README "Exit codes"): SR_ERR_STOPPED -> 83, SR_ERR_UNFINISHED -> 3. */
+#define SR_ERR_STOPPED 1001    /* stopped by a signal after writing checkpoints: rerun with -resume */
+#define SR_ERR_UNFINISHED 1002 /* gather: the study has unfinished runs (the verdict is partial) */
+
 /* Largest state dimension of any system of SPEC §2 (Dubins car). */
 #define SR_MAX_DIM 3
 /* Largest number of hidden layers of the MLP (SPEC §3). */

@@ -13,6 +13,9 @@ PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study);
 PetscErrorCode SRStudySetFromOptions(SRStudy study);
 PetscErrorCode SRStudySolve(SRStudy study);
 PetscErrorCode SRStudyDestroy(SRStudy *study);
+/* Catch SIGTERM / SIGUSR1 as a stop request from the very start (before PetscInitialize; no
+   PETSc calls): a study stopped during start-up then exits with the -resume hint. */
+void SRStudyCatchSignals(void);
 
 /* Gather phase from a results file alone (Spearman, reductions, verdict).  Collective. */
 PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer viewer);

@@ -17,3 +17,25 @@ PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
+/* Refuse, naming option, value and range, any value of a simreach option that does not parse
+   strictly or lies outside the option's range (no wrap at 2^32, no cut lists, no inf, no
+   empty names).  Call before anything reads the options.  Collective. */
+PetscErrorCode SRCheckOptionValues(MPI_Comm comm);
+
+/* Exit codes of the simreach program (README "Exit codes"). */
+enum {
+  SR_EXIT_OK         = 0,  /* done */
+  SR_EXIT_INTERNAL   = 1,  /* an error inside simreach or a library: PETSc's traceback is printed */
+  SR_EXIT_REFUSED    = 2,  /* refused input: option, value, file, lock; nothing was done */
+  SR_EXIT_UNFINISHED = 3,  /* gather: the study is unfinished, the verdict printed is partial */
+  SR_EXIT_RESOURCES  = 4,  /* not enough disk space or memory, or a file could not be written */
+  SR_EXIT_STOPPED    = 83  /* stopped by a signal after writing checkpoints: rerun with -resume */
+};
+int SRExitCode(PetscErrorCode ierr);
+/* The program's error handler (PetscPushErrorHandler(SRErrorHandler, &state)): refusals are
+   one line on stderr, internal errors keep PETSc's traceback; state records the first error. */
+typedef struct {
+  PetscErrorCode code;
+  int            brief, collective;
+} SRErrorState;
+PetscErrorCode SRErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx);

@@ -9,7 +9,13 @@
 #include <petscviewer.h>
 #include <hdf5.h>
 
-#define SR_RESULTS_FORMAT "simreach-results-1"
+/* The format attribute `simreach_format` is "<name>-<version>"; a reader refuses any other
+   version, naming it.  Version 2 (this session): every row that -resume or gather reads has a
+   checksum (SRChecksum64) in a parallel dataset /runs/<name>_checksum, and the attributes
+   `layout` + `layout_checksum` fix every dataset's shape. */
+#define SR_RESULTS_FORMAT_NAME "simreach-results"
+#define SR_RESULTS_FORMAT_VERSION 2
+#define SR_RESULTS_FORMAT "simreach-results-2"
 #define SR_RESULTS_MAX_LIST 256 /* longest -beta / -tau / -seed_list */
 #define SR_RESULTS_REASON_LEN 128
 
@@ -52,17 +58,24 @@ extern const char *const SRSummaryColumns[SR_SUMMARY_NCOLS];
 typedef struct _p_SRResults *SRResults;
 
 /* Collective on comm.  Creates file.part with every dataset, writes the grid and the
-   attributes, flushes, then renames it to file (atomic), so file is either absent or complete. */
-PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], SRResults *res);
+   attributes, flushes, then renames it to file (atomic), so file is either absent or complete.
+   file.part is created exclusively (SRFileCreateExclusiveTemp); an existing file is replaced
+   only with force.  The free space is checked first; if writing fails, file.part is removed
+   and the error says why (disk full names the file). */
+PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], PetscBool force, SRResults *res);
+
 /* Collective on comm.  Opens an existing results file; errors naming the file if it is not
-   a readable simreach results file.  Read-only unless write. */
+   a readable simreach results file, has another format version (named), or its layout record
+   or any dataset's shape does not fit (a damaged file).  Read-only unless write. */
 PetscErrorCode SRResultsOpen(MPI_Comm comm, const char file[], PetscBool write, SRResults *res);
 PetscErrorCode SRResultsDestroy(SRResults *res); /* collective close */
 PetscErrorCode SRResultsGetLayout(SRResults res, const SRResultsLayout **lay);
 /* The canonical options text stored at creation (for the -resume check); owned by res. */
 PetscErrorCode SRResultsGetCanonicalOptions(SRResults res, const char **canonical);
 
-/* Independent reads/writes of one run's rows (any single rank). */
+/* Independent reads/writes of one run's rows (any single rank).  Every write also writes the
+   row's checksum (after the row); every read checks it, and a row that fails is returned as
+   never written (status pending, resume index -1, checkpoint row NaN). */
 PetscErrorCode SRResultsReadRunInfo(SRResults res, PetscInt r, PetscInt *status, PetscInt *last, PetscInt *slot);
 PetscErrorCode SRResultsWriteCheckpoint(SRResults res, PetscInt r, const SRCheckpoint *cp);
 PetscErrorCode SRResultsWriteState(SRResults res, PetscInt r, PetscInt slot, const double *d, const PetscInt *i);
@@ -92,6 +105,19 @@ PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells
 PetscErrorCode SRResultsWriteRecheckCells(SRResults res, PetscInt r, PetscInt j, PetscInt nf, const SRRecheckCellResult *f);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
+
+/* What -resume and gather need to know about run r, from rows that pass their checksums:
+   status (SR_RUN_PENDING if its row fails), restart = the last checkpoint whose state slot and
+   table rows 1..restart are all good (-1: from the beginning) and its slot, finished = done or
+   diverged with every row it needs good, nbad = rows that were written but fail their
+   checksum (each is named in a warning on stderr when warn).  Not collective. */
+typedef struct {
+  PetscInt  status, restart, slot, nbad;
+  PetscBool finished;
+} SRResultsRunCheck;
+PetscErrorCode SRResultsCheckRun(SRResults res, PetscInt r, PetscBool warn, SRResultsRunCheck *chk);
+/* The file name res was opened or created with. */
+PetscErrorCode SRResultsGetFileName(SRResults res, const char **file);
 
 /* /summary (written by one rank, independent). */
 typedef struct {

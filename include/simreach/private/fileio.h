@@ -1,0 +1,32 @@
+/* Files simreach writes (SPEC §13): created as FILE.part opened exclusively (never following a
+   link, never replacing an existing .part) and renamed into place; an existing FILE is
+   replaced only with -force.  Plus the row checksum every reader verifies and the free-space
+   check made before a file of known size is written.  The file functions are collective on
+   comm: its rank 0 acts, every rank returns the same error (pass PETSC_COMM_SELF to act alone). */
+#pragma once
+
+#include <simreach/base.h>
+
+/* Creates tmp = "<final>.part" (buffer of len bytes) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644,
+   and closes it: the caller then opens tmp by name (e.g. H5Fcreate(..., H5F_ACC_TRUNC)).
+   Errors (PETSC_ERR_FILE_OPEN, one line naming the file) if tmp exists in any form (a file,
+   a symbolic link, a directory) or cannot be created. */
+PetscErrorCode SRFileCreateExclusiveTemp(MPI_Comm comm, const char final[], char tmp[], size_t len);
+/* Renames tmp onto final.  Without force an existing final is never replaced (renameat2
+   RENAME_NOREPLACE, else link + unlink): error PETSC_ERR_FILE_OPEN naming it, tmp is removed. */
+PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[], PetscBool force);
+/* Errors (PETSC_ERR_FILE_WRITE, "disk full" wording, naming the file) if the file system of
+   path's directory has fewer than bytes free.  Unknown free space (statvfs fails) passes. */
+PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
+/* Removes path if it exists (rank 0 of comm); errors are ignored. */
+PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
+/* After a failed write of path: a one-line explanation ("the disk holding X is full" when the
+   file system has less than 1 MiB free, else strerror(err)). */
+void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len);
+
+/* The row checksum of the simreach file formats: FNV-1a 64 over the bytes [buf, buf + n),
+   started from seed (use SRChecksumSeed to bind a row to its place, so a row copied to the
+   wrong place fails too).  0 is never returned (it marks a row never written). */
+uint64_t SRChecksum64(const void *buf, size_t n, uint64_t seed);
+/* A seed from a dataset tag and up to two row coordinates. */
+uint64_t SRChecksumSeed(const char tag[], int64_t i, int64_t j);

@@ -1,0 +1,174 @@
+/* Creating files safely and checksumming their rows (SPEC §13); see fileio.h.
+   Each file operation runs on rank 0 of comm as a "try" that returns an error code and a
+   one-line message; the outcome is broadcast so that every rank errors together. */
+#define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
+#include <simreach/private/fileio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+typedef struct {
+  int  code; /* 0 or a PetscErrorCode */
+  char msg[PETSC_MAX_PATH_LEN * 3];
+} Outcome_Private;
+
+/* Broadcast rank 0's outcome and raise it on every rank. */
+static PetscErrorCode Raise_Private(MPI_Comm comm, Outcome_Private *o)
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Bcast(o, (PetscMPIInt)sizeof(*o), MPI_BYTE, 0, comm));
+  PetscCheck(!o->code, comm, (PetscErrorCode)o->code, "%s", o->msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void CreateTemp_Private(const char final[], char tmp[], size_t len, Outcome_Private *o)
+{
+  int fd, err;
+
+  if (!final || !final[0]) {
+    o->code = PETSC_ERR_ARG_WRONG;
+    snprintf(o->msg, sizeof(o->msg), "the output file name is empty; give a file name");
+    return;
+  }
+  if ((size_t)snprintf(tmp, len, "%s.part", final) >= len) {
+    o->code = PETSC_ERR_ARG_SIZ;
+    snprintf(o->msg, sizeof(o->msg), "the output file name %s is too long", final);
+    return;
+  }
+  fd  = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  err = errno;
+  if (fd < 0) {
+    o->code = PETSC_ERR_FILE_OPEN;
+    if (err == EEXIST) snprintf(o->msg, sizeof(o->msg), "%s exists (being written by another simreach, left by a killed one, or a link); it was left untouched: remove it if no simreach is writing %s", tmp, final);
+    else snprintf(o->msg, sizeof(o->msg), "cannot create %s: %s (is the directory of %s writable?)", tmp, strerror(err), final);
+    return;
+  }
+  if (close(fd)) {
+    o->code = PETSC_ERR_FILE_WRITE;
+    snprintf(o->msg, sizeof(o->msg), "cannot close %s: %s", tmp, strerror(errno));
+  }
+}
+
+PetscErrorCode SRFileCreateExclusiveTemp(MPI_Comm comm, const char final[], char tmp[], size_t len)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) CreateTemp_Private(final, tmp, len, &o);
+  PetscCall(Raise_Private(comm, &o));
+  if (!final || (size_t)snprintf(tmp, len, "%s.part", final) >= len) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "the output file name is too long");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void Commit_Private(const char tmp[], const char final[], PetscBool force, Outcome_Private *o)
+{
+  int rc, err;
+
+  if (force) {
+    rc  = rename(tmp, final);
+    err = errno;
+  } else {
+    rc  = renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE);
+    err = errno;
+    if (rc && (err == EINVAL || err == ENOSYS)) { /* a file system without RENAME_NOREPLACE: link fails if final exists */
+      rc  = link(tmp, final);
+      err = errno;
+      if (!rc) (void)unlink(tmp);
+    }
+  }
+  if (!rc) return;
+  o->code = PETSC_ERR_FILE_WRITE;
+  if (err == EEXIST) {
+    o->code = PETSC_ERR_FILE_OPEN;
+    (void)unlink(tmp);
+    snprintf(o->msg, sizeof(o->msg), "%s appeared while simreach was writing it (another simreach?); it was left untouched and %s removed; give -force to replace it", final, tmp);
+  } else snprintf(o->msg, sizeof(o->msg), "cannot rename %s to %s: %s", tmp, final, strerror(err));
+}
+
+PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[], PetscBool force)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) Commit_Private(tmp, final, force, &o);
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[])
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) (void)unlink(path);
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* statvfs of the directory holding path; -1 if unknown. */
+static double FreeBytes_Private(const char path[])
+{
+  char           dir[PETSC_MAX_PATH_LEN];
+  const char    *slash = strrchr(path, '/');
+  struct statvfs vfs;
+
+  if (!slash) snprintf(dir, sizeof(dir), ".");
+  else if (slash == path) snprintf(dir, sizeof(dir), "/");
+  else snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+  if (statvfs(dir, &vfs)) return -1;
+  return (double)vfs.f_bavail * (double)vfs.f_frsize;
+}
+
+PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    double avail = FreeBytes_Private(path);
+    if (avail >= 0 && bytes > avail) {
+      o.code = PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "not enough disk space for %s: the disk is too full; the file needs %.4g GB, the disk holding it has %.4g GB free; nothing was written", path, bytes / 1e9, avail / 1e9);
+    }
+  }
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len)
+{
+  double avail = FreeBytes_Private(path);
+
+  if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted)", path);
+  else snprintf(msg, len, "writing %s failed: %s", path, err ? strerror(err) : "an HDF5 write failed");
+}
+
+uint64_t SRChecksum64(const void *buf, size_t n, uint64_t seed)
+{
+  const unsigned char *p = (const unsigned char *)buf;
+  uint64_t             h = 14695981039346656037ULL ^ seed;
+
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ULL;
+  }
+  return h ? h : 1;
+}
+
+uint64_t SRChecksumSeed(const char tag[], int64_t i, int64_t j)
+{
+  int64_t  ij[2] = {i, j};
+  uint64_t h     = SRChecksum64(tag, strlen(tag), 0);
+  return SRChecksum64(ij, sizeof(ij), h);
+}
