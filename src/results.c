@@ -1056,6 +1056,24 @@ PetscErrorCode SRResultsCheckRun(SRResults res, PetscInt r, PetscBool warn, SRRe
     PetscCall(Checkpoints_Private(res, r, warn, table, valid, &nbad));
     chk->nbad += nbad;
   }
+  { /* the network of every checkpoint row (verify -from reads them): a failing one makes its row bad */
+    double   *net;
+    uint64_t *sums;
+    hsize_t   start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)nr, 0};
+    PetscCall(PetscMalloc2(lay->nparams + 1, &net, nr, &sums));
+    PetscCall(Hyperslab_Private(res->netcksum, H5T_NATIVE_UINT64, 2, start, count, sums, PETSC_FALSE));
+    for (PetscInt j = 0; j < nr; j++) {
+      hsize_t st3[3] = {(hsize_t)r, (hsize_t)j, 0}, ct3[3] = {1, 1, (hsize_t)lay->nparams};
+      if (!sums[j]) continue; /* never written: the checkpoint row decides */
+      PetscCall(Hyperslab_Private(res->netck, H5T_NATIVE_DOUBLE, 3, st3, ct3, net, PETSC_FALSE));
+      if (sums[j] != RowSum_Private("network_checkpoints", r, j, net, sizeof(double) * (size_t)lay->nparams)) {
+        chk->nbad++;
+        valid[j] = PETSC_FALSE;
+        Warn_Private(res, warn, r, "/runs/network_checkpoints", j);
+      }
+    }
+    PetscCall(PetscFree2(net, sums));
+  }
   /* the final and the initial abstraction */
   PetscCall(PetscMalloc4(lay->nparams + 1, &net, lay->ntheta + 1, &theta, lay->K * lay->ncap + 1, &boxes, lay->ndstate + 1, &d));
   PetscCall(PetscMalloc1(lay->nistate + 1, &iv));

@@ -109,7 +109,8 @@ printf 'simreach-lock 1\nhost otherhost.example\npid 4242\nslurm_job 777\nrefres
 expect 1 "good.h5 is in use by another simreach.*host otherhost.example, pid 4242, Slurm job 777" -output "$good" -resume
 expect 1 "good.h5 is in use by another simreach" -output "$good" -force
 rm -f "$good.lock"
-# item 7: the whole file is allocated up front, so its size is known: a file larger than the disk is refused before writing
-RC=4 expect 1 "not enough disk space for .*big.h5.*disk is too full" -output "$dir/big.h5" -cells 150,150 -seeds 256 -tau 0.05,0.1,0.2,0.3 -beta 0,0.1,0.2,0.3 -epochs 1 -checkpoints 1
+# item 7: the whole file is allocated up front, so its size is known: a file larger than the disk
+# (here about 850 GB: a network of 10^6 parameters stored at 10^5 checkpoints) is refused before writing
+RC=4 expect 1 "not enough disk space for .*big.h5.*disk is too full" -output "$dir/big.h5" -mlp_widths 1024,1024 -checkpoints 100000 -seeds 1 -beta 0 -tau 0.05 -heldout 1 -samples 1 -target_samples 1
 [ -e "$dir/big.h5.part" ] && fail "a .part was left after refusing for disk space"
 echo "PASS: $n bad inputs refused before any work, files untouched"
