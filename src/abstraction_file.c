@@ -6,6 +6,7 @@
    and reads any range of rows. */
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
+#include <simreach/private/fileio.h>
 #include <sys/statvfs.h>
 #include <libgen.h>
 
@@ -15,7 +16,7 @@ struct _p_SRAbstractionFile {
   MPI_Comm            comm;
   hid_t               file, dE, dL;
   char                path[PETSC_MAX_PATH_LEN], part[PETSC_MAX_PATH_LEN];
-  PetscBool           write;
+  PetscBool           write, force;
   SRAbstractionHeader h;
   SRAxes              ax;
   double             *params;
@@ -204,7 +205,9 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   af->write = PETSC_TRUE;
   af->h     = *h;
   PetscCall(PetscStrncpy(af->path, path, sizeof(af->path)));
-  PetscCall(PetscSNPrintf(af->part, sizeof(af->part), "%s.part", path));
+  af->force = force;
+  /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
+  PetscCall(SRFileCreateExclusiveTemp(comm, path, af->part, sizeof(af->part)));
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
   SRCallHDF5Id(fapl, SRAbsFapl_Private(comm));
   f = H5Fcreate(af->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -348,9 +351,8 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   SRCallHDF5(H5Fclose(af->file));
   af->file = -1;
   PetscCallMPI(MPI_Barrier(af->comm));
-  if (rank == 0 && rename(af->part, af->path)) err = 1;
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, af->comm));
-  PetscCheck(!err, af->comm, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s", af->part, af->path);
+  PetscCall(SRFileCommit(af->comm, af->part, af->path, af->force)); /* replaces path only with -force */
+  (void)err;
   af->write = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -407,7 +407,25 @@ PetscErrorCode SRRunThetaStep_Private(SRRun r)
     PetscCall(VecDestroy(&G));
   }
   PetscCall(TaoSetSolution(r->tao, r->theta));
-  PetscCall(TaoSolve(r->tao));
+  {
+    /* a failing TAO solve (a PETSc error inside it, e.g. an objective TAO finds non-finite or a
+       method that needs what is not given) ends this run as diverged with the reason, instead
+       of aborting the study; every rank of the run sees the same values, so all fail together */
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TaoSolve(r->tao);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      char        msg[256];
+      const char *text = NULL;
+      char       *specific = NULL;
+      PetscCall(PetscLogEventEnd(r->ev_tao, 0, 0, 0, 0));
+      (void)PetscErrorMessage(ierr, &text, &specific);
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "the TAO theta solve failed at epoch %" PetscInt_FMT ": %s%s%s", r->epoch, text ? text : "PETSc error", specific ? ": " : "", specific ? specific : ""));
+      PetscCall(SRRunDiverge_Private(r, msg));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(TaoGetConvergedReason(r->tao, &reason));
   r->tao_reason = (PetscInt)reason;
   PetscCall(VecGetArray(r->theta, &th));

@@ -15,6 +15,7 @@
    The file is written to path.part and renamed; an existing path is replaced only with force. */
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
+#include <simreach/private/fileio.h>
 
 #define SR_NETWORK_FORMAT "simreach-network-1"
 
@@ -104,7 +105,8 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscTestFile(path, 'r', &exists));
   PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "network file %s exists: give -force to replace it", path);
-  PetscCall(PetscSNPrintf(part, sizeof(part), "%s.part", path));
+  /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
+  PetscCall(SRFileCreateExclusiveTemp(comm, path, part, sizeof(part)));
   if (rank == 0) {
     hid_t   f, g, gl;
     hsize_t dims[2];
@@ -141,10 +143,9 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
     }
     SRCallHDF5(H5Gclose(g));
     SRCallHDF5(H5Fclose(f));
-    if (rename(part, path)) err = 1;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s", part, path);
+  PetscCall(SRFileCommit(comm, part, path, force)); /* replaces path only with -force */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

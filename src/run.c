@@ -414,6 +414,9 @@ PetscErrorCode SRRunSetUp(SRRun r)
   PetscCall(SRRunCellSolveSetUp_Private(r));
   PetscCall(PetscCalloc1(r->ncheck, &r->table));
   PetscCall(SRRunPretrain_Private(r));
+  /* the divergence rule's reference: the held-out task loss of the network training starts from
+     (a function of the options and the seed, so a resumed run recomputes the same value) */
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &r->pred0, NULL));
   /* C(k) and T(k) of the (warm-started) model on the initial grid (SPEC §5) */
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   r->setup = PETSC_TRUE;
@@ -542,6 +545,13 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
     /* not stored: the run falls back to the triple of its last checkpoint */
     char msg[256];
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "non-finite checkpoint values (L_sim %g, task %g, H %g) at checkpoint %" PetscInt_FMT "; the last verified network, cells and lists are kept", row.Lsim, row.task, row.H, j));
+    PetscCall(SRRunDiverge_Private(r, msg));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!(row.pred_error <= SR_RUN_EXPLODE_FACTOR * PetscMax(r->pred0, 1e-300))) {
+    /* the loss exploded (README "Divergence"): a finite but useless network is not a result */
+    char msg[256];
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "the loss exploded: prediction error %g at checkpoint %" PetscInt_FMT " exceeds %d times its initial value %g (-lr %g); the last verified network, cells and lists are kept", row.pred_error, j, (int)SR_RUN_EXPLODE_FACTOR, r->pred0, r->lr));
     PetscCall(SRRunDiverge_Private(r, msg));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -19,3 +19,6 @@ set_tests_properties(study_files PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEO
 # SPEC §13: README's option defaults = what -help prints.
 add_test(NAME readme_defaults COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/readme_defaults.sh ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_CURRENT_BINARY_DIR}/readme_defaults)
 set_tests_properties(readme_defaults PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 60 LABELS study)
+# Issue #13 item 8 / 6: an exploding loss and a failing TAO solve mark the run diverged with the reason.
+add_test(NAME train_diverge COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/train_diverge.sh ${CMAKE_CURRENT_BINARY_DIR}/train_diverge)
+set_tests_properties(train_diverge PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 LABELS study)

@@ -6,6 +6,10 @@
 #include <simreach/private/adam.h>
 #include <petsctao.h>
 
+/* Divergence (README "Divergence"): a run whose held-out task loss (prediction error) at a
+   checkpoint exceeds this factor times its value for the starting network has diverged. */
+#define SR_RUN_EXPLODE_FACTOR 1000.0
+
 struct _p_SRRun {
   MPI_Comm    comm;
   PetscMPIInt rank;
@@ -72,6 +76,7 @@ struct _p_SRRun {
   double      *theta_acc;                  /* the theta the guard accepted (ntheta) */
   double      *tr_lb, *tr_ub;              /* trust region of the current partition solve */
   double       h0;                         /* smallest spacing of the initial grid */
+  double       pred0;                      /* held-out task loss of the starting network (divergence rule) */
   PetscInt     th_accepted, th_rejected, th_backtracked, th_moves; /* theta updates (cumulative) */
   double       th_obj_before, th_obj_after, th_disp;              /* the last solve */
   PetscLogEvent ev_step, ev_guard, ev_tao, ev_check;
