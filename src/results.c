@@ -636,11 +636,11 @@ static PetscErrorCode ReadLayout_Private(SRResults res)
       hid_t   space;
       int     rank;
       hsize_t dims[3] = {0, 0, 0};
+      if (want[q].d < 0) continue; /* an optional dataset the file does not have */
       SRCallHDF5Id(space, H5Dget_space(want[q].d));
       rank = H5Sget_simple_extent_ndims(space);
       if (rank >= 1 && rank <= 3) SRCallHDF5(H5Sget_simple_extent_dims(space, dims, NULL));
       SRCallHDF5(H5Sclose(space));
-      if (want[q].d < 0) continue; /* an optional dataset the file does not have */
       PetscCheck(rank == want[q].rank && dims[0] == want[q].dims[0] && dims[1] == want[q].dims[1] && dims[2] == want[q].dims[2], res->comm, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: /runs/%s has shape [%llu %llu %llu] (rank %d), the layout record of the file says [%llu %llu %llu] (the file is damaged); it was left untouched", res->filename, want[q].name, (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2], rank,
                  (unsigned long long)want[q].dims[0], (unsigned long long)want[q].dims[1], (unsigned long long)want[q].dims[2]);
