@@ -556,3 +556,22 @@ PetscErrorCode SRAbstractionFileClose(SRAbstractionFile *af)
   PetscCall(PetscFree(*af));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode SRAbstractionFileReadFailures(SRAbstractionFile af, PetscInt64 *nf, int64_t **cells)
+{
+  hid_t   d, s;
+  hsize_t dims[1] = {0};
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(d, H5Dopen2(af->file, "failures/cell", H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Dget_space(d));
+  PetscCheck(H5Sget_simple_extent_ndims(s) == 1, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: /failures/cell is not one-dimensional", af->path);
+  SRCallHDF5(H5Sget_simple_extent_dims(s, dims, NULL));
+  *nf = (PetscInt64)dims[0];
+  PetscCall(PetscMalloc1(PetscMax(*nf, 1), cells));
+  if (*nf > 0) SRCallHDF5(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *cells));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Dclose(d));
+  for (PetscInt64 i = 0; i < *nf; i++) PetscCheck((*cells)[i] >= 0 && (*cells)[i] < af->h.K, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: failing cell %" PetscInt64_FMT " outside [0, %" PetscInt64_FMT ")", af->path, (PetscInt64)(*cells)[i], af->h.K);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

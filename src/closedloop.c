@@ -16,8 +16,9 @@
 #include <string.h>
 
 typedef struct {
-  PetscInt n, K;
-  size_t   stride[SR_MAX_DIM + 1]; /* strides of the corner grid (N_d + 1 per dimension) */
+  PetscInt   n;
+  PetscInt64 K;
+  size_t     stride[SR_MAX_DIM + 1]; /* strides of the corner grid (N_d + 1 per dimension) */
   size_t   P;                      /* corner-grid size */
 } SRCornerGrid;
 
@@ -81,7 +82,7 @@ static void SRSummedArea_Private(const SRIndexGraph *g, const SRCornerGrid *cg, 
 
   for (PetscInt d = 0; d < g->n; d++) diag += cg->stride[d];
   memset(S, 0, cg->P * sizeof(*S));
-  for (PetscInt k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c))
+  for (PetscInt64 k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c))
     if (set[k]) S[c.pos + diag] = 1;
   SRPrefixSum_Private(g, cg, S);
 }
@@ -145,8 +146,9 @@ static PetscErrorCode SRAllgatherSet_Private(MPI_Comm comm, const SRIndexGraph *
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc2(size, &cnt, size, &displ));
-  PetscCall(PetscMPIIntCast(g->kstart, &mine[0]));
-  PetscCall(PetscMPIIntCast(g->kend - g->kstart, &mine[1]));
+  PetscCheck(g->kend <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "closed-loop sets: %" PetscInt64_FMT " cells; at most %d supported", g->kend, PETSC_MPI_INT_MAX);
+  mine[0] = (PetscMPIInt)g->kstart;
+  mine[1] = (PetscMPIInt)(g->kend - g->kstart);
   {
     PetscMPIInt *both;
     PetscCall(PetscMalloc1(2 * size, &both));
@@ -169,7 +171,7 @@ static double SRSetVolumeFraction_Private(const SRIndexGraph *g, const SRCornerG
   double       sum = 0, total = 1;
 
   for (PetscInt d = 0; d < g->n; d++) total *= g->bounds[d][g->counts[d]] - g->bounds[d][0];
-  for (PetscInt k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c)) {
+  for (PetscInt64 k = 0; k < cg->K; k++, SRCellCursorNext_Private(g, cg, &c)) {
     if (!set[k]) continue;
     double v = 1;
     for (PetscInt d = 0; d < g->n; d++) v *= g->bounds[d][c.idx[d] + 1] - g->bounds[d][c.idx[d]];
@@ -183,10 +185,10 @@ static PetscErrorCode SRIndexGraphCheck_Private(MPI_Comm comm, const SRIndexGrap
   PetscFunctionBeginUser;
   PetscCheck(g->n >= 1 && g->n <= SR_MAX_DIM, comm, PETSC_ERR_ARG_OUTOFRANGE, "index graph: dimension %" PetscInt_FMT " not in 1..%d", g->n, SR_MAX_DIM);
   for (PetscInt d = 0; d < g->n; d++) PetscCheck(g->counts[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "index graph: %" PetscInt_FMT " cells in dimension %" PetscInt_FMT, g->counts[d], d);
-  for (PetscInt k = 0; k < g->kend - g->kstart; k++)
+  for (PetscInt64 k = 0; k < g->kend - g->kstart; k++)
     for (PetscInt d = 0; d < g->n; d++) {
       const PetscInt a = g->lo[k * g->n + d], b = g->hi[k * g->n + d];
-      PetscCheck(a > b || (a >= 0 && b < g->counts[d]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "index graph: cell %" PetscInt_FMT " lists indices %" PetscInt_FMT "..%" PetscInt_FMT " in dimension %" PetscInt_FMT " (0..%" PetscInt_FMT " allowed)", g->kstart + k, a, b, d, g->counts[d] - 1);
+      PetscCheck(a > b || (a >= 0 && b < g->counts[d]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "index graph: cell %" PetscInt64_FMT " lists indices %" PetscInt_FMT "..%" PetscInt_FMT " in dimension %" PetscInt_FMT " (0..%" PetscInt_FMT " allowed)", g->kstart + k, a, b, d, g->counts[d] - 1);
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -196,8 +198,9 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
   SRCornerGrid   cg;
   unsigned char *bad;
   uint32_t      *S;
-  PetscInt       t = 0, nnew;
-  const PetscInt m = g->kend - g->kstart;
+  PetscInt       t = 0;
+  PetscInt64     nnew;
+  const PetscInt64 m = g->kend - g->kstart;
 
   PetscFunctionBeginUser;
   PetscCall(SRIndexGraphCheck_Private(comm, g));
@@ -205,7 +208,7 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
   PetscCall(PetscCalloc1(cg.K, &bad));
   PetscCall(PetscMalloc1(cg.P, &S));
   /* B_0: the cells whose successors include the sink (horizon 0). */
-  for (PetscInt k = 0; k < m; k++) {
+  for (PetscInt64 k = 0; k < m; k++) {
     horizon[k] = SR_HORIZON_SAFE;
     if (g->sink[k]) {
       bad[g->kstart + k] = 1;
@@ -215,11 +218,11 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
   PetscCall(SRAllgatherSet_Private(comm, g, bad));
   /* B_t = B_{t-1} plus every cell whose C(k) meets B_{t-1}: such a cell first stays t steps. */
   do {
-    PetscInt mine = 0;
+    PetscInt64 mine = 0;
     if (t >= maxit) break;
     t++;
     SRSummedArea_Private(g, &cg, bad, S);
-    for (PetscInt k = 0; k < m; k++) {
+    for (PetscInt64 k = 0; k < m; k++) {
       const PetscInt *lo = g->lo + k * g->n, *hi = g->hi + k * g->n;
       if (horizon[k] != SR_HORIZON_SAFE || SRBoxEmpty_Private(g->n, lo, hi)) continue;
       if (SRBoxCount_Private(g, &cg, S, lo, hi)) {
@@ -227,25 +230,25 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
         mine++;
       }
     }
-    for (PetscInt k = 0; k < m; k++)
+    for (PetscInt64 k = 0; k < m; k++)
       if (horizon[k] == t) bad[g->kstart + k] = 1;
-    PetscCall(MPIU_Allreduce(&mine, &nnew, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(&mine, &nnew, 1, MPIU_INT64, MPI_SUM, comm));
     if (nnew) PetscCall(SRAllgatherSet_Private(comm, g, bad));
   } while (nnew);
   *niter = t;
-  for (PetscInt k = 0; k < cg.K; k++) bad[k] = !bad[k]; /* the safe set */
+  for (PetscInt64 k = 0; k < cg.K; k++) bad[k] = !bad[k]; /* the safe set */
   *safe_fraction = SRSetVolumeFraction_Private(g, &cg, bad);
   PetscCall(PetscFree(S));
   PetscCall(PetscFree(bad));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const unsigned char *init, PetscInt steps, PetscInt *ncells, double *volume, PetscInt *sink_step, unsigned char *reached)
+PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const unsigned char *init, PetscInt steps, PetscInt64 *ncells, double *volume, PetscInt *sink_step, unsigned char *reached)
 {
   SRCornerGrid   cg;
   unsigned char *R;
   uint32_t      *Dif;
-  const PetscInt m = g->kend - g->kstart;
+  const PetscInt64 m = g->kend - g->kstart;
 
   PetscFunctionBeginUser;
   PetscCall(SRIndexGraphCheck_Private(comm, g));
@@ -253,21 +256,21 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
   SRCornerGridInit_Private(g, &cg);
   PetscCall(PetscCalloc1(cg.K, &R));
   PetscCall(PetscMalloc1(cg.P, &Dif));
-  for (PetscInt k = 0; k < m; k++) R[g->kstart + k] = init[k] ? 1 : 0;
+  for (PetscInt64 k = 0; k < m; k++) R[g->kstart + k] = init[k] ? 1 : 0;
   PetscCall(SRAllgatherSet_Private(comm, g, R));
   if (reached)
-    for (PetscInt k = 0; k < m; k++) reached[k] = R[g->kstart + k];
+    for (PetscInt64 k = 0; k < m; k++) reached[k] = R[g->kstart + k];
   *sink_step = -1;
   for (PetscInt t = 0;; t++) {
-    PetscInt n = 0;
-    for (PetscInt k = 0; k < cg.K; k++) n += R[k];
+    PetscInt64 n = 0;
+    for (PetscInt64 k = 0; k < cg.K; k++) n += R[k];
     ncells[t] = n;
     volume[t] = SRSetVolumeFraction_Private(g, &cg, R);
     if (t == steps) break;
     /* R_{t+1}: the union of the owned frontier cells' boxes, summed over the ranks. */
     PetscInt sink = 0, anysink;
     memset(Dif, 0, cg.P * sizeof(*Dif));
-    for (PetscInt k = 0; k < m; k++) {
+    for (PetscInt64 k = 0; k < m; k++) {
       if (!R[g->kstart + k]) continue;
       if (g->sink[k]) sink = 1;
       if (!SRBoxEmpty_Private(g->n, g->lo + k * g->n, g->hi + k * g->n)) SRBoxMark_Private(g, &cg, Dif, g->lo + k * g->n, g->hi + k * g->n);
@@ -278,10 +281,10 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
     SRPrefixSum_Private(g, &cg, Dif);
     {
       SRCellCursor c = {{0}, 0};
-      for (PetscInt k = 0; k < cg.K; k++, SRCellCursorNext_Private(g, &cg, &c)) R[k] = Dif[c.pos] ? 1 : 0;
+      for (PetscInt64 k = 0; k < cg.K; k++, SRCellCursorNext_Private(g, &cg, &c)) R[k] = Dif[c.pos] ? 1 : 0;
     }
     if (reached)
-      for (PetscInt k = 0; k < m; k++) reached[k] |= R[g->kstart + k];
+      for (PetscInt64 k = 0; k < m; k++) reached[k] |= R[g->kstart + k];
   }
   PetscCall(PetscFree(Dif));
   PetscCall(PetscFree(R));

@@ -6,6 +6,8 @@
      simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather
      simreach verify   -network net.h5 -cells N1,N2 ...  a network over a fine partition (SPEC §10)
      simreach check    FILE.h5                         re-verify every stored triple (SPEC §11); exit 1 unless all proven
+     simreach safe     ABS.h5                          verified-safe set and horizons of an abstraction file (SPEC §12)
+     simreach reach    ABS.h5 -init lo,hi,.. -steps N  bounded reachability from an initial box (SPEC §12)
    Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
 #include <simreach/private/commands.h>
 #include <errno.h>
@@ -14,7 +16,7 @@
 #include <string.h>
 
 static const char help[] = "simreach: simulation-regularised neural dynamics with sound reachability.\n"
-                           "Usage: simreach train|abstract|study|gather|verify|check [FILE.h5] [options]; -help lists the options.\n";
+                           "Usage: simreach train|abstract|study|gather|verify|check|safe|reach [FILE.h5] [options]; -help lists the options.\n";
 
 static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int *code)
 {
@@ -26,9 +28,11 @@ static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int 
   else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
   else if (!strcmp(cmd, "check")) PetscCall(SRCommandCheck(PETSC_COMM_WORLD, file, code));
+  else if (!strcmp(cmd, "safe")) PetscCall(SRCommandSafe(PETSC_COMM_WORLD, file));
+  else if (!strcmp(cmd, "reach")) PetscCall(SRCommandReach(PETSC_COMM_WORLD, file));
   else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
-    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check", cmd);
+    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check, safe, reach", cmd);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -69,7 +73,7 @@ int main(int argc, char **argv)
   /* The subcommand word (and gather's file) are not PETSc options: hide them from PetscInitialize. */
   int    pargc = argc > 1 ? argc - 1 : argc;
   char **pargv = argv + (argc > 1 ? 1 : 0);
-  if (argc > 2 && (!strcmp(cmd, "gather") || !strcmp(cmd, "check")) && argv[2][0] != '-') {
+  if (argc > 2 && (!strcmp(cmd, "gather") || !strcmp(cmd, "check") || !strcmp(cmd, "safe") || !strcmp(cmd, "reach")) && argv[2][0] != '-') {
     file     = argv[2];
     argv[2]  = argv[0];
     pargc    = argc - 2;

@@ -89,7 +89,7 @@ static double Volume(const Graph *g, PetscInt k)
   return v;
 }
 
-static void Own(const Graph *g, PetscInt *ks, PetscInt *ke)
+static void Own(const Graph *g, PetscInt64 *ks, PetscInt64 *ke)
 {
   PetscMPIInt rank, size;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
@@ -102,7 +102,7 @@ static void Own(const Graph *g, PetscInt *ks, PetscInt *ke)
   *ke = g->K * (acc + rank + 1) / tot;
 }
 
-static void View(const Graph *g, PetscInt ks, PetscInt ke, SRIndexGraph *ig)
+static void View(const Graph *g, PetscInt64 ks, PetscInt64 ke, SRIndexGraph *ig)
 {
   memset(ig, 0, sizeof(*ig));
   ig->n      = g->n;
@@ -140,7 +140,8 @@ static void CheckSafe(PetscInt n, const PetscInt *counts, PetscInt w, double psi
 {
   Graph        g;
   SRIndexGraph ig;
-  PetscInt     ks, ke, *h, *href, niter, nsafe = 0;
+  PetscInt64   ks, ke;
+  PetscInt     *h, *href, niter, nsafe = 0;
   double       frac, vsafe = 0, vtot = 0;
 
   MakeGraph(&g, n, counts, w, psink, pempty);
@@ -150,7 +151,7 @@ static void CheckSafe(PetscInt n, const PetscInt *counts, PetscInt w, double psi
   href = malloc(sizeof(PetscInt) * g.K);
   CHK(SRClosedLoopSafe(PETSC_COMM_WORLD, &ig, g.K, h, &niter, &frac));
   BruteHorizon(&g, href);
-  for (PetscInt k = ks; k < ke; k++) assert_int_equal(h[k - ks], href[k]);
+  for (PetscInt64 k = ks; k < ke; k++) assert_int_equal(h[k - ks], href[k]);
   for (PetscInt k = 0; k < g.K; k++) {
     vtot += Volume(&g, k);
     if (href[k] == SR_HORIZON_SAFE) {
@@ -185,7 +186,8 @@ static void test_reach_matches_brute_force(void **state)
   for (int which = 0; which < 2; which++) {
     Graph          g;
     SRIndexGraph   ig;
-    PetscInt       ks, ke, n = which ? 3 : 2, ncells[7], sink_step, ref_sink = -1;
+    PetscInt64     ks, ke, ncells[7];
+    PetscInt       n = which ? 3 : 2, sink_step, ref_sink = -1;
     double         vol[7];
     unsigned char *init, *reached, *R, *Rn, *ever;
 
@@ -198,7 +200,7 @@ static void test_reach_matches_brute_force(void **state)
     for (PetscInt k = 0; k < g.K; k++) R[k] = (k % 17 == 3);
     init    = calloc(PetscMax(ke - ks, 1), 1);
     reached = calloc(PetscMax(ke - ks, 1), 1);
-    for (PetscInt k = ks; k < ke; k++) init[k - ks] = R[k];
+    for (PetscInt64 k = ks; k < ke; k++) init[k - ks] = R[k];
     CHK(SRClosedLoopReach(PETSC_COMM_WORLD, &ig, init, steps, ncells, vol, &sink_step, reached));
     for (PetscInt t = 0; t <= steps; t++) {
       PetscInt cnt = 0;
@@ -211,7 +213,7 @@ static void test_reach_matches_brute_force(void **state)
           ever[k] = 1;
         }
       }
-      assert_int_equal(ncells[t], cnt);
+      assert_int_equal(ncells[t], (PetscInt64)cnt);
       assert_true(PetscAbsReal(vol[t] - v / vt) <= 1e-12);
       if (t == steps) break;
       memset(Rn, 0, g.K);
@@ -224,7 +226,7 @@ static void test_reach_matches_brute_force(void **state)
       memcpy(R, Rn, g.K);
     }
     assert_int_equal(sink_step, ref_sink);
-    for (PetscInt k = ks; k < ke; k++) assert_int_equal(reached[k - ks], ever[k]);
+    for (PetscInt64 k = ks; k < ke; k++) assert_int_equal(reached[k - ks], ever[k]);
     free(R);
     free(Rn);
     free(ever);
@@ -241,7 +243,8 @@ static void test_planted_edit_changes_answer(void **state)
   (void)state;
   Graph        g;
   SRIndexGraph ig;
-  PetscInt     counts[] = {10}, ks, ke, h[10], niter;
+  PetscInt64   ks, ke;
+  PetscInt     counts[] = {10}, h[10], niter;
   double       frac;
   /* chain: k -> k + 1, cell 9 lists the sink */
   memset(&g, 0, sizeof(g));
@@ -261,12 +264,12 @@ static void test_planted_edit_changes_answer(void **state)
   Own(&g, &ks, &ke);
   View(&g, ks, ke, &ig);
   CHK(SRClosedLoopSafe(PETSC_COMM_WORLD, &ig, g.K, h, &niter, &frac));
-  for (PetscInt k = ks; k < ke; k++) assert_int_equal(h[k - ks], 9 - k);
+  for (PetscInt64 k = ks; k < ke; k++) assert_int_equal(h[k - ks], 9 - k);
   assert_true(frac == 0.0);
   /* hide cell 9 from cell 8's list: 0..8 now loop forever at 8 -> 8 */
   g.lo[8] = g.hi[8] = 8;
   CHK(SRClosedLoopSafe(PETSC_COMM_WORLD, &ig, g.K, h, &niter, &frac));
-  for (PetscInt k = ks; k < ke; k++) assert_int_equal(h[k - ks], k == 9 ? 0 : SR_HORIZON_SAFE);
+  for (PetscInt64 k = ks; k < ke; k++) assert_int_equal(h[k - ks], k == 9 ? 0 : SR_HORIZON_SAFE);
   assert_true(PetscAbsReal(frac - 0.9) < 1e-15);
   FreeGraph(&g);
 }

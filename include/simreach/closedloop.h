@@ -22,7 +22,7 @@
 typedef struct {
   PetscInt         n;                      /* state dimension, 1..SR_MAX_DIM */
   PetscInt         counts[SR_MAX_DIM];     /* intervals per dimension; K = prod counts */
-  PetscInt         kstart, kend;           /* the cells this rank owns */
+  PetscInt64       kstart, kend;           /* the cells this rank owns (K < 2^31) */
   const PetscInt  *lo, *hi;                /* (kend - kstart) x n inclusive index ranges of C(k) */
   const PetscBool *sink;                   /* (kend - kstart): the sink is in C(k) */
   const double    *bounds[SR_MAX_DIM];     /* counts[d] + 1 boundaries of dimension d (volumes) */
@@ -41,4 +41,4 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
    ncells[t] = |R_t|, volume[t] = vol(R_t) / vol(D); sink_step = the first t >= 1 at which the
    sink is among the successors of R_{t-1} (-1 if never within steps).  reached (optional, owned
    cells) = 1 where the cell is in some R_t, t <= steps. */
-PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const unsigned char *init, PetscInt steps, PetscInt *ncells, double *volume, PetscInt *sink_step, unsigned char *reached);
+PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const unsigned char *init, PetscInt steps, PetscInt64 *ncells, double *volume, PetscInt *sink_step, unsigned char *reached);

@@ -123,4 +123,6 @@ PetscErrorCode SRAbstractionFileGetAxes(SRAbstractionFile af, SRAxes *ax);
 PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SRModel *model);
 /* Independent reads of rows [k0, k0 + nk): rows (nk x (2n+1) int32) and/or E (nk x 2n), either may be NULL. */
 PetscErrorCode SRAbstractionFileRead(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, int32_t *rows, double *E);
+/* Every failing cell of /failures/cell (all ranks read all; caller frees *cells). */
+PetscErrorCode SRAbstractionFileReadFailures(SRAbstractionFile af, PetscInt64 *nf, int64_t **cells);
 PetscErrorCode SRAbstractionFileClose(SRAbstractionFile *af);

@@ -24,8 +24,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  const PetscInt K = N * N, ks = (PetscInt)((int64_t)K * rank / size), ke = (PetscInt)((int64_t)K * (rank + 1) / size), m = ke - ks;
-  PetscInt      *lo, *hi, *h, *ncells, niter, sink_step;
+  const PetscInt64 K = (PetscInt64)N * N, ks = K * rank / size, ke = K * (rank + 1) / size;
+  const PetscInt   m = (PetscInt)(ke - ks);
+  PetscInt      *lo, *hi, *h, niter, sink_step;
+  PetscInt64    *ncells;
   PetscBool     *sink;
   double        *b, *vol, frac;
   unsigned char *init;
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
   PetscCall(PetscMalloc4(2 * m, &lo, 2 * m, &hi, m, &sink, m, &h));
   PetscCall(PetscMalloc4(N + 1, &b, steps + 1, &ncells, steps + 1, &vol, m, &init));
   for (PetscInt i = 0; i <= N; i++) b[i] = -1.0 + 2.0 * i / N;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_closedloop: %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " cells on %d rank(s)\n", N, N, K, size));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_closedloop: %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt64_FMT " cells on %d rank(s)\n", N, N, K, size));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| w | mean |C(k)| | safe iterations | safe total s | s per iteration | ns per cell-iteration | safe fraction | reach %" PetscInt_FMT " steps s |\n|---|---|---|---|---|---|---|---|\n", steps));
   for (size_t iw = 0; iw < sizeof(widths) / sizeof(widths[0]); iw++) {
     const PetscInt w = widths[iw];
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
     SRIndexGraph g = {.n = 2, .counts = {N, N}, .kstart = ks, .kend = ke, .lo = lo, .hi = hi, .sink = sink, .bounds = {b, b}};
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     t0 = MPI_Wtime();
-    PetscCall(SRClosedLoopSafe(PETSC_COMM_WORLD, &g, K, h, &niter, &frac));
+    PetscCall(SRClosedLoopSafe(PETSC_COMM_WORLD, &g, PETSC_MAX_INT, h, &niter, &frac));
     t1 = MPI_Wtime();
     PetscCall(SRClosedLoopReach(PETSC_COMM_WORLD, &g, init, steps, ncells, vol, &sink_step, NULL));
     t2 = MPI_Wtime();

@@ -15,6 +15,8 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach v
 PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code);
 /* simreach check FILE.h5 (SPEC §11): *exit_code 0 only when every stored cell is proven, else 1. */
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
+PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[]);   /* simreach safe ABS.h5  (SPEC §12) */
+PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[]);  /* simreach reach ABS.h5 (SPEC §12) */
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
 /* Refuse, naming option, value and range, any value of a simreach option that does not parse

@@ -1,0 +1,46 @@
+/* The closed-loop questions of SPEC §12 asked of an abstraction file: the owned lists as an
+   index graph, sampled trajectories of the stored network as a falsification check, and the
+   safety file of `simreach safe` (analysis/abstraction-schema.md, "The safety file"). */
+#pragma once
+
+#include <simreach/closedloop.h>
+#include <simreach/verify.h>
+
+typedef struct {
+  SRIndexGraph g;                    /* views the arrays below */
+  PetscInt    *lo, *hi;              /* owned cells x n */
+  PetscBool   *sink;                 /* owned cells */
+  double      *bounds[SR_MAX_DIM];   /* N_d + 1 boundaries (midpoints of their enclosures) */
+  PetscInt64   unverified;           /* cells (all ranks) given the sink: failures, NaN/Inf enclosures */
+} SRIndexGraphStore;
+
+/* Collective: the block of SRVerifyOwnership of every rank. */
+PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGraphStore *s);
+PetscErrorCode SRIndexGraphStoreDestroy(SRIndexGraphStore *s);
+
+typedef struct {
+  PetscInt64 trajectories; /* drawn (start cell uniform over all K cells) */
+  PetscInt64 with_claim;   /* of those, started in a cell with horizon >= 1 */
+  PetscInt64 steps;        /* steps simulated within the claims */
+  PetscInt64 violations;   /* trajectories that left D before their cell's horizon (or cap) ran out */
+} SRTrajectoryCounts;
+
+/* From a uniform point of a uniformly drawn cell with verified horizon h, the real f_phi is
+   stepped min(h, cap) times (cap steps for safe cells); each leaving D within them is counted.
+   Collective; counts identical on any number of ranks. */
+PetscErrorCode SRClosedLoopTrajectoryCheck(MPI_Comm comm, SRModel model, SRAxes ax, const SRIndexGraph *g, const PetscInt *horizon, PetscInt64 ntraj, PetscInt cap, uint64_t seed, SRTrajectoryCounts *c);
+
+typedef struct {
+  PetscInt64         K;
+  PetscInt           iterations;
+  double             safe_fraction, time_total;
+  PetscInt64         safe_cells, unverified;
+  PetscInt           max_horizon;   /* largest finite horizon */
+  double             mean_horizon;  /* mean finite horizon over the cells that may leave D */
+  SRTrajectoryCounts traj;
+  PetscInt           traj_cap;
+} SRSafetySummary;
+
+/* Writes the safety file (created as path.part, exclusively, then renamed; an existing path
+   only with force): /horizon (int32 per cell, -1 = never leaves D) and the summary. Collective. */
+PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum);

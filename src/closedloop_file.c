@@ -1,0 +1,249 @@
+/* The closed-loop questions of SPEC §12 asked of an abstraction file (analysis/
+   abstraction-schema.md): the owned block of its index-box lists as an SRIndexGraph, the
+   falsification check by sampled trajectories of the stored network, and the safety file that
+   `simreach safe` writes (analysis/safety-schema.md).
+
+   A cell whose list certifies nothing — a failed containment test (/failures) or a NaN/Inf
+   enclosure (flag 2) — is given the sink as a successor: what the abstraction does not prove
+   is assumed to leave D. */
+#include <simreach/closedloop.h>
+#include <simreach/random.h>
+#include <simreach/verify.h>
+#include <simreach/private/closedloop_file.h>
+#include <simreach/private/fileio.h>
+#include <simreach/private/results.h>
+
+PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGraphStore *s)
+{
+  const SRAbstractionHeader *h;
+  SRAxes                     ax;
+  PetscMPIInt                size, rank;
+  PetscInt64                 ks, ke, m, nf;
+  int64_t                   *fail;
+  int32_t                   *rows;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscCall(SRAbstractionFileGetHeader(af, &h));
+  PetscCall(SRAbstractionFileGetAxes(af, &ax));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCheck(h->K <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "closed-loop questions: %" PetscInt64_FMT " cells; at most %d are supported (the sets are replicated, one byte per cell)", h->K, PETSC_MPI_INT_MAX);
+  SRVerifyOwnership(h->K, size, rank, &ks, &ke);
+  m = ke - ks;
+  s->g.n      = h->n;
+  s->g.kstart = ks;
+  s->g.kend   = ke;
+  for (PetscInt d = 0; d < h->n; d++) {
+    s->g.counts[d] = ax->N[d];
+    PetscCall(PetscMalloc1(ax->N[d] + 1, &s->bounds[d]));
+    /* volumes: the midpoints of the boundary enclosures (exact doubles for a partition) */
+    for (PetscInt i = 0; i <= ax->N[d]; i++) s->bounds[d][i] = 0.5 * ax->glo[d][i] + 0.5 * ax->ghi[d][i];
+    s->g.bounds[d] = s->bounds[d];
+  }
+  PetscCall(PetscMalloc3(PetscMax(m, 1) * h->n, &s->lo, PetscMax(m, 1) * h->n, &s->hi, PetscMax(m, 1), &s->sink));
+  PetscCall(PetscMalloc1(PetscMax(m, 1) * SRListRowLength(h->n), &rows));
+  PetscCall(SRAbstractionFileRead(af, ks, m, rows, NULL));
+  for (PetscInt64 k = 0; k < m; k++) {
+    const int32_t *r = rows + k * SRListRowLength(h->n);
+    for (PetscInt d = 0; d < h->n; d++) {
+      s->lo[k * h->n + d] = r[d];
+      s->hi[k * h->n + d] = r[h->n + d];
+    }
+    s->sink[k] = (r[2 * h->n] & SR_LIST_SINK) ? PETSC_TRUE : PETSC_FALSE;
+    if (r[2 * h->n] & SR_LIST_NONFINITE) {
+      s->sink[k] = PETSC_TRUE;
+      s->unverified++;
+    }
+  }
+  PetscCall(SRAbstractionFileReadFailures(af, &nf, &fail));
+  for (PetscInt64 i = 0; i < nf; i++)
+    if (fail[i] >= ks && fail[i] < ke && !(rows[(fail[i] - ks) * SRListRowLength(h->n) + 2 * h->n] & SR_LIST_NONFINITE)) {
+      s->sink[fail[i] - ks] = PETSC_TRUE;
+      s->unverified++;
+    }
+  PetscCall(PetscFree(fail));
+  PetscCall(PetscFree(rows));
+  s->g.lo   = s->lo;
+  s->g.hi   = s->hi;
+  s->g.sink = s->sink;
+  {
+    PetscInt64 u = s->unverified;
+    PetscCallMPI(MPI_Allreduce(&u, &s->unverified, 1, MPIU_INT64, MPI_SUM, comm));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRIndexGraphStoreDestroy(SRIndexGraphStore *s)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < SR_MAX_DIM; d++) PetscCall(PetscFree(s->bounds[d]));
+  PetscCall(PetscFree3(s->lo, s->hi, s->sink));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Trajectory i starts in cell floor(U * K) (drawn the same on every rank, so the sample does
+   not depend on the decomposition), at a uniform point of the real cell. */
+PetscErrorCode SRClosedLoopTrajectoryCheck(MPI_Comm comm, SRModel model, SRAxes ax, const SRIndexGraph *g, const PetscInt *horizon, PetscInt64 ntraj, PetscInt cap, uint64_t seed, SRTrajectoryCounts *c)
+{
+  const PetscInt n = g->n;
+  PetscInt64     nb = 0, counts[4] = {0, 0, 0, 0}, total[4];
+  double        *X, *Y, dlo[SR_MAX_DIM], dhi[SR_MAX_DIM];
+  PetscInt      *left, *claim;
+  PetscInt       maxsteps = 0;
+  PetscInt64     K = 1;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) {
+    K *= g->counts[d];
+    dlo[d] = ax->dlo[d];
+    dhi[d] = ax->dhi[d];
+  }
+  /* this rank's trajectories */
+  for (PetscInt64 i = 0; i < ntraj; i++) {
+    const PetscInt64 k = PetscMin(K - 1, (PetscInt64)(SRRandomUniform(seed, SR_STREAM_FALSIFY, 2 * (uint64_t)i) * (double)K));
+    if (k >= g->kstart && k < g->kend) nb++;
+  }
+  PetscCall(PetscMalloc4(PetscMax(nb, 1) * n, &X, PetscMax(nb, 1) * n, &Y, PetscMax(nb, 1), &left, PetscMax(nb, 1), &claim));
+  nb = 0;
+  for (PetscInt64 i = 0; i < ntraj; i++) {
+    PetscInt64 k = PetscMin(K - 1, (PetscInt64)(SRRandomUniform(seed, SR_STREAM_FALSIFY, 2 * (uint64_t)i) * (double)K)), r;
+    PetscInt   h;
+    if (k < g->kstart || k >= g->kend) continue;
+    h = horizon[k - g->kstart];
+    r = k;
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt j = (PetscInt)(r % g->counts[d]);
+      double         a = ax->ghi[d][j], b = ax->glo[d][j + 1]; /* inside the real cell */
+      r /= g->counts[d];
+      if (b < a) b = a;
+      X[nb * n + d] = SRRandomRange(seed, SR_STREAM_FALSIFY, 2 * (uint64_t)i + 1 + (uint64_t)d * 0x100000000ull, a, b);
+    }
+    claim[nb] = (h == SR_HORIZON_SAFE) ? cap : h;
+    left[nb]  = claim[nb];
+    maxsteps  = PetscMax(maxsteps, claim[nb]);
+    counts[0]++;
+    if (h > 0) counts[1]++;
+    nb++;
+  }
+  /* step every trajectory that still has a claim; one leaving D before its claim ends is a violation */
+  for (PetscInt t = 1; t <= maxsteps; t++) {
+    PetscInt64 na = 0;
+    for (PetscInt64 b = 0; b < nb; b++)
+      if (left[b] > 0) {
+        if (na != b) {
+          for (PetscInt d = 0; d < n; d++) X[na * n + d] = X[b * n + d];
+          left[na]  = left[b];
+          claim[na] = claim[b];
+        }
+        na++;
+      }
+    nb = na;
+    if (nb == 0) break;
+    PetscCall(SRModelEvaluate(model, (PetscInt)nb, X, Y));
+    for (PetscInt64 b = 0; b < nb; b++) {
+      PetscBool in = PETSC_TRUE;
+      for (PetscInt d = 0; d < n; d++) {
+        X[b * n + d] = Y[b * n + d];
+        if (!(Y[b * n + d] >= dlo[d] && Y[b * n + d] <= dhi[d])) in = PETSC_FALSE;
+      }
+      counts[2]++;
+      if (!in) {
+        counts[3]++;
+        left[b] = 0;
+      } else left[b]--;
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(counts, total, 4, MPIU_INT64, MPI_SUM, comm));
+  c->trajectories = total[0];
+  c->with_claim   = total[1];
+  c->steps        = total[2];
+  c->violations   = total[3];
+  PetscCall(PetscFree4(X, Y, left, claim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRSafetyAttr_Private(hid_t o, const char name[], hid_t type, const void *v)
+{
+  hid_t s, a;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
+  SRCallHDF5Id(a, H5Acreate2(o, name, type, s, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Awrite(a, type, v));
+  SRCallHDF5(H5Aclose(a));
+  SRCallHDF5(H5Sclose(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRSafetyAttrStr_Private(hid_t o, const char name[], const char v[])
+{
+  hid_t t, s, a;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
+  SRCallHDF5(H5Tset_size(t, strlen(v) + 1));
+  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
+  SRCallHDF5Id(a, H5Acreate2(o, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Awrite(a, t, v));
+  SRCallHDF5(H5Aclose(a));
+  SRCallHDF5(H5Sclose(s));
+  SRCallHDF5(H5Tclose(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum)
+{
+  char       tmp[PETSC_MAX_PATH_LEN];
+  hid_t      fapl, f, sp, d, ms, dx;
+  hsize_t    dims = (hsize_t)sum->K, start = (hsize_t)g->kstart, count = (hsize_t)(g->kend - g->kstart), one = PetscMax(count, 1);
+  int32_t   *h32;
+  PetscInt64 m = g->kend - g->kstart;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRFileCheckSpace(comm, path, 4.0 * (double)sum->K + 65536.0));
+  PetscCall(SRFileCreateExclusiveTemp(comm, path, tmp, sizeof(tmp)));
+  PetscCall(PetscMalloc1(PetscMax(m, 1), &h32));
+  for (PetscInt64 k = 0; k < m; k++) h32[k] = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];
+  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
+  SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+  SRCallHDF5(H5Pclose(fapl));
+  PetscCall(SRSafetyAttrStr_Private(f, "simreach_format", "simreach-safety-1"));
+  PetscCall(SRSafetyAttrStr_Private(f, "abstraction", abstraction));
+  PetscCall(SRSafetyAttr_Private(f, "K", H5T_NATIVE_INT64, &sum->K));
+  {
+    const int64_t it = sum->iterations, mx = sum->max_horizon, cap = sum->traj_cap;
+    PetscCall(SRSafetyAttr_Private(f, "iterations", H5T_NATIVE_INT64, &it));
+    PetscCall(SRSafetyAttr_Private(f, "safe_fraction", H5T_NATIVE_DOUBLE, &sum->safe_fraction));
+    PetscCall(SRSafetyAttr_Private(f, "safe_cells", H5T_NATIVE_INT64, &sum->safe_cells));
+    PetscCall(SRSafetyAttr_Private(f, "unverified_cells", H5T_NATIVE_INT64, &sum->unverified));
+    PetscCall(SRSafetyAttr_Private(f, "max_horizon", H5T_NATIVE_INT64, &mx));
+    PetscCall(SRSafetyAttr_Private(f, "mean_horizon", H5T_NATIVE_DOUBLE, &sum->mean_horizon));
+    PetscCall(SRSafetyAttr_Private(f, "trajectories", H5T_NATIVE_INT64, &sum->traj.trajectories));
+    PetscCall(SRSafetyAttr_Private(f, "trajectories_with_claim", H5T_NATIVE_INT64, &sum->traj.with_claim));
+    PetscCall(SRSafetyAttr_Private(f, "trajectory_steps", H5T_NATIVE_INT64, &sum->traj.steps));
+    PetscCall(SRSafetyAttr_Private(f, "trajectory_violations", H5T_NATIVE_INT64, &sum->traj.violations));
+    PetscCall(SRSafetyAttr_Private(f, "trajectory_cap", H5T_NATIVE_INT64, &cap));
+    PetscCall(SRSafetyAttr_Private(f, "time_total", H5T_NATIVE_DOUBLE, &sum->time_total));
+  }
+  SRCallHDF5Id(sp, H5Screate_simple(1, &dims, NULL));
+  SRCallHDF5Id(d, H5Dcreate2(f, "horizon", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5Id(ms, H5Screate_simple(1, &one, NULL));
+  if (count) SRCallHDF5(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL));
+  else {
+    SRCallHDF5(H5Sselect_none(sp));
+    SRCallHDF5(H5Sselect_none(ms));
+  }
+  SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
+  SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
+  SRCallHDF5(H5Dwrite(d, H5T_NATIVE_INT32, ms, sp, dx, h32));
+  SRCallHDF5(H5Pclose(dx));
+  SRCallHDF5(H5Sclose(ms));
+  SRCallHDF5(H5Sclose(sp));
+  SRCallHDF5(H5Dclose(d));
+  SRCallHDF5(H5Fclose(f));
+  PetscCall(PetscFree(h32));
+  PetscCall(SRFileCommit(comm, tmp, path, force));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,101 @@
+/* simreach safe: the verified-safe set and every cell's verified horizon (SPEC §12).
+
+     simreach safe ABS.h5 [-output SAFE.h5 [-force]] [-trajectories 100000] [-trajectory_cap 100]
+                   [-seed 1] [-max_iterations K]
+
+   Reads the index-box lists of an abstraction file (simreach verify), computes the sink's
+   backward-reachable set as a fixed point (SRClosedLoopSafe), and prints the safe volume
+   fraction, the horizons and the time per iteration; with -trajectories it simulates the
+   stored network from uniform points of uniformly drawn cells and counts trajectories that
+   leave D before their cell's verified horizon (a falsification check: it must be 0).
+   -output writes the safety file (analysis/abstraction-schema.md, "The safety file").  Exits
+   non-zero when a trajectory violates its horizon. */
+#include <simreach/private/commands.h>
+#include <simreach/private/closedloop_file.h>
+#include <petsctime.h>
+#include <sys/resource.h>
+
+PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
+{
+  char               output[PETSC_MAX_PATH_LEN] = "";
+  PetscInt           ntraj = 100000, cap = 100, seed = 1, maxit = PETSC_MAX_INT, *horizon;
+  PetscBool          has_out, force = PETSC_FALSE;
+  SRAbstractionFile  af;
+  SRIndexGraphStore  gs;
+  SRSystem           sys;
+  SRModel            model;
+  SRAxes             ax;
+  SRSafetySummary    sum;
+  PetscLogDouble     t0, t1;
+  PetscInt64         m, loc[2] = {0, 0}, glob[2], hsum = 0, hsum_g;
+  PetscInt           hmax = 0, hmax_g;
+  struct rusage      ru;
+  long               rss, rss_max;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, NULL, "simreach safe: the verified-safe set and horizons of an abstraction file (SPEC §12)", NULL);
+  PetscCall(PetscOptionsString("-output", "safety file to write (per-cell horizons and the summary)", NULL, output, output, sizeof(output), &has_out));
+  PetscCall(PetscOptionsBool("-force", "replace an existing -output file", NULL, force, &force, NULL));
+  PetscCall(PetscOptionsInt("-trajectories", "sampled trajectories of the real network checked against the horizons (0 = none)", NULL, ntraj, &ntraj, NULL));
+  PetscCall(PetscOptionsInt("-trajectory_cap", "steps simulated from a safe cell (horizon infinite)", NULL, cap, &cap, NULL));
+  PetscCall(PetscOptionsInt("-seed", "seed of the sampled trajectories", NULL, seed, &seed, NULL));
+  PetscCall(PetscOptionsInt("-max_iterations", "bound on the fixed-point iterations (default: until the fixed point)", NULL, maxit, &maxit, NULL));
+  PetscOptionsEnd();
+  PetscCheck(file && file[0], comm, PETSC_ERR_ARG_WRONG, "simreach safe: give the abstraction file, e.g. simreach safe abs.h5 (written by simreach verify -output)");
+  PetscCheck(ntraj >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-trajectories %" PetscInt_FMT ": allowed are 0 or more", ntraj);
+  PetscCheck(cap >= 1 && cap <= 1000000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-trajectory_cap %" PetscInt_FMT ": allowed are 1 to 1000000", cap);
+  PetscCheck(maxit >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_iterations %" PetscInt_FMT ": allowed are 1 or more", maxit);
+  PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": allowed are 0 or more", seed);
+  PetscCall(SRCheckUnusedOptions(comm));
+
+  PetscCall(SRAbstractionFileOpen(comm, file, &af));
+  PetscCall(SRAbstractionFileGetAxes(af, &ax));
+  PetscCall(SRIndexGraphLoad(comm, af, &gs));
+  m = gs.g.kend - gs.g.kstart;
+  PetscCall(PetscMalloc1(PetscMax(m, 1), &horizon));
+  PetscCall(PetscMemzero(&sum, sizeof(sum)));
+  sum.K = 1;
+  for (PetscInt d = 0; d < gs.g.n; d++) sum.K *= gs.g.counts[d];
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t0));
+  PetscCall(SRClosedLoopSafe(comm, &gs.g, maxit, horizon, &sum.iterations, &sum.safe_fraction));
+  PetscCall(PetscTime(&t1));
+  sum.time_total = t1 - t0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum.time_total, 1, MPI_DOUBLE, MPI_MAX, comm));
+  for (PetscInt64 k = 0; k < m; k++) {
+    if (horizon[k] == SR_HORIZON_SAFE) loc[0]++;
+    else {
+      loc[1]++;
+      hsum += horizon[k];
+      hmax = PetscMax(hmax, horizon[k]);
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(loc, glob, 2, MPIU_INT64, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&hsum, &hsum_g, 1, MPIU_INT64, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&hmax, &hmax_g, 1, MPIU_INT, MPI_MAX, comm));
+  sum.safe_cells   = glob[0];
+  sum.unverified   = gs.unverified;
+  sum.max_horizon  = hmax_g;
+  sum.mean_horizon = glob[1] ? (double)hsum_g / (double)glob[1] : 0;
+  sum.traj_cap     = cap;
+  PetscCall(PetscPrintf(comm, "safe: %s, K = %" PetscInt64_FMT " cells, %" PetscInt64_FMT " unverified (given the sink)\n", file, sum.K, sum.unverified));
+  PetscCall(PetscPrintf(comm, "safe: verified-safe set %" PetscInt64_FMT " cells, %.6f of vol(D); the other %" PetscInt64_FMT " cells stay in D for %.2f steps on average (max %" PetscInt_FMT ")\n", sum.safe_cells, sum.safe_fraction, glob[1], sum.mean_horizon, sum.max_horizon));
+  PetscCall(PetscPrintf(comm, "safe: fixed point after %" PetscInt_FMT " iterations, %.3f s in all, %.2e s per iteration\n", sum.iterations, sum.time_total, sum.time_total / PetscMax(sum.iterations, 1)));
+  if (ntraj > 0) {
+    PetscCall(SRAbstractionFileGetModel(af, &sys, &model));
+    PetscCall(SRClosedLoopTrajectoryCheck(comm, model, ax, &gs.g, horizon, ntraj, cap, (uint64_t)seed, &sum.traj));
+    PetscCall(SRModelDestroy(&model));
+    PetscCall(SRSystemDestroy(&sys));
+    PetscCall(PetscPrintf(comm, "safe: %" PetscInt64_FMT " sampled trajectories of the network (%" PetscInt64_FMT " from cells with horizon >= 1, %" PetscInt64_FMT " steps): %" PetscInt64_FMT " left D before their verified horizon%s\n", sum.traj.trajectories, sum.traj.with_claim, sum.traj.steps, sum.traj.violations, sum.traj.violations ? "  <-- UNSOUND" : ""));
+  }
+  getrusage(RUSAGE_SELF, &ru);
+  rss = ru.ru_maxrss;
+  PetscCallMPI(MPI_Allreduce(&rss, &rss_max, 1, MPI_LONG, MPI_MAX, comm));
+  PetscCall(PetscPrintf(comm, "safe: max RSS per rank %.1f MB\n", rss_max / 1024.0));
+  if (has_out) PetscCall(SRSafetyFileWrite(comm, output, force, file, &gs.g, horizon, &sum));
+  PetscCall(PetscFree(horizon));
+  PetscCall(SRIndexGraphStoreDestroy(&gs));
+  PetscCall(SRAbstractionFileClose(&af));
+  PetscCheck(sum.traj.violations == 0, comm, PETSC_ERR_PLIB, "%" PetscInt64_FMT " sampled trajectories left D before their cell's verified horizon: the abstraction in %s is unsound", sum.traj.violations, file);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# simreach safe and simreach reach end to end (SPEC §12) on abstraction files of simreach verify:
+# - the horizons and the safe set against a brute-force Python reference that expands every
+#   index-box list (independent of src/closedloop.c), and the reachable sets likewise;
+# - identical safety files on 1, 2 and 4 ranks;
+# - sampled trajectories of the real network never leave D before their cell's horizon;
+# - a planted list edit that hides a reachable sink changes the answer and is caught by the
+#   re-check of the stored abstraction (simreach verify -recheck);
+# - bad input refused, naming the option.
+# Usage: closedloop.sh WORKDIR   (environment: see study_common.sh)
+. "$(dirname "$0")/study_common.sh"
+dir=$1
+rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
+# Fixtures: world models written here (network-file layout, analysis/abstraction-schema.md) with
+# a known shape per dimension, in s = 2 x / r (r the half-width of D): f(s) = s + N(s),
+# N(s) = -50 tanh(0.01 s) + 0.6 tanh(4 s - 6) - 0.6 tanh(-4 s - 6): about s / 2 inside
+# |s| < 1.5 (contracting, safe), pushed out of D near the rim (|s| > 1.6 leaves) — so the
+# verified-safe set and finite horizons both occur.
+"$PY" - "$dir" <<'PYEOF' || fail "writing the fixture networks"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+def write(path, sysname, r):
+    n = len(r)
+    W0, b0, W1 = np.zeros((3 * n, n)), np.zeros(3 * n), np.zeros((n, 3 * n))
+    for e in range(n):
+        a = 2.0 / r[e]
+        W0[3 * e, e], W0[3 * e + 1, e], W0[3 * e + 2, e] = 0.01 * a, 4 * a, -4 * a
+        b0[3 * e + 1], b0[3 * e + 2] = -6, -6
+        W1[e, 3 * e], W1[e, 3 * e + 1], W1[e, 3 * e + 2] = -50 * r[e] / 2, 0.6 * r[e] / 2, -0.6 * r[e] / 2
+    with h5py.File(path, "w") as f:
+        for k, v in (("simreach_format", "simreach-network-1"), ("sys", sysname), ("model", "dynamics"), ("activation", "tanh")):
+            f.attrs[k] = np.bytes_(v)
+        f.attrs["control_steps"] = np.int64(1)
+        f["widths"] = np.asarray([n, 3 * n, n], dtype=np.int64)
+        f["layers/0/weight"], f["layers/0/bias"] = W0, b0
+        f["layers/1/weight"], f["layers/1/bias"] = W1, np.zeros(n)
+write(f"{d}/pend.h5", "pendulum", [1.0, 2.0])
+write(f"{d}/toy.h5", "toy1d", [2.0])
+PYEOF
+sr_run 2 verify -network "$dir/pend.h5" -cells 40,30 -output "$dir/pend_abs.h5" > "$dir/pv.log" 2>&1 || { cat "$dir/pv.log"; fail "verify pendulum"; }
+sr_run 2 verify -network "$dir/toy.h5" -cells 200 -enclosure both -output "$dir/toy_abs.h5" > "$dir/tv.log" 2>&1 || { cat "$dir/tv.log"; fail "verify toy1d"; }
+for base in pend toy; do
+  for np in 1 2 4; do
+    sr_run $np safe "$dir/${base}_abs.h5" -trajectories 20000 -output "$dir/${base}_safe$np.h5" > "$dir/${base}_safe$np.log" 2>&1 || { cat "$dir/${base}_safe$np.log"; fail "safe $base on $np ranks"; }
+  done
+  grep -q " 0 left D before their verified horizon" "$dir/${base}_safe1.log" || { cat "$dir/${base}_safe1.log"; fail "$base: trajectory check"; }
+done
+sr_run 2 reach "$dir/pend_abs.h5" -init -0.2,0.2,-0.3,0.3 -steps 8 > "$dir/reach.log" 2>&1 || { cat "$dir/reach.log"; fail "reach"; }
+"$PY" - "$dir" <<'PYEOF' || fail "closed-loop answers differ from the brute-force reference"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+
+def load(path):
+    f = h5py.File(path, "r")
+    n, K = int(f.attrs["n"][0]), int(f.attrs["K"][0])
+    N = [int(c) for c in f["partition/counts"][()]]
+    rows = f["cells/list"][()]
+    fail = set(int(c) for c in f["failures/cell"][()])
+    b = [0.5 * f[f"partition/boundary_lo_{e}"][()] + 0.5 * f[f"partition/boundary_hi_{e}"][()] for e in range(n)]
+    succ, sink = [], []
+    for k in range(K):
+        r = rows[k]
+        lo, hi, fl = r[:n], r[n:2 * n], r[2 * n]
+        ks = []
+        if all(lo[e] <= hi[e] for e in range(n)):
+            grids = np.meshgrid(*[np.arange(lo[e], hi[e] + 1) for e in range(n)], indexing="ij")
+            idx = np.zeros(grids[0].shape, dtype=np.int64)
+            stride = 1
+            for e in range(n):
+                idx += grids[e] * stride
+                stride *= N[e]
+            ks = sorted(idx.ravel().tolist())
+        succ.append(ks)
+        sink.append(bool(fl & 1) or bool(fl & 2) or k in fail)
+    vol = np.ones(K)
+    for k in range(K):
+        r = k
+        for e in range(n):
+            i = r % N[e]; r //= N[e]
+            vol[k] *= b[e][i + 1] - b[e][i]
+    return n, K, N, succ, sink, vol / vol.sum(), f
+
+for base in ("pend", "toy"):
+    n, K, N, succ, sink, vol, f = load(f"{d}/{base}_abs.h5")
+    INF = 1 << 62
+    h = [0 if sink[k] else INF for k in range(K)]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(K):
+            if sink[k]:
+                continue
+            best = min((h[j] + 1 for j in succ[k] if h[j] < INF), default=INF)
+            if best < h[k]:
+                h[k] = best; changed = True
+    ref = np.array([-1 if x == INF else x for x in h], dtype=np.int32)
+    files = [h5py.File(f"{d}/{base}_safe{np_}.h5", "r") for np_ in (1, 2, 4)]
+    for g in files:
+        assert np.array_equal(g["horizon"][()], ref), f"{base}: horizons differ from the reference"
+        assert abs(float(g.attrs["safe_fraction"]) - vol[ref == -1].sum()) < 1e-12, base
+        assert g.attrs["iterations"] == files[0].attrs["iterations"]
+    nsafe = int((ref == -1).sum())
+    assert 0 < nsafe < K, f"{base}: the fixture should have both safe and unsafe cells ({nsafe} of {K} safe)"
+    print(f"{base}: {nsafe} of {K} cells safe, max horizon {ref.max()}; identical on 1, 2, 4 ranks and to the reference")
+    if base == "pend":
+        # bounded reachability from X0 = [-0.2,0.2] x [-0.3,0.3]
+        olo = [f[f"partition/cell_lo_{e}"][()] for e in range(n)]
+        ohi = [f[f"partition/cell_hi_{e}"][()] for e in range(n)]
+        X0 = [(-0.2, 0.2), (-0.3, 0.3)]
+        R = set()
+        for k in range(K):
+            r, ok = k, True
+            for e in range(n):
+                i = r % N[e]; r //= N[e]
+                if ohi[e][i] < X0[e][0] or olo[e][i] > X0[e][1]:
+                    ok = False
+            if ok:
+                R.add(k)
+        table, sink_step = [], -1
+        for t in range(9):
+            table.append((len(R), sum(vol[k] for k in R)))
+            if t == 8:
+                break
+            if sink_step < 0 and any(sink[k] for k in R):
+                sink_step = t + 1
+            R = set(j for k in R for j in succ[k])
+        got = []
+        for line in open(f"{d}/reach.log"):
+            p = [s.strip() for s in line.split("|")]
+            if len(p) == 6 and p[1].isdigit():
+                got.append((int(p[2]), float(p[3]), p[4]))
+        assert len(got) == 9, got
+        for t in range(9):
+            assert got[t][0] == table[t][0], (t, got[t], table[t])
+            assert abs(got[t][1] - table[t][1]) <= 1e-5 * max(1.0, table[t][1]), (t, got[t], table[t])
+            assert got[t][2] == ("yes" if sink_step >= 0 and t >= sink_step else "no"), (t, got[t], sink_step)
+        print(f"reach: {[c for c, _ in table]} cells, sink at step {sink_step}: matches the reference")
+PYEOF
+# planted edit: a cell whose list holds the sink (its enclosure leaves D) loses the sink flag;
+# safe must then answer differently, and the re-check of the stored lists must catch it
+cp "$dir/pend_abs.h5" "$dir/planted.h5"
+cell=$("$PY" - "$dir/planted.h5" <<'PYEOF'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r+")
+n = int(f.attrs["n"][0])
+L = f["cells/list"]
+rows = L[()]
+for k in range(rows.shape[0]):
+    if rows[k, 2 * n] == 1:
+        rows[k, 2 * n] = 0
+        L[k] = rows[k]
+        print(k)
+        break
+PYEOF
+)
+[ -n "$cell" ] || fail "no cell listing the sink to plant an edit in"
+sr_run 1 safe "$dir/planted.h5" -trajectories 0 -output "$dir/planted_safe.h5" > "$dir/planted_safe.log" 2>&1 || { cat "$dir/planted_safe.log"; fail "safe on the planted file"; }
+"$PY" - "$dir" "$cell" <<'PYEOF' || fail "the planted edit did not change the answer"
+import sys, h5py
+d, cell = sys.argv[1], int(sys.argv[2])
+a, b = h5py.File(f"{d}/pend_safe1.h5")["horizon"][()], h5py.File(f"{d}/planted_safe.h5")["horizon"][()]
+assert a[cell] == 0 and b[cell] != 0, (a[cell], b[cell])
+print(f"planted edit in cell {cell}: horizon 0 -> {b[cell]}")
+PYEOF
+if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted_re.log" 2>&1; then cat "$dir/planted_re.log"; fail "the hidden sink in cell $cell was not caught by the re-check"; fi
+grep -q "FAILED cell $cell:" "$dir/planted_re.log" || { cat "$dir/planted_re.log"; fail "the re-check does not name cell $cell"; }
+# bad input: one or two lines naming the option, non-zero exit
+expect_refusal() { # name, expected text, command...
+  local name=$1 text=$2; shift 2
+  if "$@" > "$dir/bad.log" 2>&1; then cat "$dir/bad.log"; fail "$name: accepted"; fi
+  grep -q -- "$text" "$dir/bad.log" || { cat "$dir/bad.log"; fail "$name: message does not say '$text'"; }
+}
+expect_refusal "reach -init count" "-init: 2 numbers given" sr_run 1 reach "$dir/pend_abs.h5" -init 0,1 -steps 3
+expect_refusal "reach -steps" "-steps -1" sr_run 1 reach "$dir/pend_abs.h5" -init 0,1,0,1 -steps -1
+expect_refusal "reach no file" "give the abstraction file" sr_run 1 reach -init 0,1,0,1
+expect_refusal "safe missing file" "nothere.h5" sr_run 1 safe "$dir/nothere.h5"
+expect_refusal "safe existing output" "pend_safe1.h5" sr_run 1 safe "$dir/pend_abs.h5" -trajectories 0 -output "$dir/pend_safe1.h5"
+echo "closedloop.sh: all checks passed"
