@@ -544,6 +544,11 @@ def main(argv=None):
     figures.append(("Softmin / softmax gap vs tau log n", "gap.png"))
     if fig_tradeoff(res, os.path.join(a.output, "tradeoff.png")):
         figures.append(("Trade-off: prediction error against |M_tight| and vol(E_tight), one curve per beta", "tradeoff.png"))
+    if "safe_tight" in res.ckcols:
+        fig_beta_panels(res, os.path.join(a.output, "closed_loop.png"), ["safe_tight", "horizon_tight", "safe_C", "horizon_C"],
+                        ["verified-safe fraction (M_tight)", "mean verified horizon (M_tight)", "verified-safe fraction (C)",
+                         "mean verified horizon (C)"], False)
+        figures.append(("The closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon vs beta", "closed_loop.png"))
     if fig_counts(res, os.path.join(a.output, "counts.png")):
         figures.append(("Floor, tightest, minimal and certified successor counts per beta", "counts.png"))
     note = fig_cells(res, os.path.join(a.output, "cells.png"))

@@ -12,6 +12,8 @@ enum { S_SUCC = 0, S_VOLE = 2, S_VOLU = 4, S_DPRED = 6, S_DCOV = 8, S_SPEAR = 10
 /* criterion 2 and the treatment check (SPEC §9): columns of the checkpoint table they read, and
    the summary columns they fill (mean, standard error over seeds) */
 enum { C_SUCCMIN = 8, C_HTR = 22, C_LSHO = 23, C_TIGHT = 25, C_VOLT = 26, C_FLOOR = 27 };
+/* the closed loop (SPEC §12) */
+enum { C_SAFEC = 36, C_HORC = 37, C_SAFET = 38, C_HORT = 39 };
 enum { S_TRED = 18, S_VTRED = 20, S_TREDA = 22, S_VTREDA = 24, S_NACC = 26, S_DLSHO = 27, S_DTIGHT = 29, S_ACTED = 31, S_EFFECT = 32, S_TIGHTM = 33, S_FLOORM = 34, S_VOLTM = 35, S_HM = 36, S_HTRM = 37, S_TLNNM = 38, S_MINM = 39 };
 
 /* Average ranks (1-based) of x, ties sharing the mean of their positions. */
@@ -200,6 +202,59 @@ static void Criterion2_Private(const SRResultsLayout *lay, const double *tables,
         if (row[S_EFFECT] == 1.0) (*neffect)++;
       }
     }
+}
+
+/* The closed loop (SPEC §12), where a smaller abstraction pays: per (beta, tau), at the final
+   checkpoint, the verified-safe volume fraction and the mean verified horizon with M_tight and
+   with C, and their paired change against the beta = 0 run of the same (tau, seed) — at the
+   same checkpoint and accuracy-matched (the baseline checkpoint whose prediction error is
+   closest to and not better than the run's).  Mean +- standard error over seeds.  Prints a
+   table; NaN (free boxes) prints as nan. */
+static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const double *tables, const RunInfo_Private *info, PetscViewer viewer)
+{
+  const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed;
+  const PetscInt col[4] = {C_SAFET, C_HORT, C_SAFEC, C_HORC};
+  PetscInt       ib0 = -1;
+
+  PetscFunctionBeginUser;
+  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+    if (lay->beta[ib] == 0 && ib0 < 0) ib0 = ib;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Closed loop (SPEC §12), final checkpoint, mean over seeds; change against beta = 0 (same checkpoint | accuracy-matched), mean+-SE:\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau  safe(M_t)  horizon(M_t)  safe(C)  horizon(C)   d safe(M_t)              d horizon(M_t)             d safe(C)\n"));
+  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+    for (PetscInt it = 0; it < ntau; it++) {
+      double   mean[4], dm[3][2], dse[3][2], v[4][SR_RESULTS_MAX_LIST], d[3][2][SR_RESULTS_MAX_LIST], se;
+      PetscInt used;
+      for (PetscInt is = 0; is < nseed; is++) {
+        const PetscInt         r  = (ib * ntau + it) * nseed + is;
+        const RunInfo_Private *ri = &info[r], *r0 = ib0 >= 0 ? &info[(ib0 * ntau + it) * nseed + is] : NULL;
+        for (int q = 0; q < 4; q++) v[q][is] = ri->status == SR_RUN_DONE ? ri->final[col[q]] : NAN;
+        for (int q = 0; q < 3; q++) d[q][0][is] = d[q][1][is] = NAN;
+        if (ri->status != SR_RUN_DONE || !r0 || r0->status != SR_RUN_DONE || lay->beta[ib] == 0) continue;
+        {
+          const double *T0 = tables + (size_t)((ib0 * ntau + it) * nseed + is) * nr * SR_CHECKPOINT_NFIELDS;
+          PetscInt      jb = -1;
+          for (PetscInt j = 0; j < nr; j++) {
+            const double *rw = T0 + j * SR_CHECKPOINT_NFIELDS;
+            if (!isfinite(rw[C_CK]) || !(rw[C_PRED] >= ri->final[C_PRED])) continue;
+            if (jb < 0 || rw[C_PRED] < T0[jb * SR_CHECKPOINT_NFIELDS + C_PRED]) jb = j;
+          }
+          for (int q = 0; q < 3; q++) {
+            d[q][0][is] = ri->final[col[q]] - r0->final[col[q]];
+            if (jb >= 0) d[q][1][is] = ri->final[col[q]] - T0[jb * SR_CHECKPOINT_NFIELDS + col[q]];
+          }
+        }
+      }
+      for (int q = 0; q < 4; q++) MeanSE_Private(nseed, v[q], &mean[q], &se, &used);
+      for (int q = 0; q < 3; q++)
+        for (int c = 0; c < 2; c++) MeanSE_Private(nseed, d[q][c], &dm[q][c], &dse[q][c], &used);
+      if (lay->beta[ib] == 0)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %10.4f %13.3f %8.4f %11.3f   (baseline)\n", lay->beta[ib], lay->tau[it], mean[0], mean[1], mean[2], mean[3]));
+      else
+        PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %10.4f %13.3f %8.4f %11.3f   %+.4f+-%.4f|%+.4f+-%.4f  %+.3f+-%.3f|%+.3f+-%.3f  %+.4f+-%.4f|%+.4f+-%.4f\n", lay->beta[ib], lay->tau[it], mean[0], mean[1], mean[2], mean[3], dm[0][0], dse[0][0], dm[0][1], dse[0][1], dm[1][0], dse[1][0], dm[1][1], dse[1][1], dm[2][0], dse[2][0], dm[2][1], dse[2][1]));
+    }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "(safe: verified-safe volume fraction, the cells from which the abstraction proves D is never left; horizon: mean verified steps in D, volume-weighted, capped at %d; M_t: the lists of the tightest enclosure, C: the certified lists)\n", SR_HORIZON_CAP));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Every run's checkpoint table and final row (the valid rows: checkpoint column written). */
@@ -578,6 +633,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     const double *row = s.table + (best_ib * ntau + best_it) * SR_SUMMARY_NCOLS;
     PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%g tau=%g: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", lay->beta[best_ib], lay->tau[best_it], 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
   }
+  PetscCall(ClosedLoop_Private(lay, tables, info, viewer));
   if (!claims)
     PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 3, every stored cell proven sound (SPEC §11): -guard none on cells that may leave gaps claims no soundness (%" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown cell-checkpoints, for information) -> NOT TESTED\n", s.falsified, s.failures - s.falsified));
   else

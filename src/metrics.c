@@ -43,7 +43,7 @@ static PetscErrorCode SRMetricsHullSub_Private(SRModel model, SRCells sub, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m)
+PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m, double *E_tight)
 {
   const PetscInt n = cells->n, K = cells->K;
   PetscInt       ks, ke, s = 1, np = 1, nonfinite = 0;
@@ -91,6 +91,11 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
         }
     }
     vloc[4 * (k - ks) + 0] = wk;
+    if (E_tight)
+      for (PetscInt d = 0; d < n; d++) {
+        E_tight[2 * n * (k - ks) + d]     = ok ? E[d] : -INFINITY;
+        E_tight[2 * n * (k - ks) + n + d] = ok ? E[n + d] : INFINITY;
+      }
     if (ok) {
       PetscCall(SRSuccessorsCertified(cells, index, E, E + n, 0, NULL, &cnt));
       for (PetscInt d = 0; d < n; d++) vol *= E[n + d] - E[d];

@@ -12,6 +12,7 @@
    cellsolve.c, the checkpoint re-check in recheck.c, the resume state in runstate.c, and
    the state they share in include/simreach/private/run.h. */
 #include <simreach/private/run.h>
+#include <simreach/closedloop.h>
 #include <math.h>
 #include <string.h>
 
@@ -507,7 +508,23 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   PetscCall(SRLossHard(r->cells, T, &r->par, r->nheld, r->Xho, r->Y, &hv));
   PetscCall(SRLossSim(r->cells, T, &r->par, r->nheld, r->Xho, r->Y, &vho, NULL, NULL)); /* held-out L_sim */
   PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, 1.0, &row.Lencl, NULL, NULL));
-  PetscCall(SRMetricsTight(r->comm, r->abs, r->model, r->cells, r->tight_bisect, r->floor_points, &tm));
+  {
+    /* |M_tight|, vol(E_tight), |F|; then the closed loop with C(k) and M_tight(k) (SPEC §12) */
+    const SRSuccessorList *C;
+    SRClosedLoopMetrics    cl;
+    PetscInt               ks, ke;
+    double                *Et;
+    PetscCall(SRAbstractionGetOwnership(r->abs, r->cells->K, &ks, &ke));
+    PetscCall(PetscMalloc1(2 * r->cells->n * PetscMax(ke - ks, 1), &Et));
+    PetscCall(SRMetricsTight(r->comm, r->abs, r->model, r->cells, r->tight_bisect, r->floor_points, &tm, Et));
+    PetscCall(SRAbstractionGetCertified(r->abs, &C));
+    PetscCall(SRClosedLoopCheckpoint(r->comm, r->cells, ks, ke, C, Et, SR_HORIZON_CAP, &cl));
+    PetscCall(PetscFree(Et));
+    row.safe_C        = cl.safe_C;
+    row.horizon_C     = cl.horizon_C;
+    row.safe_tight    = cl.safe_tight;
+    row.horizon_tight = cl.horizon_tight;
+  }
   PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &row.pred_error, NULL));
   PetscCall(SRAbstractionGetMetrics(r->abs, r->model, r->cells, &met));
   row.Lsim           = val.Lsim;

@@ -6,6 +6,9 @@
    the answers do not depend on the decomposition. */
 #include <simreach/closedloop.h>
 #include <simreach/random.h>
+#include <simreach/system.h>
+#include <simreach/cells.h>
+#include <math.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -299,6 +302,88 @@ static void test_bad_lists_refused(void **state)
   CHK(PetscPopErrorHandler());
 }
 
+/* The study's checkpoint metrics on a partition (SRClosedLoopCheckpoint): explicit lists that are
+   index boxes (as C(k) on a partition is) and tight enclosures, against the brute-force horizon
+   of the explicit lists and the volume-weighted mean of min(h, cap) computed here. */
+static void test_checkpoint_metrics(void **state)
+{
+  (void)state;
+  SRSystem            sys;
+  SRCells             cells;
+  const PetscInt      counts[] = {9, 7}, cap = 5;
+  PetscInt64          ks, ke;
+  SRSuccessorList     C;
+  Graph               g;
+  SRClosedLoopMetrics m;
+  PetscInt           *href, nnz = 0;
+  double             *Et, vD, vsafe = 0, hmean = 0;
+
+  ctr = 5000;
+  CHK(SRSystemCreate(PETSC_COMM_WORLD, "pendulum", NULL, &sys));
+  CHK(SRCellsCreatePartition(sys, counts, &cells));
+  MakeGraph(&g, 2, counts, 1, 0.04, 0.0);
+  for (PetscInt d = 0; d < 2; d++) { /* the partition's boundaries for the reference volumes */
+    PetscInt      mm;
+    const double *b = SRCellsPartitionBoundaries(cells, d, &mm);
+    for (PetscInt i = 0; i <= counts[d]; i++) g.b[d][i] = b[i];
+  }
+  /* explicit CSR of the boxes, sink = K last */
+  C.ptr = malloc(sizeof(PetscInt) * (g.K + 1));
+  C.idx = malloc(sizeof(PetscInt) * g.K * (g.K + 1));
+  C.ptr[0] = 0;
+  for (PetscInt k = 0; k < g.K; k++) {
+    for (PetscInt j = 0; j < g.K; j++)
+      if (InBox(&g, k, j)) C.idx[nnz++] = j;
+    if (g.sink[k]) C.idx[nnz++] = g.K;
+    C.ptr[k + 1] = nnz;
+  }
+  Own(&g, &ks, &ke);
+  /* E_tight: a point enclosure in the middle of cell k's own box (M_tight(k) = that cell), or
+     outside D for the sink cells */
+  Et = malloc(sizeof(double) * 4 * PetscMax(ke - ks, 1));
+  for (PetscInt64 k = ks; k < ke; k++) {
+    PetscInt idx[2];
+    SRCellsIndex(cells, (PetscInt)k, idx);
+    for (PetscInt d = 0; d < 2; d++) {
+      const double c = 0.5 * (g.b[d][idx[d]] + g.b[d][idx[d] + 1]);
+      Et[4 * (k - ks) + d] = Et[4 * (k - ks) + 2 + d] = c;
+    }
+    if (g.sink[k]) Et[4 * (k - ks) + 2] = 10.0; /* leaves D */
+  }
+  CHK(SRClosedLoopCheckpoint(PETSC_COMM_WORLD, cells, (PetscInt)ks, (PetscInt)ke, &C, Et, cap, &m));
+  href = malloc(sizeof(PetscInt) * g.K);
+  BruteHorizon(&g, href);
+  vD = (g.b[0][counts[0]] - g.b[0][0]) * (g.b[1][counts[1]] - g.b[1][0]);
+  for (PetscInt k = 0; k < g.K; k++) {
+    const double v = Volume(&g, k) / vD;
+    if (href[k] == SR_HORIZON_SAFE) vsafe += v;
+    hmean += v * PetscMin(href[k], cap);
+  }
+  assert_true(PetscAbsReal(m.safe_C - vsafe) <= 1e-12);
+  assert_true(PetscAbsReal(m.horizon_C - hmean) <= 1e-9);
+  assert_true(vsafe > 0 && vsafe < 1);
+  /* M_tight(k) = {k} (+ sink): cells without the sink never leave */
+  {
+    double vs = 0, hm = 0;
+    for (PetscInt k = 0; k < g.K; k++) {
+      const double v = Volume(&g, k) / vD;
+      if (!g.sink[k]) {
+        vs += v;
+        hm += v * cap;
+      }
+    }
+    assert_true(PetscAbsReal(m.safe_tight - vs) <= 1e-12);
+    assert_true(PetscAbsReal(m.horizon_tight - hm) <= 1e-9);
+  }
+  free(href);
+  free(Et);
+  free(C.ptr);
+  free(C.idx);
+  FreeGraph(&g);
+  CHK(SRCellsDestroy(&cells));
+  CHK(SRSystemDestroy(&sys));
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
@@ -306,6 +391,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_reach_matches_brute_force),
     cmocka_unit_test(test_planted_edit_changes_answer),
     cmocka_unit_test(test_bad_lists_refused),
+    cmocka_unit_test(test_checkpoint_metrics),
   };
   int fails;
 

@@ -64,9 +64,9 @@ static void test_tight_floor(void **state)
     n = cells->n;
     CHK(SRAbstractionCreate(PETSC_COMM_WORLD, &abs));
     CHK(SRAbstractionCreate(PETSC_COMM_SELF, &abs1));
-    CHK(SRMetricsTight(PETSC_COMM_WORLD, abs, model, cells, 0, 5, &m0));
-    CHK(SRMetricsTight(PETSC_COMM_WORLD, abs, model, cells, 2, 7, &m1));
-    CHK(SRMetricsTight(PETSC_COMM_SELF, abs1, model, cells, 2, 7, &mself));
+    CHK(SRMetricsTight(PETSC_COMM_WORLD, abs, model, cells, 0, 5, &m0, NULL));
+    CHK(SRMetricsTight(PETSC_COMM_WORLD, abs, model, cells, 2, 7, &m1, NULL));
+    CHK(SRMetricsTight(PETSC_COMM_SELF, abs1, model, cells, 2, 7, &mself, NULL));
     /* rank-count independence: bitwise */
     all_true(m1.succ_tight == mself.succ_tight && m1.vol_E_tight == mself.vol_E_tight && m1.succ_floor == mself.succ_floor);
     /* serial oracle of the same numbers, per cell */

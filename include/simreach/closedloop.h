@@ -42,3 +42,15 @@ PetscErrorCode SRClosedLoopSafe(MPI_Comm comm, const SRIndexGraph *g, PetscInt m
    sink is among the successors of R_{t-1} (-1 if never within steps).  reached (optional, owned
    cells) = 1 where the cell is in some R_t, t <= steps. */
 PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const unsigned char *init, PetscInt steps, PetscInt64 *ncells, double *volume, PetscInt *sink_step, unsigned char *reached);
+
+/* At a study checkpoint (SPEC §12): the verified-safe volume fraction and the mean verified
+   horizon (volume-weighted, min(h, cap), safe cells counting cap) of a partition's cells, with
+   their certified lists C (replicated CSR; each list's bounding index box) and with M_tight
+   (E_tight: 2n per owned cell [ks, ke), lo then hi; NULL skips it).  NaN for free boxes.
+   Collective on comm; identical on any number of ranks. */
+#include <simreach/cells.h>
+#include <simreach/loss.h>
+typedef struct {
+  double safe_C, horizon_C, safe_tight, horizon_tight;
+} SRClosedLoopMetrics;
+PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const SRSuccessorList *C, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m);

@@ -18,5 +18,5 @@ typedef struct {
    grid of `floor_points` points per dimension (corners included).  Means are weighted by
    vol(Psi_k) / sum vol(Psi) (the plain mean on a regular grid), summed in cell order, so the
    values do not depend on the rank count.  E_tight (2n per cell of the block, lo then hi) may
-   be NULL. */
-PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m);
+   be NULL: otherwise it receives -inf, +inf for a cell whose tightest enclosure is not finite. */
+PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m, double *E_tight);

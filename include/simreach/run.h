@@ -32,8 +32,12 @@ typedef struct {
      boundary displacement of the last solve */
   PetscInt tao_reason, theta_accepted, theta_rejected, theta_backtracked, theta_moves;
   double   theta_obj_before, theta_obj_after, theta_disp;
+  /* the closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon
+     (min(h, SR_HORIZON_CAP), volume-weighted) with C(k) and with M_tight(k) */
+  double safe_C, horizon_C, safe_tight, horizon_tight;
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 36
+#define SR_CHECKPOINT_NFIELDS 40
+#define SR_HORIZON_CAP        100
 
 typedef struct _p_SRRun *SRRun;
 
