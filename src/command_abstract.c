@@ -68,7 +68,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(SRAbstractionGetPhaseTimes(abs, &t[0], &t[1], &t[2]));
   PetscCallMPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(SRAbstractionGetMetrics(abs, model, cells, &m));
-  PetscCall(SRMetricsTight(comm, abs, model, cells, 0, floor_points, &tm));
+  PetscCall(SRMetricsTight(comm, abs, model, cells, 0, floor_points, &tm, NULL));
 
   PetscCall(PetscPrintf(comm, "simreach abstract: -sys %s -model %s, %" PetscInt_FMT " parameters, %s cells, %d rank(s)\n", sysname, SRModelTypes[mtype], model->mlp->nparams, cells_free ? "free" : "grid-aligned", size));
   PetscCall(SRAbstractionView(abs, PETSC_VIEWER_STDOUT_(comm)));
