@@ -6,15 +6,12 @@
    A cell whose list certifies nothing — a failed containment test (/failures) or a NaN/Inf
    enclosure (flag 2) — is given the sink as a successor: what the abstraction does not prove
    is assumed to leave D. */
-#define _GNU_SOURCE 1 /* O_NOFOLLOW */
 #include <simreach/closedloop.h>
 #include <simreach/random.h>
 #include <simreach/verify.h>
 #include <simreach/private/closedloop_file.h>
-#include <errno.h>
+#include <simreach/private/fileio.h>
 #include <string.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <simreach/private/results.h>
 
 PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGraphStore *s)
@@ -196,44 +193,6 @@ static PetscErrorCode SRSafetyAttrStr_Private(hid_t o, const char name[], const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The safety file is created as path.part with O_CREAT|O_EXCL|O_NOFOLLOW (never a link, never an
-   existing .part) and linked into place, which never replaces an existing path unless force. */
-static PetscErrorCode SRSafetyCreatePart_Private(MPI_Comm comm, const char path[], char tmp[], size_t len)
-{
-  PetscMPIInt rank;
-  int         err = 0;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PetscSNPrintf(tmp, len, "%s.part", path));
-  if (rank == 0) {
-    int fd = open(tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY, 0644);
-    if (fd < 0) err = errno;
-    else close(fd);
-  }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "-output %s: cannot create %s exclusively: %s", path, tmp, strerror(err));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SRSafetyCommit_Private(MPI_Comm comm, const char tmp[], const char path[], PetscBool force)
-{
-  PetscMPIInt rank;
-  int         err = 0;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    if (force) err = rename(tmp, path) ? errno : 0;
-    else err = link(tmp, path) ? errno : 0;
-    if (!force) unlink(tmp);
-  }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(err != EEXIST, comm, PETSC_ERR_FILE_OPEN, "-output %s exists; pass -force to replace it", path);
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "-output %s: cannot move %s into place: %s", path, tmp, strerror(err));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum)
 {
   char       tmp[PETSC_MAX_PATH_LEN];
@@ -248,7 +207,8 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
     PetscCall(PetscTestFile(path, '\0', &exists));
     PetscCheck(force || !exists, comm, PETSC_ERR_FILE_OPEN, "-output %s exists; pass -force to replace it", path);
   }
-  PetscCall(SRSafetyCreatePart_Private(comm, path, tmp, sizeof(tmp)));
+  PetscCall(SRFileCheckSpace(comm, path, 4.0 * (double)sum->K + 65536.0));
+  PetscCall(SRFileCreateExclusiveTemp(comm, path, tmp, sizeof(tmp)));
   PetscCall(PetscMalloc1(PetscMax(m, 1), &h32));
   for (PetscInt64 k = 0; k < m; k++) h32[k] = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];
   SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
@@ -290,6 +250,6 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
   SRCallHDF5(H5Dclose(d));
   SRCallHDF5(H5Fclose(f));
   PetscCall(PetscFree(h32));
-  PetscCall(SRSafetyCommit_Private(comm, tmp, path, force));
+  PetscCall(SRFileCommit(comm, tmp, path, force));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
