@@ -5,7 +5,8 @@
 # - identical safety files on 1, 2 and 4 ranks;
 # - sampled trajectories of the real network never leave D before their cell's horizon;
 # - a planted list edit that hides a reachable sink changes the answer and is caught by the
-#   re-check of the stored abstraction (simreach verify -recheck);
+#   re-check of the stored abstraction (simreach verify -recheck and simreach check);
+# - the horizon figure (analysis/safety_figure.py) is drawn;
 # - bad input refused, naming the option.
 # Usage: closedloop.sh WORKDIR   (environment: see study_common.sh)
 . "$(dirname "$0")/study_common.sh"
@@ -164,6 +165,14 @@ print(f"planted edit in cell {cell}: horizon 0 -> {b[cell]}")
 PYEOF
 if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted_re.log" 2>&1; then cat "$dir/planted_re.log"; fail "the hidden sink in cell $cell was not caught by the re-check"; fi
 grep -q "FAILED cell $cell:" "$dir/planted_re.log" || { cat "$dir/planted_re.log"; fail "the re-check does not name cell $cell"; }
+if sr_run 2 check "$dir/planted.h5" > "$dir/planted_check.log" 2>&1; then cat "$dir/planted_check.log"; fail "simreach check passed the file with a hidden sink in cell $cell"; fi
+grep -q "FAILED cell $cell:" "$dir/planted_check.log" || { cat "$dir/planted_check.log"; fail "simreach check does not name cell $cell"; }
+sr_run 2 check "$dir/pend_abs.h5" > "$dir/untouched_check.log" 2>&1 || { cat "$dir/untouched_check.log"; fail "simreach check fails the untouched abstraction file"; }
+# the figure of the horizons (1-D and 2-D)
+for base in pend toy; do
+  "$PY" "$(dirname "$0")/../analysis/safety_figure.py" "$dir/${base}_safe1.h5" "$dir/${base}_abs.h5" -o "$dir/${base}_horizon.png" > /dev/null || fail "safety_figure.py on $base"
+  [ -s "$dir/${base}_horizon.png" ] || fail "safety_figure.py wrote no $base figure"
+done
 # bad input: one or two lines naming the option, non-zero exit
 expect_refusal() { # name, expected text, command...
   local name=$1 text=$2; shift 2
