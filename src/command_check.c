@@ -75,7 +75,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
   SRSuccessorList        Cf;
 
   PetscFunctionBeginUser;
-  *exit_code = 1;
+  *exit_code = SR_EXIT_UNPROVEN;
   if (file) { /* an abstraction file of simreach verify: its own re-check (src/command_verify.c) */
     PetscBool abs_file;
     PetscCall(SRAbstractionFileProbe(comm, file, &abs_file));
@@ -222,6 +222,6 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
   PetscCall(SRResultsDestroy(&res));
   PetscCall(PetscPrintf(comm, "simreach check: %" PetscInt_FMT " triples, %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.3g s, %.3g ms per cell) -> %s\n", tot.triples, tot.cells, tot.proven, tot.falsified, tot.unknown, tot.seconds,
                         tot.cells ? 1e3 * tot.seconds / tot.cells : 0.0, tot.falsified ? "FALSIFIED" : (tot.unknown ? "NOT FULLY VERIFIED" : (tot.triples ? "every cell proven" : "no stored triple to check"))));
-  *exit_code = (tot.falsified == 0 && tot.unknown == 0) ? 0 : 1;
+  *exit_code = (tot.falsified == 0 && tot.unknown == 0) ? SR_EXIT_OK : SR_EXIT_UNPROVEN;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

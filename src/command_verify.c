@@ -290,7 +290,7 @@ PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *
   const SRAbstractionHeader *rh;
 
   PetscFunctionBeginUser;
-  *exit_code = 1;
+  *exit_code = SR_EXIT_UNPROVEN;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "simreach check on an abstraction file (SPEC §10, §11)", NULL);
   PetscCall(PetscOptionsEnum("-enclosure", "re-check enclosure: interval, taylor1, both (default: the other one than stored)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
@@ -309,6 +309,6 @@ PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *
   PetscCall(SRVerifyCheckFile(comm, file, (SREnclosureType)etype, bisect, max_print, &m));
   PetscCall(PetscPrintf(comm, "simreach check %s (abstraction file): %" PetscInt64_FMT " cells re-enclosed with %s (bisect %" PetscInt_FMT ") on %d rank(s): %" PetscInt64_FMT " proven, %" PetscInt64_FMT " not proven (nonfinite %" PetscInt64_FMT ") -> %s\n", file, m.K, SREnclosureTypes[etype], bisect, size, m.K - m.failures, m.failures, m.nonfinite, m.failures ? "NOT FULLY VERIFIED" : "every cell proven"));
   PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists (read) %.3f s, containment %.3f s\n", m.t_enclose, m.t_lists, m.t_contain));
-  *exit_code = m.failures == 0 ? 0 : 1;
+  *exit_code = m.failures == 0 ? SR_EXIT_OK : SR_EXIT_UNPROVEN;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

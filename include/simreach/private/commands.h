@@ -31,6 +31,7 @@ enum {
   SR_EXIT_REFUSED    = 2,  /* refused input: option, value, file, lock; nothing was done */
   SR_EXIT_UNFINISHED = 3,  /* gather: the study is unfinished, the verdict printed is partial */
   SR_EXIT_RESOURCES  = 4,  /* not enough disk space or memory, or a file could not be written */
+  SR_EXIT_UNPROVEN   = 5,  /* check: some stored cell is not proven (falsified or unknown) */
   SR_EXIT_STOPPED    = 83  /* stopped by a signal after writing checkpoints: rerun with -resume */
 };
 int SRExitCode(PetscErrorCode ierr);
