@@ -88,13 +88,14 @@ gather_rc "$dir/half.h5" 3
 grep -q "half.h5 is UNFINISHED: 4 of 8 runs are not finished.*PARTIAL" "$dir/half.h5.gather.log" || { cat "$dir/half.h5.gather.log"; fail "unfinished study: gather does not say so"; }
 echo "ok: gather on an unfinished study -> exit 3, UNFINISHED, verdict labelled PARTIAL"
 
-# 6. one study per file: the first one runs long (it is stopped by SIGUSR1 after the checks)
-"$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" study -options_file "$opts" -epochs 6000 -output "$dir/busy.h5" > "$dir/busy.log" 2>&1 &
+# 6. one study per file: the first one runs long — minutes, whatever the machine: many short
+#    checkpoint intervals, so SIGUSR1 after the checks stops it at the next one
+"$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" study -options_file "$opts" -epochs 50000 -checkpoints 500 -output "$dir/busy.h5" > "$dir/busy.log" 2>&1 &
 first=$!
 for _ in $(seq 1200); do grep -q "runs in" "$dir/busy.log" 2> /dev/null && break; sleep 0.05; done
 [ -e "$dir/busy.h5.lock" ] || { cat "$dir/busy.log"; fail "the running study has no lock file"; }
 for extra in "-force" "-resume"; do
-  sr_run 1 study -options_file "$opts" -epochs 6000 -output "$dir/busy.h5" $extra > "$dir/second$extra.log" 2>&1
+  sr_run 1 study -options_file "$opts" -epochs 50000 -checkpoints 500 -output "$dir/busy.h5" $extra > "$dir/second$extra.log" 2>&1
   rc=$?
   [ $rc -eq 2 ] || { cat "$dir/second$extra.log"; fail "second study ($extra) while the first runs: exit $rc, expected 2"; }
   grep -q "busy.h5 is in use by another simreach (host $(hostname), pid [0-9]*" "$dir/second$extra.log" || { cat "$dir/second$extra.log"; fail "second study ($extra): no message naming the file and the owner"; }
