@@ -495,6 +495,13 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
     for name, v in zip(res.verdictcols, res.verdict):
         L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'NOT TESTED' if v == -1 else 'NOT FULLY VERIFIED (unknown cells)' if v == 2 else 'undecided'} |")
+    if "recheck_failures" in res.ckcols and "falsified" in res.ckcols:
+        # criterion 3's outcomes (SPEC §11): over every recorded checkpoint of the finished runs
+        done = [r for r in range(len(res.points)) if int(res.status[r]) == 2]
+        notp = sum(float(np.nansum(res.series(r, "recheck_failures"))) for r in done)
+        fals = sum(float(np.nansum(res.series(r, "falsified"))) for r in done)
+        L += ["", f"Re-check of the stored triples (SPEC §11), cell-checkpoints over {len(done)} finished runs: "
+              f"**{int(fals)} falsified**, **{int(notp - fals)} unknown** (not proven within the budget), the rest proven."]
     L += ["", "## Spearman(L_sim, H) across checkpoints (from /summary)", "", "| tau | Spearman |", "|---|---|"]
     for it, tau in enumerate(res.tau):
         L.append(f"| {tau:g} | {res.spearman_tau[it]:.6f} |")

@@ -77,6 +77,19 @@ class ReportTest(unittest.TestCase):
         for name in FIGURES + ["scaling.png"]:
             self.assertIn(f"]({name})", self.md, name)
 
+    def test_recheck_outcomes_equal_the_file(self):
+        """falsified and unknown cell-checkpoints beside the verdict (SPEC §11), from the columns"""
+        with h5py.File(self.h5, "r") as f:
+            ck = f["/runs/checkpoints"][()]
+            c = f["/runs/checkpoints"].attrs["columns"]
+            cols = (c.decode() if isinstance(c, bytes) else str(c)).split(",")
+            done = f["/runs/status"][()] == 2
+        rows = ck[done]
+        rows = rows[np.isfinite(rows[:, :, 0])]
+        fals = int(np.nansum(rows[:, cols.index("falsified")]))
+        unk = int(np.nansum(rows[:, cols.index("recheck_failures")])) - fals
+        self.assertIn(f"**{fals} falsified**, **{unk} unknown**", self.md)
+
     def test_spearman_values_equal_the_file(self):
         with h5py.File(self.h5, "r") as f:
             tau = f["/grid/tau"][()]
