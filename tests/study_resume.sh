@@ -55,11 +55,15 @@ done
 sr_run 2 study -options_file "$opts" -output "$dir/kill.h5" -resume > "$dir/kill_final.log" 2>&1 || { cat "$dir/kill_final.log"; fail "final -resume after the kills"; }
 sr_compare "$dir/ref.h5" "$dir/kill.h5" || fail "resumed study differs from the uninterrupted one"
 
-# signal_after SECONDS SIGNAL WHO OUTPUT ARGS...: WHO = ranks (each rank, like Slurm) or mpiexec (forwarded)
+# signal_after SECONDS SIGNAL WHO OUTPUT ARGS...: SECONDS after the results file exists; WHO = ranks
+# (each rank, like Slurm) or mpiexec (forwarded)
 signal_after() {
   local t=$1 sig=$2 who=$3 out=$4; shift 4
   "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" study -options_file "$opts" -output "$out" "$@" > "$out.log" 2>&1 &
   local pid=$!
+  # from the moment the study has created its file (start-up done, runs under way): a fixed
+  # moment measured on the reference run can fall after the end of a faster run
+  while [ ! -e "$out" ] && kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
   sleep "$t"
   if [ "$who" = ranks ]; then
     for c in $(pgrep -P "$pid"); do kill -s "$sig" "$c" 2> /dev/null; done
@@ -71,7 +75,7 @@ signal_after() {
 for cfg in "TERM ranks 1" "USR1 mpiexec 2"; do
   set -- $cfg
   out="$dir/sig$1.h5"
-  signal_after "$(at 0.5)" "$1" "$2" "$out" -cell_ranks "$3"
+  signal_after "$(echo "$W * 0.2" | bc -l | sed 's/^\./0./' | cut -c1-6)" "$1" "$2" "$out" -cell_ranks "$3"
   rc=$?
   [ $rc -ne 0 ] || fail "SIG$1: the study exited 0 (it must exit non-zero after a signal)"
   grep -q -- "-resume" "$out.log" || { cat "$out.log"; fail "SIG$1: no message saying to rerun with -resume"; }
