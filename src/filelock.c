@@ -67,6 +67,24 @@ static int ReadText_Private(const char path[], char text[], size_t len)
   return 0;
 }
 
+/* Has process pid of this host ended?  A killed process whose parent died too may stay a
+   zombie (state Z) until something reaps it; it holds no file and counts as gone. */
+static int ProcessGone_Private(long long pid)
+{
+  char  path[64], line[512], *rp;
+  FILE *f;
+  int   gone = 0;
+
+  if (pid <= 0) return 0;
+  if (kill((pid_t)pid, 0) && errno == ESRCH) return 1;
+  snprintf(path, sizeof(path), "/proc/%lld/stat", pid);
+  if (!(f = fopen(path, "r"))) return 0;
+  /* pid (comm) state ...: comm may hold spaces and parentheses, so the state follows the last ')' */
+  if (fgets(line, sizeof(line), f) && (rp = strrchr(line, ')')) && (rp[1] == ' ')) gone = rp[2] == 'Z' || rp[2] == 'X';
+  fclose(f);
+  return gone;
+}
+
 /* Is the lock described by text (file mtime as a fallback) stale?  why says why, or who owns it. */
 static int Stale_Private(const char path[], const char text[], char why[], size_t len)
 {
@@ -84,7 +102,7 @@ static int Stale_Private(const char path[], const char text[], char why[], size_
     return age > SR_LOCK_STALE_SECONDS;
   }
   age = now - li.refreshed;
-  if (!strcmp(li.host, host) && li.pid > 0 && kill((pid_t)li.pid, 0) && errno == ESRCH) {
+  if (!strcmp(li.host, host) && ProcessGone_Private(li.pid)) {
     snprintf(why, len, "process %lld on %s is gone", li.pid, li.host);
     return 1;
   }

@@ -116,6 +116,15 @@ sleep 0 & dead=$!; wait $dead
 lock "$(hostname)" "$dead" - "$(date +%s)"
 sr_run 1 study -options_file "$opts" -output "$dir/stale.h5" -resume > "$dir/stale1.log" 2>&1 || { cat "$dir/stale1.log"; fail "lock of a dead process not taken over"; }
 grep -q "taking over the stale lock.*process $dead on $(hostname) is gone" "$dir/stale1.log" || { cat "$dir/stale1.log"; fail "no message on the dead owner"; }
+# a killed owner whose parent died too stays a zombie until reaped: it holds nothing
+bash -c 'sleep 0 & exec sleep 30' & zparent=$!
+zombie=""
+for _ in $(seq 100); do zombie=$(pgrep -P "$zparent" || true); [ -n "$zombie" ] && grep -q '^[0-9]* (.*) Z' "/proc/$zombie/stat" 2> /dev/null && break; sleep 0.05; done
+grep -q '^[0-9]* (.*) Z' "/proc/$zombie/stat" 2> /dev/null || fail "could not make a zombie process for the lock test"
+lock "$(hostname)" "$zombie" - "$(date +%s)"
+sr_run 1 study -options_file "$opts" -output "$dir/stale.h5" -resume > "$dir/stale0.log" 2>&1 || { cat "$dir/stale0.log"; fail "lock of a zombie (killed) process not taken over"; }
+grep -q "taking over the stale lock.*process $zombie on $(hostname) is gone" "$dir/stale0.log" || { cat "$dir/stale0.log"; fail "no message on the zombie owner"; }
+kill "$zparent" 2> /dev/null; wait "$zparent" 2> /dev/null
 lock otherhost.example 4242 - 1000
 sr_run 1 study -options_file "$opts" -output "$dir/stale.h5" -resume > "$dir/stale2.log" 2>&1 || { cat "$dir/stale2.log"; fail "old lock not taken over"; }
 grep -q "taking over the stale lock.*not refreshed for" "$dir/stale2.log" || { cat "$dir/stale2.log"; fail "no message on the old lock"; }
@@ -123,7 +132,7 @@ lock otherhost.example 4242 4711 "$(date +%s)"
 "$MPIEXEC" -n 1 $MPIEXEC_EXTRA env SLURM_JOB_ID=4711 "$SIMREACH" study -options_file "$opts" -output "$dir/stale.h5" -resume > "$dir/stale3.log" 2>&1 || { cat "$dir/stale3.log"; fail "lock of this same Slurm job (a requeue) not taken over"; }
 grep -q "taking over the stale lock.*this same Slurm job 4711" "$dir/stale3.log" || { cat "$dir/stale3.log"; fail "no message on the requeue"; }
 [ -e "$dir/stale.h5.lock" ] && fail "a lock was left"
-echo "ok: stale locks taken over (dead process on this host, not refreshed for 10 min, same Slurm job)"
+echo "ok: stale locks taken over (dead or zombie process on this host, not refreshed for 10 min, same Slurm job)"
 
 # 7. SIGTERM during start-up: exit 83 and the -resume hint.  The signal is sent as soon as the
 # rank catches SIGTERM (SigCgt in /proc), which simreach study does from the start of main,

@@ -26,9 +26,15 @@ kill_after() {
   "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" "$@" >> "$dir/kill.log" 2>&1 &
   local pid=$!
   sleep "$t"
-  for c in $(pgrep -P "$pid"); do kill -9 "$c" 2> /dev/null; done
+  local ranks; ranks=$(pgrep -P "$pid")
+  for c in $ranks; do kill -9 "$c" 2> /dev/null; done
   kill -9 "$pid" 2> /dev/null
   wait "$pid" 2> /dev/null
+  # kill -9 is delivered, not yet done: a rank inside a write may take a while to end, and the
+  # next -resume must not find it alive holding the lock (a zombie counts as ended)
+  for c in $ranks; do
+    while [ -e "/proc/$c" ] && ! grep -q '^[0-9]* (.*) [ZX]' "/proc/$c/stat" 2> /dev/null; do sleep 0.05; done
+  done
   return 0
 }
 mid_runs() { "$PY" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); s=f['/runs/status'][()]; r=f['/runs/resume'][()]; print(int(((s!=2)&(r[:,0]>=0)).sum()))" "$1"; }
