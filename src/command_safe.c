@@ -2,8 +2,10 @@
 
      simreach safe ABS.h5 [-output SAFE.h5 [-force]] [-trajectories 100000] [-trajectory_cap 100]
                    [-seed 1] [-max_iterations K]
+     simreach safe RESULTS.h5 (-run r | -run_beta b -run_tau t -run_seed s) [options as above]
 
-   Reads the index-box lists of an abstraction file (simreach verify), computes the sink's
+   Reads the index-box lists of an abstraction file (simreach verify), or the abstraction a
+   finished run of a study certified at its end (src/closedloop_results.c), computes the sink's
    backward-reachable set as a fixed point (SRClosedLoopSafe), and prints the safe volume
    fraction, the horizons and the time per iteration; with -trajectories it simulates the
    stored network from uniform points of uniformly drawn cells and counts trajectories that
@@ -19,11 +21,10 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
 {
   char               output[PETSC_MAX_PATH_LEN] = "";
   PetscInt           ntraj = 100000, cap = 100, seed = 1, maxit = PETSC_MAX_INT, *horizon;
-  PetscBool          has_out, force = PETSC_FALSE;
-  SRAbstractionFile  af;
+  PetscBool          has_out, force = PETSC_FALSE, sel_set;
+  SRRunSelect        sel;
+  SRClosedLoopSource src;
   SRIndexGraphStore  gs;
-  SRSystem           sys;
-  SRModel            model;
   SRAxes             ax;
   SRSafetySummary    sum;
   PetscLogDouble     t0, t1;
@@ -40,6 +41,7 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   PetscCall(PetscOptionsInt("-trajectory_cap", "steps simulated from a safe cell (horizon infinite)", NULL, cap, &cap, NULL));
   PetscCall(PetscOptionsInt("-seed", "seed of the sampled trajectories", NULL, seed, &seed, NULL));
   PetscCall(PetscOptionsInt("-max_iterations", "bound on the fixed-point iterations (default: until the fixed point)", NULL, maxit, &maxit, NULL));
+  PetscCall(SRRunSelectOptions(PetscOptionsObject, comm, &sel, &sel_set));
   PetscOptionsEnd();
   PetscCheck(file && file[0], comm, PETSC_ERR_ARG_WRONG, "simreach safe: give the abstraction file, e.g. simreach safe abs.h5 (written by simreach verify -output)");
   PetscCheck(ntraj >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-trajectories %" PetscInt_FMT ": allowed are 0 or more", ntraj);
@@ -48,9 +50,9 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": allowed are 0 or more", seed);
   PetscCall(SRCheckUnusedOptions(comm));
 
-  PetscCall(SRAbstractionFileOpen(comm, file, &af));
-  PetscCall(SRAbstractionFileGetAxes(af, &ax));
-  PetscCall(SRIndexGraphLoad(comm, af, &gs));
+  PetscCall(SRClosedLoopSourceOpen(comm, file, sel_set ? &sel : NULL, &src));
+  gs = src.gs;
+  ax = src.ax;
   m = gs.g.kend - gs.g.kstart;
   PetscCall(PetscMalloc1(PetscMax(m, 1), &horizon));
   PetscCall(PetscMemzero(&sum, sizeof(sum)));
@@ -78,24 +80,20 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   sum.max_horizon  = hmax_g;
   sum.mean_horizon = glob[1] ? (double)hsum_g / (double)glob[1] : 0;
   sum.traj_cap     = cap;
-  PetscCall(PetscPrintf(comm, "safe: %s, K = %" PetscInt64_FMT " cells, %" PetscInt64_FMT " unverified (given the sink)\n", file, sum.K, sum.unverified));
+  PetscCall(PetscPrintf(comm, "safe: %s, K = %" PetscInt64_FMT " cells, %" PetscInt64_FMT " unverified (given the sink)\n", src.label, sum.K, sum.unverified));
   PetscCall(PetscPrintf(comm, "safe: verified-safe set %" PetscInt64_FMT " cells, %.6f of vol(D); the other %" PetscInt64_FMT " cells stay in D for %.2f steps on average (max %" PetscInt_FMT ")\n", sum.safe_cells, sum.safe_fraction, glob[1], sum.mean_horizon, sum.max_horizon));
   PetscCall(PetscPrintf(comm, "safe: fixed point after %" PetscInt_FMT " iterations, %.3f s in all, %.2e s per iteration\n", sum.iterations, sum.time_total, sum.time_total / PetscMax(sum.iterations, 1)));
   if (ntraj > 0) {
-    PetscCall(SRAbstractionFileGetModel(af, &sys, &model));
-    PetscCall(SRClosedLoopTrajectoryCheck(comm, model, ax, &gs.g, horizon, ntraj, cap, (uint64_t)seed, &sum.traj));
-    PetscCall(SRModelDestroy(&model));
-    PetscCall(SRSystemDestroy(&sys));
+    PetscCall(SRClosedLoopTrajectoryCheck(comm, src.model, ax, &gs.g, horizon, ntraj, cap, (uint64_t)seed, &sum.traj));
     PetscCall(PetscPrintf(comm, "safe: %" PetscInt64_FMT " sampled trajectories of the network (%" PetscInt64_FMT " from cells with horizon >= 1, %" PetscInt64_FMT " steps): %" PetscInt64_FMT " left D before their verified horizon%s\n", sum.traj.trajectories, sum.traj.with_claim, sum.traj.steps, sum.traj.violations, sum.traj.violations ? "  <-- UNSOUND" : ""));
   }
   getrusage(RUSAGE_SELF, &ru);
   rss = ru.ru_maxrss;
   PetscCallMPI(MPI_Allreduce(&rss, &rss_max, 1, MPI_LONG, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "safe: max RSS per rank %.1f MB\n", rss_max / 1024.0));
-  if (has_out) PetscCall(SRSafetyFileWrite(comm, output, force, file, &gs.g, horizon, &sum));
+  if (has_out) PetscCall(SRSafetyFileWrite(comm, output, force, src.label, &gs.g, horizon, &sum));
   PetscCall(PetscFree(horizon));
-  PetscCall(SRIndexGraphStoreDestroy(&gs));
-  PetscCall(SRAbstractionFileClose(&af));
-  PetscCheck(sum.traj.violations == 0, comm, PETSC_ERR_PLIB, "%" PetscInt64_FMT " sampled trajectories left D before their cell's verified horizon: the abstraction in %s is unsound", sum.traj.violations, file);
+  PetscCall(SRClosedLoopSourceClose(&src));
+  PetscCheck(sum.traj.violations == 0, comm, PETSC_ERR_PLIB, "%" PetscInt64_FMT " sampled trajectories left D before their cell's verified horizon: the abstraction of %s is unsound", sum.traj.violations, file);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

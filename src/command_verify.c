@@ -14,53 +14,29 @@
    encloses every cell of a stored abstraction file again (by default with the other
    enclosure) and tests it against the stored lists; it exits non-zero when a cell fails. */
 #include <simreach/private/commands.h>
-#include <simreach/private/results.h>
+#include <simreach/private/results_run.h>
 #include <simreach/verify.h>
 
-/* sys name, model type and widths from the options text of a results file. */
+/* The network of a run of a results file (src/results_run.c) and, with learned, the partition
+   the run learned at that checkpoint. */
 static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, PetscInt checkpoint, PetscBool learned, SRAbstractionHeader *h, SRSystem *sys, SRModel *model, SRAxes *ax)
 {
   SRResults              res;
   const SRResultsLayout *lay;
-  char                  *text, sysname[16] = "pendulum";
-  PetscOptions           opts;
-  PetscEnum              mtype = (PetscEnum)SR_MODEL_DYNAMICS;
-  PetscInt               widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS;
-  PetscBool              wset, found;
-  double                *params;
+  SRResultsRunInfo       info;
 
   PetscFunctionBeginUser;
   PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
   PetscCall(SRResultsGetLayout(res, &lay));
-  if (by_point) {
-    run = -1;
-    for (PetscInt ib = 0; ib < lay->nbeta; ib++)
-      for (PetscInt it = 0; it < lay->ntau; it++)
-        for (PetscInt is = 0; is < lay->nseed; is++)
-          if (lay->beta[ib] == pb && lay->tau[it] == pt && lay->seed[is] == ps) run = (ib * lay->ntau + it) * lay->nseed + is;
-    PetscCheck(run >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run_beta %g -run_tau %g -run_seed %" PetscInt_FMT ": no such run in %s", pb, pt, ps, file);
-  }
-  PetscCheck(run >= 0 && run < lay->nruns, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run %" PetscInt_FMT ": %s has runs 0..%" PetscInt_FMT, run, file, lay->nruns - 1);
-  PetscCall(SRResultsGetOptionsText(res, &text));
-  PetscCall(PetscOptionsCreate(&opts));
-  PetscCall(PetscOptionsInsertString(opts, text));
-  PetscCall(PetscOptionsGetString(opts, NULL, "-sys", sysname, sizeof(sysname), NULL));
-  PetscCall(PetscOptionsGetEnum(opts, NULL, "-model", SRModelTypes, &mtype, NULL));
-  PetscCall(PetscOptionsGetIntArray(opts, NULL, "-mlp_widths", widths, &nw, &wset));
-  if (!wset) nw = 2;
-  /* the system constants of the study: its options database made the default one for a moment */
-  PetscCall(PetscOptionsPush(opts));
-  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
-  PetscCall(PetscOptionsPop());
+  PetscCall(SRResultsFindRun(comm, res, by_point, pb, pt, ps, &run));
+  info.run = run;
+  PetscCall(SRResultsRunModel(comm, res, checkpoint, &info, sys, model));
   if (learned) {
     /* the partition the run learned (SPEC §4): its interior boundaries, exact in the resume state */
-    char      param[32] = "partition";
-    PetscInt  counts[SR_MAX_DIM] = {1, 1, 1}, nc = SR_MAX_DIM, off = 0;
-    double   *theta, *b[SR_MAX_DIM];
-    PetscCall(PetscOptionsGetString(opts, NULL, "-cells_param", param, sizeof(param), NULL));
-    PetscCheck(!strcmp(param, "partition"), comm, PETSC_ERR_ARG_INCOMP, "-learned_cells: %s ran with -cells_param %s; only a partition (the default) is a grid of boundaries to verify on", file, param);
-    PetscCall(PetscOptionsGetIntArray(opts, NULL, "-cells", counts, &nc, NULL));
-    PetscCheck(nc == (*sys)->n, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: -cells has %" PetscInt_FMT " counts for dimension %" PetscInt_FMT, file, nc, (*sys)->n);
+    const PetscInt *counts = info.counts;
+    PetscInt        off    = 0;
+    double         *theta, *b[SR_MAX_DIM];
+    PetscCheck(!strcmp(info.cells_param, "partition"), comm, PETSC_ERR_ARG_INCOMP, "-learned_cells: %s ran with -cells_param %s; only a partition (the default) is a grid of boundaries to verify on", file, info.cells_param);
     {
       SRCells dummy;
       PetscCall(SRCellsCreateGrid(*sys, counts, &dummy)); /* only for its K */
@@ -97,28 +73,13 @@ static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file
     for (PetscInt d = 0; d < (*sys)->n; d++) PetscCall(PetscFree(b[d]));
     PetscCall(PetscFree(theta));
   }
-  PetscCall(PetscOptionsDestroy(&opts));
-  PetscCall(PetscFree(text));
-  PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
-  PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);
-  PetscCall(PetscMalloc1(lay->nparams, &params));
-  if (checkpoint < 0) PetscCall(SRResultsReadNetwork(res, run, params));
-  else PetscCall(SRResultsReadCheckpointNetwork(res, run, checkpoint, params));
-  found = PETSC_TRUE;
-  for (PetscInt p = 0; p < lay->nparams; p++)
-    if (!isfinite(params[p])) found = PETSC_FALSE;
-  if (checkpoint < 0) PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no stored final network (not finished, or diverged); pick a finished run or give -checkpoint", file, run);
-  else PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-from %s: run %" PetscInt_FMT " has no network stored at checkpoint %" PetscInt_FMT " (the run did not get there)", file, run, checkpoint);
-  PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
-  PetscCall(PetscFree(params));
   {
     char cks[64] = "final network";
     if (checkpoint >= 0) PetscCall(PetscSNPrintf(cks, sizeof(cks), "checkpoint %" PetscInt_FMT, checkpoint));
     if (learned) PetscCall(PetscStrlcat(cks, ", its learned partition", sizeof(cks)));
-    PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "), %s", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed], cks));
+    PetscCall(PetscSNPrintf(h->source, sizeof(h->source), "%s, %s", info.label, cks));
   }
   PetscCall(SRResultsDestroy(&res));
-  (void)found;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

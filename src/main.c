@@ -6,7 +6,7 @@
      simreach gather   -merge A.h5,B.h5 -output FILE.h5  merge -grid_slice parts, then gather
      simreach verify   -network net.h5 -cells N1,N2 ...  a network over a fine partition (SPEC §10)
      simreach check    FILE.h5                         re-verify every stored triple (SPEC §11); exit 5 unless all proven
-     simreach safe     ABS.h5                          verified-safe set and horizons of an abstraction file (SPEC §12)
+     simreach safe     ABS.h5 | RES.h5 -run r         verified-safe set and horizons of an abstraction file or a run (SPEC §12)
      simreach reach    ABS.h5 -init lo,hi,.. -steps N  bounded reachability from an initial box (SPEC §12)
    Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
 #include <simreach/private/commands.h>

@@ -1251,6 +1251,19 @@ PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The final network, cells and index-box lists of run r, as stored together (their checksum
+   must hold, else an error naming the file and run).  Independent. */
+PetscErrorCode SRResultsReadFinal(SRResults res, PetscInt r, double *params, double *theta, int64_t *boxes)
+{
+  PetscBool ok, written;
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < res->lay.nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, res->lay.nruns - 1);
+  PetscCall(AbstractionChecked_Private(res, r, PETSC_FALSE, params, theta, boxes, &ok, &written));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": the final network, cells and successor lists %s", res->filename, r, written ? "fail their checksum (the file is damaged)" : "were never written (the run has not finished)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The final cells theta of run r (ntheta doubles; NaN if never written or failing its checksum). */
 PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
 {
@@ -1268,6 +1281,29 @@ PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
     if (written) Warn_Private(res, PETSC_TRUE, r, "/runs/network, cells, successor_box (final)", r);
     for (PetscInt k = 0; k < lay->ntheta; k++) theta[k] = NAN;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsReadRecheckCellIds(SRResults res, PetscInt r, PetscInt j, PetscInt *nstored, PetscInt64 *cells)
+{
+  const SRResultsLayout *lay = &res->lay;
+  const PetscInt         w   = 2 + 3 * lay->ndim;
+  hsize_t                start[3] = {(hsize_t)r, (hsize_t)j, 0}, count[3] = {1, 1, (hsize_t)(lay->nfail * w)};
+  double                *row;
+
+  PetscFunctionBeginUser;
+  *nstored = 0;
+  if (res->rc < 0 || lay->nfail == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(r >= 0 && r < lay->nruns && j >= 0 && j < lay->nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "recheck cells: run %" PetscInt_FMT " row %" PetscInt_FMT " outside the file", r, j);
+  PetscCall(PetscMalloc1(lay->nfail * w, &row));
+  PetscCall(Hyperslab_Private(res->rc, H5T_NATIVE_DOUBLE, 3, start, count, row, PETSC_FALSE));
+  for (PetscInt i = 0; i < lay->nfail; i++) {
+    const double c = row[i * w];
+    if (!isfinite(c)) break;
+    PetscCheck(c >= 0 && c < (double)lay->K && c == floor(c), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: /runs/recheck_cells run %" PetscInt_FMT " row %" PetscInt_FMT ": cell %g is not a cell index 0..%" PetscInt_FMT, res->filename, r, j, c, lay->K - 1);
+    cells[(*nstored)++] = (PetscInt64)c;
+  }
+  PetscCall(PetscFree(row));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

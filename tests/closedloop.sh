@@ -175,6 +175,70 @@ for base in pend toy; do
   "$PY" "$(dirname "$0")/../analysis/safety_figure.py" "$dir/${base}_safe1.h5" "$dir/${base}_abs.h5" -o "$dir/${base}_horizon.png" > /dev/null || fail "safety_figure.py on $base"
   [ -s "$dir/${base}_horizon.png" ] || fail "safety_figure.py wrote no $base figure"
 done
+# on a run of a study's results file: the abstraction the run certified at its end (its final
+# partition and index-box lists), identical on 1, 2, 4 ranks, equal to a reference that expands
+# the stored lists, and to the study's own safe_C column at the last checkpoint
+sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -output "$dir/study.h5" > "$dir/study.log" 2>&1 || { cat "$dir/study.log"; fail "the study for the results-file questions"; }
+for np in 1 2 4; do
+  sr_run $np safe "$dir/study.h5" -run 5 -trajectories 5000 -output "$dir/run_safe$np.h5" > "$dir/run_safe$np.log" 2>&1 || { cat "$dir/run_safe$np.log"; fail "safe on run 5 of a results file, $np ranks"; }
+done
+grep -q " 0 left D before their verified horizon" "$dir/run_safe1.log" || { cat "$dir/run_safe1.log"; fail "results file: trajectory check"; }
+sr_run 2 reach "$dir/study.h5" -run_beta 0.5 -run_tau 0.05 -run_seed 1 -init -0.3,0.3,-0.5,0.5 -steps 4 > "$dir/run_reach.log" 2>&1 || { cat "$dir/run_reach.log"; fail "reach on a run named by beta, tau, seed"; }
+grep -q "run 4 (beta 0.5, tau 0.05, seed 1)" "$dir/run_reach.log" || { cat "$dir/run_reach.log"; fail "reach does not name the run it answered for"; }
+"$PY" - "$dir" <<'PYEOF' || fail "closed-loop answers on a results file differ from the reference"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+f = h5py.File(f"{d}/study.h5", "r")
+N, n = [4, 4], 2
+cols = f["/runs/checkpoints"].attrs["columns"]
+cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
+def graph(r):
+    box, th = f["/runs/successor_box"][r], f["/runs/cells"][r]
+    dlo, dhi = [-np.pi, -8.0], [np.pi, 8.0]
+    b, off = [], 0
+    for e in range(n):
+        b.append(np.concatenate(([dlo[e]], th[off:off + N[e] - 1], [dhi[e]]))); off += N[e] - 1
+    K = N[0] * N[1]
+    succ = [[i0 + N[0] * i1 for i1 in range(box[k][1], box[k][3] + 1) for i0 in range(box[k][0], box[k][2] + 1)] for k in range(K)]
+    sink = [bool(box[k][4]) for k in range(K)]
+    vol = np.array([(b[0][k % 4 + 1] - b[0][k % 4]) * (b[1][k // 4 + 1] - b[1][k // 4]) for k in range(K)])
+    return K, succ, sink, vol / vol.sum(), b
+K, succ, sink, vol, b = graph(5)
+INF = 1 << 62
+h = [0 if sink[k] else INF for k in range(K)]
+for _ in range(K + 1):
+    for k in range(K):
+        if not sink[k]:
+            h[k] = min(h[k], min((h[j] + 1 for j in succ[k] if h[j] < INF), default=INF))
+ref = np.array([-1 if x == INF else x for x in h], dtype=np.int32)
+for np_ in (1, 2, 4):
+    g = h5py.File(f"{d}/run_safe{np_}.h5", "r")
+    assert np.array_equal(g["horizon"][()], ref), (np_, g["horizon"][()], ref)
+    assert abs(float(g.attrs["safe_fraction"]) - vol[ref == -1].sum()) < 1e-12
+t = f["/runs/checkpoints"][5]
+last = max(j for j in range(t.shape[0]) if np.isfinite(t[j, 0]))
+assert abs(t[last, cols.index("safe_C")] - vol[ref == -1].sum()) < 1e-12, (t[last, cols.index("safe_C")], vol[ref == -1].sum())
+# reach on run 4 from X0 = [-0.3,0.3] x [-0.5,0.5]
+K, succ, sink, vol, b = graph(4)
+R = set(k for k in range(K) if b[0][k % 4 + 1] >= -0.3 and b[0][k % 4] <= 0.3 and b[1][k // 4 + 1] >= -0.5 and b[1][k // 4] <= 0.5)
+table, sink_step = [], -1
+for t_ in range(5):
+    table.append(len(R))
+    if t_ == 4:
+        break
+    if sink_step < 0 and any(sink[k] for k in R):
+        sink_step = t_ + 1
+    R = set(j for k in R for j in succ[k])
+got = [(int(p[2]), p[4]) for p in ([s.strip() for s in line.split("|")] for line in open(f"{d}/run_reach.log")) if len(p) == 6 and p[1].isdigit()]
+assert [c for c, _ in got] == table, (got, table)
+assert [s for _, s in got] == ["yes" if sink_step >= 0 and t_ >= sink_step else "no" for t_ in range(5)], (got, sink_step)
+print(f"results file: run 5 horizons {ref.tolist()} on 1, 2, 4 ranks = reference = the study's safe_C; run 4 reach {table}, sink at {sink_step}")
+PYEOF
+# a stored list edited after the run (its checksum no longer holds) is refused, not answered
+cp "$dir/study.h5" "$dir/study_edit.h5"
+"$PY" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r+'); d=f['/runs/successor_box']; r=d[5]; r[0,4]=1-r[0,4]; d[5]=r" "$dir/study_edit.h5"
+if sr_run 1 safe "$dir/study_edit.h5" -run 5 -trajectories 0 > "$dir/run_edit.log" 2>&1; then cat "$dir/run_edit.log"; fail "an edited list of a results file was answered"; fi
+grep -q "fails\{0,1\} \(its\|their\) checksum" "$dir/run_edit.log" || { cat "$dir/run_edit.log"; fail "the edited results file: no checksum message"; }
 # bad input: one or two lines naming the option, non-zero exit
 expect_refusal() { # name, expected text, command...
   local name=$1 text=$2; shift 2
@@ -185,5 +249,9 @@ expect_refusal "reach -init count" "-init: 2 numbers given" sr_run 1 reach "$dir
 expect_refusal "reach -steps" "-steps -1" sr_run 1 reach "$dir/pend_abs.h5" -init 0,1,0,1 -steps -1
 expect_refusal "reach no file" "give the abstraction file" sr_run 1 reach -init 0,1,0,1
 expect_refusal "safe missing file" "nothere.h5" sr_run 1 safe "$dir/nothere.h5"
+expect_refusal "safe results file without a run" "name the run: -run r" sr_run 1 safe "$dir/study.h5"
+expect_refusal "safe -run out of range" "-run 8: " sr_run 1 safe "$dir/study.h5" -run 8
+expect_refusal "safe -run on an abstraction file" "is an abstraction file" sr_run 1 safe "$dir/pend_abs.h5" -run 0
+expect_refusal "reach half a point" "give all three" sr_run 1 reach "$dir/study.h5" -run_beta 0.5 -init 0,1,0,1
 expect_refusal "safe existing output" "pend_safe1.h5" sr_run 1 safe "$dir/pend_abs.h5" -trajectories 0 -output "$dir/pend_safe1.h5"
 echo "closedloop.sh: all checks passed"

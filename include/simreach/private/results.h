@@ -94,6 +94,10 @@ PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscIn
 double SRResultsFileBytes(const SRResultsLayout *lay);
 /* The final network of run r (nparams doubles; NaN if the run never finished).  Independent. */
 PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params);
+/* The final network (nparams), cells theta (ntheta) and index-box lists (K x ncap int64) of run
+   r, checked against their checksum (an error naming file and run if it fails or the run has
+   not finished).  Independent. */
+PetscErrorCode SRResultsReadFinal(SRResults res, PetscInt r, double *params, double *theta, int64_t *boxes);
 /* The final cells theta of run r (ntheta doubles; a partition's interior boundaries first). */
 PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta);
 /* The final cells theta (ntheta doubles) and certified lists C(k) of run r (C is created; destroy
@@ -103,6 +107,9 @@ PetscErrorCode SRResultsReadAbstraction(SRResults res, PetscInt r, SRCells cells
    checkpoint's re-check (SPEC §11), NaN after them.  Nothing when the file has no such dataset.
    Independent. */
 PetscErrorCode SRResultsWriteRecheckCells(SRResults res, PetscInt r, PetscInt j, PetscInt nf, const SRRecheckCellResult *f);
+/* The cell indices stored in row j of /runs/recheck_cells of run r (at most lay->nfail; *nstored
+   of them; 0 when the file has no such dataset).  Independent. */
+PetscErrorCode SRResultsReadRecheckCellIds(SRResults res, PetscInt r, PetscInt j, PetscInt *nstored, PetscInt64 *cells);
 /* table: nrows x SR_CHECKPOINT_NFIELDS (NaN in rows never written). */
 PetscErrorCode SRResultsReadCheckpoints(SRResults res, PetscInt r, double *table);
 

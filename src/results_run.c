@@ -1,0 +1,72 @@
+/* One run of a results file as the source of a network (SPEC §9, §10): which run, and the
+   system and model its study's options describe, with the network it stored.  The options text
+   stored in the file is the study's own (/ attribute "options"), so the system constants, the
+   control period and the widths are the ones the run trained with. */
+#include <simreach/private/results_run.h>
+
+PetscErrorCode SRResultsFindRun(MPI_Comm comm, SRResults res, PetscBool by_point, double beta, double tau, PetscInt seed, PetscInt *run)
+{
+  const SRResultsLayout *lay;
+  const char            *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRResultsGetLayout(res, &lay));
+  PetscCall(SRResultsGetFileName(res, &file));
+  if (by_point) {
+    *run = -1;
+    for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+      for (PetscInt it = 0; it < lay->ntau; it++)
+        for (PetscInt is = 0; is < lay->nseed; is++)
+          if (lay->beta[ib] == beta && lay->tau[it] == tau && lay->seed[is] == seed) *run = (ib * lay->ntau + it) * lay->nseed + is;
+    PetscCheck(*run >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run_beta %g -run_tau %g -run_seed %" PetscInt_FMT ": no such run in %s", beta, tau, seed, file);
+  }
+  PetscCheck(*run >= 0 && *run < lay->nruns, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run %" PetscInt_FMT ": %s has runs 0..%" PetscInt_FMT, *run, file, lay->nruns - 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoint, SRResultsRunInfo *info, SRSystem *sys, SRModel *model)
+{
+  const SRResultsLayout *lay;
+  const char            *file;
+  char                  *text, sysname[16] = "pendulum";
+  PetscOptions           opts;
+  PetscEnum              mtype = (PetscEnum)SR_MODEL_DYNAMICS;
+  PetscInt               widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, nc = SR_MAX_DIM;
+  const PetscInt         run = info->run;
+  PetscBool              wset, finite = PETSC_TRUE;
+  double                *params;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRResultsGetLayout(res, &lay));
+  PetscCall(SRResultsGetFileName(res, &file));
+  PetscCall(SRResultsGetOptionsText(res, &text));
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsInsertString(opts, text));
+  PetscCall(PetscOptionsGetString(opts, NULL, "-sys", sysname, sizeof(sysname), NULL));
+  PetscCall(PetscOptionsGetEnum(opts, NULL, "-model", SRModelTypes, &mtype, NULL));
+  PetscCall(PetscOptionsGetIntArray(opts, NULL, "-mlp_widths", widths, &nw, &wset));
+  if (!wset) nw = 2;
+  PetscCall(PetscStrncpy(info->cells_param, "partition", sizeof(info->cells_param)));
+  PetscCall(PetscOptionsGetString(opts, NULL, "-cells_param", info->cells_param, sizeof(info->cells_param), NULL));
+  for (PetscInt d = 0; d < SR_MAX_DIM; d++) info->counts[d] = 1;
+  PetscCall(PetscOptionsGetIntArray(opts, NULL, "-cells", info->counts, &nc, NULL));
+  /* the system constants of the study: its options database made the default one for a moment */
+  PetscCall(PetscOptionsPush(opts));
+  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(PetscFree(text));
+  PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
+  PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);
+  PetscCall(PetscMalloc1(lay->nparams, &params));
+  if (checkpoint < 0) PetscCall(SRResultsReadNetwork(res, run, params));
+  else PetscCall(SRResultsReadCheckpointNetwork(res, run, checkpoint, params));
+  for (PetscInt p = 0; p < lay->nparams; p++)
+    if (!isfinite(params[p])) finite = PETSC_FALSE;
+  if (checkpoint < 0) PetscCheck(finite, comm, PETSC_ERR_ARG_WRONG, "%s: run %" PetscInt_FMT " has no stored final network (not finished, or diverged); pick a finished run or give -checkpoint", file, run);
+  else PetscCheck(finite, comm, PETSC_ERR_ARG_WRONG, "%s: run %" PetscInt_FMT " has no network stored at checkpoint %" PetscInt_FMT " (the run did not get there)", file, run, checkpoint);
+  PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
+  PetscCall(PetscFree(params));
+  PetscCall(PetscSNPrintf(info->label, sizeof(info->label), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT ")", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
