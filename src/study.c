@@ -243,7 +243,7 @@ PetscErrorCode SRStudySetFromOptions(SRStudy st)
   if (slice_set) {
     long i = -1, n = -1;
     char c;
-    PetscCheck(sscanf(slice, "%ld/%ld%c", &i, &n, &c) == 2 && n >= 1 && i >= 0 && i < n, comm, PETSC_ERR_ARG_WRONG, "option -grid_slice '%s': allowed is i/n with 0 <= i < n, e.g. -grid_slice 0/4", slice);
+    PetscCheck(sscanf(slice, "%ld/%ld%c", &i, &n, &c) == 2 && n >= 1 && i >= 0 && i < n && n <= PETSC_MAX_INT && strspn(slice, "0123456789/") == strlen(slice), comm, PETSC_ERR_ARG_WRONG, "option -grid_slice '%s': allowed is i/n with integers 0 <= i < n <= %d, e.g. -grid_slice 0/4", slice, PETSC_MAX_INT);
     st->slice   = (PetscInt)i;
     st->nslices = (PetscInt)n;
   }

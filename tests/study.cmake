@@ -22,3 +22,6 @@ set_tests_properties(readme_defaults PROPERTIES ENVIRONMENT "${_sr_study_env}" T
 # Issue #13 item 8 / 6: an exploding loss and a failing TAO solve mark the run diverged with the reason.
 add_test(NAME train_diverge COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/train_diverge.sh ${CMAKE_CURRENT_BINARY_DIR}/train_diverge)
 set_tests_properties(train_diverge PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 LABELS study)
+# Issue #13: every integer option of every command strict (no wrap at 2^32); sizes that overflow or exceed memory refused up front.
+add_test(NAME limits COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/limits.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/limits)
+set_tests_properties(limits PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 240 LABELS study)
