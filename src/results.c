@@ -25,6 +25,7 @@ struct _p_SRResults {
   hid_t           ck, wall, status, reason, resume, sd, si, net, cells, sbox, netck, cells0, sbox0;
   hid_t           strtype; /* fixed-length reason strings */
   hid_t           rc;      /* /runs/recheck_cells, -1 when the file has none */
+  hid_t           enc, encsum; /* /runs/enclosures and its checksums, -1 when the file has none */
   /* format 2: row checksums (uint64, 0 = never written), parallel to the rows they cover */
   hid_t       cksum, stsum, rssum, sdsum, absum, netcksum;
   char       *filename;
@@ -183,6 +184,11 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
   SRCallHDF5Id(res->netcksum, H5Dopen2(f, "/runs/network_checkpoints_checksum", H5P_DEFAULT));
   res->rc = -1;
   if (H5Lexists(f, "/runs/recheck_cells", H5P_DEFAULT) > 0) SRCallHDF5Id(res->rc, H5Dopen2(f, "/runs/recheck_cells", H5P_DEFAULT));
+  res->enc = res->encsum = -1; /* the final E_k: absent in files written before they were stored */
+  if (H5Lexists(f, "/runs/enclosures", H5P_DEFAULT) > 0 && H5Lexists(f, "/runs/enclosures_checksum", H5P_DEFAULT) > 0) {
+    SRCallHDF5Id(res->enc, H5Dopen2(f, "/runs/enclosures", H5P_DEFAULT));
+    SRCallHDF5Id(res->encsum, H5Dopen2(f, "/runs/enclosures_checksum", H5P_DEFAULT));
+  }
   SRCallHDF5Id(res->strtype, H5Tcopy(H5T_C_S1));
   SRCallHDF5(H5Tset_size(res->strtype, SR_RESULTS_REASON_LEN));
   SRCallHDF5(H5Tset_strpad(res->strtype, H5T_STR_NULLTERM));
@@ -191,7 +197,7 @@ static PetscErrorCode OpenDatasets_Private(SRResults res)
 
 static PetscErrorCode CloseDatasets_Private(SRResults res)
 {
-  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0, &res->cksum, &res->stsum, &res->rssum, &res->sdsum, &res->absum, &res->netcksum, &res->rc};
+  hid_t *ids[] = {&res->ck, &res->wall, &res->status, &res->reason, &res->resume, &res->sd, &res->si, &res->net, &res->cells, &res->sbox, &res->netck, &res->cells0, &res->sbox0, &res->cksum, &res->stsum, &res->rssum, &res->sdsum, &res->absum, &res->netcksum, &res->rc, &res->enc, &res->encsum};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -211,7 +217,7 @@ static PetscErrorCode Alloc_Private(MPI_Comm comm, SRResults *res)
   (*res)->file = -1;
   (*res)->ck = (*res)->wall = (*res)->status = (*res)->reason = (*res)->resume = (*res)->sd = (*res)->si = -1;
   (*res)->net = (*res)->cells = (*res)->sbox = (*res)->netck = (*res)->strtype = -1;
-  (*res)->cells0 = (*res)->sbox0 = (*res)->rc = -1;
+  (*res)->cells0 = (*res)->sbox0 = (*res)->rc = (*res)->enc = (*res)->encsum = -1;
   (*res)->cksum = (*res)->stsum = (*res)->rssum = (*res)->sdsum = (*res)->absum = (*res)->netcksum = -1;
   PetscCallMPI(MPI_Comm_rank(comm, &(*res)->rank));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -251,6 +257,7 @@ double SRResultsFileBytes(const SRResultsLayout *lay)
   per += (double)lay->nparams * (1.0 + rows);                   /* final network, one per checkpoint */
   per += 2.0 * (double)lay->ntheta;                             /* cells, cells_initial */
   per += 2.0 * (double)lay->K * (double)lay->ncap;              /* successor boxes, final and initial */
+  per += 4.0 * (double)lay->ndim * (double)lay->K + 1;          /* final enclosures and their checksum */
   per += 1;                                                     /* spearman_run */
   return 8.0 * R * per + 8.0 * ((double)lay->nbeta * (double)lay->ntau * (SR_SUMMARY_NCOLS + 2) + 3.0 * R) + 1e6;
 }
@@ -381,6 +388,15 @@ static PetscErrorCode CreateBody_Private(MPI_Comm comm, const char part[], const
       PetscCall(WriteStringAttribute_Private(d, "columns", cols));
       SRCallHDF5(H5Dclose(d));
     }
+    /* the final enclosures E_k (run's, then tightest) of every cell */
+    dims[0] = R;
+    dims[1] = (hsize_t)lay->K;
+    dims[2] = (hsize_t)(4 * lay->ndim);
+    PetscCall(CreateDataset_Private(g, "enclosures", H5T_NATIVE_DOUBLE, 3, dims, &nan, &d));
+    PetscCall(WriteStringAttribute_Private(d, "columns", "run_lo[n],run_hi[n],tight_lo[n],tight_hi[n]"));
+    SRCallHDF5(H5Dclose(d));
+    PetscCall(CreateDataset_Private(g, "enclosures_checksum", H5T_NATIVE_UINT64, 1, dims, &zsum, &d));
+    SRCallHDF5(H5Dclose(d));
     PetscCall(CreateDataset_Private(g, "status_checksum", H5T_NATIVE_UINT64, 1, dims, &zsum, &d));
     SRCallHDF5(H5Dclose(d));
     PetscCall(CreateDataset_Private(g, "resume_checksum", H5T_NATIVE_UINT64, 1, dims, &zsum, &d));
@@ -631,6 +647,8 @@ static PetscErrorCode ReadLayout_Private(SRResults res)
       {res->rssum, "resume_checksum", 1, {R, 0, 0}},
       {res->sdsum, "state_checksum", 2, {R, 2, 0}},
       {res->absum, "abstraction_checksum", 2, {R, 2, 0}},
+      {res->enc, "enclosures", 3, {R, (hsize_t)lay->K, (hsize_t)(4 * lay->ndim)}},
+      {res->encsum, "enclosures_checksum", 1, {R, 0, 0}},
     };
     for (size_t q = 0; q < sizeof(want) / sizeof(want[0]); q++) {
       hid_t   space;
@@ -963,6 +981,45 @@ PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The final enclosures of run r: K rows of 4n doubles (run's lo, hi; tightest lo, hi) under
+   one checksum (tag "enclosures").  A file without the dataset (written before it existed)
+   is left as it is. */
+PetscErrorCode SRResultsWriteEnclosures(SRResults res, PetscInt r, const double *E)
+{
+  const SRResultsLayout *lay = &res->lay;
+  hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->K, (hsize_t)(4 * lay->ndim)};
+  uint64_t               sum;
+
+  PetscFunctionBeginUser;
+  if (res->enc < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Hyperslab_Private(res->enc, H5T_NATIVE_DOUBLE, 3, start, count, (void *)E, PETSC_TRUE));
+  sum = RowSum_Private("enclosures", r, 0, E, sizeof(double) * (size_t)(4 * lay->ndim * lay->K));
+  PetscCall(Sum_Private(res->encsum, 1, r, 0, &sum, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsReadEnclosures(SRResults res, PetscInt r, double *E, PetscBool *ok)
+{
+  const SRResultsLayout *lay = &res->lay;
+  const size_t           m   = (size_t)(4 * lay->ndim * lay->K);
+  hsize_t                start[3] = {(hsize_t)r, 0, 0}, count[3] = {1, (hsize_t)lay->K, (hsize_t)(4 * lay->ndim)};
+  uint64_t               sum = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
+  *ok = PETSC_FALSE;
+  for (size_t q = 0; q < m; q++) E[q] = NAN;
+  if (res->enc < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Hyperslab_Private(res->enc, H5T_NATIVE_DOUBLE, 3, start, count, E, PETSC_FALSE));
+  PetscCall(Sum_Private(res->encsum, 1, r, 0, &sum, PETSC_FALSE));
+  *ok = sum != 0 && sum == RowSum_Private("enclosures", r, 0, E, sizeof(double) * m);
+  if (!*ok) {
+    if (sum) (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "simreach: warning: %s: run %" PetscInt_FMT ": /runs/enclosures fails its checksum; it is treated as never written\n", res->filename, r);
+    for (size_t q = 0; q < m; q++) E[q] = NAN;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRResultsWriteCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, const double *params)
 {
   hsize_t  start[3] = {(hsize_t)r, (hsize_t)row, 0}, count[3] = {1, 1, (hsize_t)res->lay.nparams};
@@ -1167,16 +1224,18 @@ PetscErrorCode SRResultsCopyRun(SRResults from, SRResults to, PetscInt r)
 {
   const hid_t src[] = {from->ck, from->wall, from->status, from->reason, from->resume, from->sd, from->si, from->net, from->cells, from->sbox, from->netck, from->cells0, from->sbox0, from->netcksum, from->cksum, from->stsum, from->rssum, from->sdsum, from->absum};
   const hid_t dst[] = {to->ck, to->wall, to->status, to->reason, to->resume, to->sd, to->si, to->net, to->cells, to->sbox, to->netck, to->cells0, to->sbox0, to->netcksum, to->cksum, to->stsum, to->rssum, to->sdsum, to->absum};
+  const hid_t osrc[] = {from->rc, from->enc, from->encsum}, odst[] = {to->rc, to->enc, to->encsum}; /* optional */
+  const size_t ns = sizeof(src) / sizeof(src[0]);
 
   PetscFunctionBeginUser;
-  for (size_t q = 0; q < sizeof(src) / sizeof(src[0]) + 1; q++) {
+  for (size_t q = 0; q < ns + 3; q++) {
     hid_t   space, ftype, mtype;
     int     rank;
     hsize_t dims[3], start[3] = {(hsize_t)r, 0, 0}, count[3];
     size_t  size, n = 1;
     void   *buf;
-    const hid_t from_d = q < sizeof(src) / sizeof(src[0]) ? src[q] : from->rc, to_d = q < sizeof(src) / sizeof(src[0]) ? dst[q] : to->rc;
-    if (from_d < 0 || to_d < 0) continue; /* /runs/recheck_cells in one file only */
+    const hid_t from_d = q < ns ? src[q] : osrc[q - ns], to_d = q < ns ? dst[q] : odst[q - ns];
+    if (from_d < 0 || to_d < 0) continue; /* an optional dataset in one file only */
     SRCallHDF5Id(space, H5Dget_space(from_d));
     SRCallHDF5Id(rank, H5Sget_simple_extent_ndims(space));
     PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "results file: unexpected dataset rank %d", rank);

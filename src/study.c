@@ -411,6 +411,18 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
   PetscCall(SRRunSolve(run));
   PetscCall(SRRunGetStatus(run, status, &reason));
+  {
+    /* the final E_k of every cell (/runs/enclosures), collective on the group */
+    PetscBool has;
+    PetscCall(SRRunHasVerifiedTriple(run, &has));
+    if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) {
+      double *E;
+      PetscCall(PetscMalloc1(4 * lay->ndim * lay->K, &E));
+      PetscCall(SRRunGetFinalEnclosures(run, E));
+      if (grank == 0) PetscCall(SRResultsWriteEnclosures(res, r, E));
+      PetscCall(PetscFree(E));
+    }
+  }
   if (grank == 0) {
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* a run that diverged in its warm start stores no triple (SPEC §11) */

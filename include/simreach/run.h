@@ -58,6 +58,11 @@ PetscErrorCode SRRunGetStatus(SRRun run, SRRunStatus *status, const char **reaso
 PetscErrorCode SRRunGetCheckpoints(SRRun run, PetscInt *n, const SRCheckpoint **table);
 PetscErrorCode SRRunGetNumCheckpoints(SRRun run, PetscInt *ncheckpoints); /* -checkpoints */
 PetscErrorCode SRRunGetObjects(SRRun run, SRModel *model, SRCells *cells, SRAbstraction *abs);
+/* The enclosures E_k of every cell for the run's current network and cells: E has K rows of
+   4n doubles, the run's enclosure (-enclosure) lo[n], hi[n], then the tightest (SPEC §5, the one
+   behind |M_tight|) lo[n], hi[n]; +-inf where an enclosure is not finite.  Collective; every
+   rank receives all K rows; the values do not depend on the rank count. */
+PetscErrorCode SRRunGetFinalEnclosures(SRRun run, double *E);
 
 /* Complete state after a checkpoint, for resume (bit-identical continuation):
    phi, Adam moments and step, theta, grid flag, counters, checkpoint index, and the

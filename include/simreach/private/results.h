@@ -87,6 +87,12 @@ PetscErrorCode SRResultsReadReason(SRResults res, PetscInt r, char reason[SR_RES
 /* Cells theta = (c, w) and certified lists C(k) as index boxes (K x ncap, SRSuccessorListToBoxes)
    after set-up (initial) or at the end with the final network (params; NULL writes no network). */
 PetscErrorCode SRResultsWriteAbstraction(SRResults res, PetscInt r, PetscBool initial, const double *params, const double *theta, const PetscInt *boxes);
+/* The final enclosures E_k of run r (/runs/enclosures): K rows of 4n doubles, the run's
+   enclosure lo[n], hi[n], then the tightest (SPEC §5) lo[n], hi[n] (SRRunGetFinalEnclosures).
+   Write: no-op on a file without the dataset.  Read: ok false (and NaN) when never written,
+   absent or failing its checksum.  Independent. */
+PetscErrorCode SRResultsWriteEnclosures(SRResults res, PetscInt r, const double *E);
+PetscErrorCode SRResultsReadEnclosures(SRResults res, PetscInt r, double *E, PetscBool *ok);
 /* The network at checkpoint row (SPEC §10: any checkpoint can be verified later). Independent. */
 PetscErrorCode SRResultsWriteCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, const double *params);
 PetscErrorCode SRResultsReadCheckpointNetwork(SRResults res, PetscInt r, PetscInt row, double *params);
