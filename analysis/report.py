@@ -113,6 +113,8 @@ class Results:
             self.verdict = s["verdict"][()]
             self.verdictcols = columns(s["verdict"])
             self.initial = {k: f["/runs/" + k][()] for k in ("cells_initial", "successor_box_initial", "successor_ptr_initial") if "/runs/" + k in f}
+            # the final E_k per cell (run's lo, hi, tightest lo, hi); files before it was stored have none
+            self.enclosures = f["/runs/enclosures"][()] if "/runs/enclosures" in f else None
         self.nb, self.nt, self.ns = len(self.beta), len(self.tau), len(self.seed)
 
     def run(self, ib, it, js):
@@ -355,15 +357,17 @@ def fig_cells(res, out):
     fig.suptitle(f"{sysname}, tau={res.tau[it]:g}, seed={res.seed[0]}: certified successors per cell", fontsize=9)
     fig.savefig(out, dpi=110)
     plt.close(fig)
-    return "The heatmaps show |C(k)| per cell (the sink counts one); the enclosures E_k themselves are not stored in the results file."
+    return "The heatmaps show |C(k)| per cell (the sink counts one); a few enclosures E_k are drawn on the learned partition below."
 
 
 
 def fig_partition(res, out):
-    """A learned partition (SPEC §4, -cells_param partition, the default): the final boundaries of
-    the run whose boundaries moved most (largest beta on ties) over the initial grid (dashed), the
-    cells coloured by |C(k)|; /runs/cells then holds the interior boundaries dimension by dimension.
-    Returns a note for report.md, or None (not 2-D, free boxes, or nothing moved)."""
+    """The learned partition (SPEC §4, -cells_param partition, the default) with a few final
+    enclosures E_k drawn (/runs/enclosures): the run whose boundaries moved most (largest beta on
+    ties) beside its baseline (beta = 0, same tau and seed), the cells coloured by |C(k)| over the
+    initial grid (dashed); for four cells spread over D the cell (bold), the run's own enclosure
+    (dashed) and the tightest one (solid) in one colour per cell, the sink (outside D) shaded.
+    Returns a note for report.md, or None (not 2-D, free boxes)."""
     sysname, dom, labels = domain_2d(res)
     if dom is None or res.cells is None or res.options.get("cells_param", "partition") != "partition":
         return None
@@ -377,44 +381,83 @@ def fig_partition(res, out):
         th = res.cells[r]
         return [np.concatenate([[dom[0, 0]], th[:m0], [dom[0, 1]]]), np.concatenate([[dom[1, 0]], th[m0 : m0 + m1], [dom[1, 1]]])]
 
-    best, bestmove = None, 0.0
+    best, bestmove = None, -1.0
     for r in range(res.cells.shape[0]):
-        if not np.all(np.isfinite(res.cells[r])):
+        if not np.all(np.isfinite(res.cells[r][: m0 + m1])):
             continue
         b = bounds(r)
         move = max(float(np.max(np.abs(b[d] - grid[d]))) for d in range(2))
         if best is None or move > bestmove + 1e-12 or (abs(move - bestmove) <= 1e-12 and res.beta[r // (res.nt * res.ns)] > res.beta[best // (res.nt * res.ns)]):
             best, bestmove = r, move
-    if best is None or bestmove < 1e-9:
+    if best is None:
         return None
-    r = best
-    b = bounds(r)
-    if res.sbox is not None and res.sbox.shape[1] == K:
-        cnt = cell_counts(res.sbox[r], K)
-    else:
-        cnt = cell_counts(res.sptr[r], K) if res.sptr is not None and res.sptr.shape[1] == K + 1 else np.ones(K)
-    import matplotlib.patches as mpatches
-    fig, ax = plt.subplots(figsize=(5.2, 4.6))
-    cmap = plt.get_cmap("magma_r")
-    vmax = max(float(np.max(cnt)), 1.0)
-    for k in range(K):
-        i0, i1 = k % counts[0], k // counts[0]
-        ax.add_patch(mpatches.Rectangle((b[0][i0], b[1][i1]), b[0][i0 + 1] - b[0][i0], b[1][i1 + 1] - b[1][i1], facecolor=cmap(cnt[k] / vmax), edgecolor="k", lw=0.8))
-    for x in grid[0]:
-        ax.axvline(x, color="tab:blue", ls="--", lw=0.6)
-    for y in grid[1]:
-        ax.axhline(y, color="tab:blue", ls="--", lw=0.6)
-    ax.set_xlim(dom[0]), ax.set_ylim(dom[1])
-    ax.set_xlabel(labels[0]), ax.set_ylabel(labels[1])
-    ib, rem = divmod(r, res.nt * res.ns)
+    ib, rem = divmod(best, res.nt * res.ns)
     it, js = divmod(rem, res.ns)
+    runs = [best]
+    if ib != 0 and np.all(np.isfinite(res.cells[res.run(0, it, js)][: m0 + m1])):
+        runs = [res.run(0, it, js), best]
+    # four cells spread over D, at a quarter and three quarters of each index range
+    pick = sorted({(counts[0] * a) // 4 + counts[0] * ((counts[1] * c) // 4) for a in (1, 3) for c in (1, 3)})
+    colours = ["tab:blue", "tab:green", "tab:orange", "tab:purple"]
+    import matplotlib.patches as mpatches
+    from matplotlib.colors import ListedColormap
+    cmap = ListedColormap(plt.get_cmap("Greys")(np.linspace(0.1, 0.6, 256)))  # light: the boxes stay visible
+    cnts = []
+    for r in runs:
+        if res.sbox is not None and res.sbox.shape[1] == K:
+            cnts.append(cell_counts(res.sbox[r], K))
+        else:
+            cnts.append(cell_counts(res.sptr[r], K) if res.sptr is not None and res.sptr.shape[1] == K + 1 else np.ones(K))
+    vmax = max(max(float(np.max(c)) for c in cnts), 1.0)
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.4 * len(runs), 4.9), squeeze=False, constrained_layout=True)
+    drawn = 0
+    for ax, r, cnt in zip(axes.ravel(), runs, cnts):
+        b = bounds(r)
+        for k in range(K):
+            i0, i1 = k % counts[0], k // counts[0]
+            ax.add_patch(mpatches.Rectangle((b[0][i0], b[1][i1]), b[0][i0 + 1] - b[0][i0], b[1][i1 + 1] - b[1][i1], facecolor=cmap(cnt[k] / vmax), edgecolor="k", lw=0.5))
+        for x in grid[0]:
+            ax.axvline(x, color="0.5", ls=":", lw=0.6)
+        for y in grid[1]:
+            ax.axhline(y, color="0.5", ls=":", lw=0.6)
+        lim = [list(dom[0]), list(dom[1])]
+        E = res.enclosures[r] if res.enclosures is not None and res.enclosures.shape[1] == K else None
+        for q, k in enumerate(pick):
+            col = colours[q % len(colours)]
+            i0, i1 = k % counts[0], k // counts[0]
+            ax.add_patch(mpatches.Rectangle((b[0][i0], b[1][i1]), b[0][i0 + 1] - b[0][i0], b[1][i1 + 1] - b[1][i1], fill=False, edgecolor=col, lw=2.2))
+            if E is None or not np.all(np.isfinite(E[k])):
+                continue
+            for off, ls, lw in ((0, "--", 1.2), (4, "-", 1.6)):
+                lo, hi = E[k, off : off + 2], E[k, off + 2 : off + 4]
+                ax.add_patch(mpatches.Rectangle(lo, hi[0] - lo[0], hi[1] - lo[1], fill=False, edgecolor=col, ls=ls, lw=lw))
+                for d in range(2):
+                    lim[d][0], lim[d][1] = min(lim[d][0], lo[d]), max(lim[d][1], hi[d])
+            drawn += 1
+        pad = [0.03 * (lim[d][1] - lim[d][0]) for d in range(2)]
+        ax.set_xlim(lim[0][0] - pad[0], lim[0][1] + pad[0])
+        ax.set_ylim(lim[1][0] - pad[1], lim[1][1] + pad[1])
+        # the sink: everything outside D
+        X0, X1, Y0, Y1 = lim[0][0] - pad[0], lim[0][1] + pad[0], lim[1][0] - pad[1], lim[1][1] + pad[1]
+        for rect in ((X0, Y0, dom[0, 0] - X0, Y1 - Y0), (dom[0, 1], Y0, X1 - dom[0, 1], Y1 - Y0), (dom[0, 0], Y0, dom[0, 1] - dom[0, 0], dom[1, 0] - Y0), (dom[0, 0], dom[1, 1], dom[0, 1] - dom[0, 0], Y1 - dom[1, 1])):
+            if rect[2] > 0 and rect[3] > 0:
+                ax.add_patch(mpatches.Rectangle(rect[:2], rect[2], rect[3], facecolor="mistyrose", edgecolor="none", zorder=0))
+        ax.set_xlabel(labels[0]), ax.set_ylabel(labels[1])
+        rb, rrem = divmod(r, res.nt * res.ns)
+        move = max(float(np.max(np.abs(b[d] - grid[d]))) for d in range(2))
+        ax.set_title(f"beta={res.beta[rb]:g} tau={res.tau[it]:g} seed={res.seed[js]}: mean |C| {np.mean(cnt):.2f}, boundary move {move:.3g}", fontsize=8)
     sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, vmax))
-    fig.colorbar(sm, ax=ax, label="|C(k)| (sink counts one)")
-    ax.set_title(f"{sysname}: learned partition, beta={res.beta[ib]:g} tau={res.tau[it]:g} seed={res.seed[js]}\n(dashed: initial grid; largest boundary move {bestmove:.3g})", fontsize=8)
-    fig.tight_layout()
+    fig.colorbar(sm, ax=axes.ravel().tolist(), shrink=0.8, label="cell shade: |C(k)| (sink counts one)")
+    fig.suptitle(f"{sysname}: learned partition (solid black; dotted: initial grid) and four cells (bold) with their final E_k:\n"
+                 "dashed = the run's enclosure, solid = the tightest (behind |M_tight|); shaded: outside D (the sink)", fontsize=8)
     fig.savefig(out, dpi=110)
     plt.close(fig)
-    return f"The learned partition is run {r} (beta={res.beta[ib]:g}, tau={res.tau[it]:g}, seed={res.seed[js]}): its boundaries moved by up to {bestmove:.3g} from the initial grid under the guard."
+    note = f"The learned partition is run {best} (beta={res.beta[ib]:g}, tau={res.tau[it]:g}, seed={res.seed[js]}): its boundaries moved by up to {bestmove:.3g} from the initial grid."
+    if res.enclosures is None:
+        note += " This results file has no /runs/enclosures (written before they were stored): the cells are drawn without E_k."
+    else:
+        note += f" Four cells are drawn with their final enclosures E_k from /runs/enclosures ({drawn} cell enclosure pairs drawn in {len(runs)} panel(s)); the baseline panel shows the same cells of the beta = 0 run of the same tau and seed."
+    return note
 
 
 def read_scaling(paths):
@@ -564,7 +607,7 @@ def main(argv=None):
         notes.append(note)
     note = fig_partition(res, os.path.join(a.output, "partition.png"))
     if note is not None:
-        figures.append(("A learned partition (the cell solve under the guard)", "partition.png"))
+        figures.append(("The learned partition with a few final enclosures E_k", "partition.png"))
         notes.append(note)
     rows = []
     if a.scaling:
