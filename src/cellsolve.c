@@ -57,72 +57,25 @@ void SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k)
   }
 }
 
-/* The volume term of a partition (SPEC §8): the mean of vol(E_k) / vol(D) over the cells,
-   weighted by vol(Psi_k) / vol(D) as every mean over cells that may differ (SPEC §6), with the
-   interval enclosure of each cell box: sum_k vol(Psi_k) vol(E_k) / vol(D)^2.  (The plain mean
-   rewards a partition of many tiny cells and a few huge ones whose lists already hold every
-   cell, which the guard cannot refuse.)  Its gradient w.r.t. the boundaries by central
-   differences of the cells on either side of each boundary (step 1e-6 of a grid spacing).  A
-   non-finite enclosure gives +inf. */
-static double SRRunBoxVolume_Private(PetscInt n, const double *lo, const double *hi)
-{
-  double v = 1;
-  for (PetscInt d = 0; d < n; d++) v *= hi[d] - lo[d];
-  return v;
-}
-
-static PetscErrorCode SRRunPartitionVolume_Private(SRRun r, SRCells cells, double *vol, double *g)
-{
-  const PetscInt n = r->n, K = r->K;
-  double         volD = 1, s = 0;
-  PetscInt       idx[SR_MAX_DIM], q = 0;
-
-  PetscFunctionBeginUser;
-  for (PetscInt d = 0; d < n; d++) volD *= cells->dhi[d] - cells->dlo[d];
-  for (PetscInt k = 0; k < K; k++) {
-    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], v;
-    SRCellsBoxOuter(cells, k, lo, hi);
-    PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-    v = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
-    s += isfinite(v) ? v : INFINITY;
-  }
-  *vol = s / (volD * volD);
-  if (g) {
-    for (PetscInt d = 0; d < n; d++) {
-      const PetscInt m = cells->grid[d];
-      const double   h = 1e-6 * (cells->dhi[d] - cells->dlo[d]) / m;
-      for (PetscInt i = 1; i < m; i++, q++) {
-        double diff = 0;
-        for (PetscInt k = 0; k < K; k++) {
-          double lo[SR_MAX_DIM], hi[SR_MAX_DIM], elo[SR_MAX_DIM], ehi[SR_MAX_DIM], vp, vm;
-          SRCellsIndex(cells, k, idx);
-          if (idx[d] != i && idx[d] != i - 1) continue;
-          SRCellsBoxOuter(cells, k, lo, hi);
-          double *face = idx[d] == i ? &lo[d] : &hi[d], b = *face;
-          *face = b + h;
-          PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-          vp    = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
-          *face = b - h;
-          PetscCall(SRModelEncloseInterval(r->model, lo, hi, elo, ehi));
-          vm = SRRunBoxVolume_Private(n, lo, hi) * SRRunBoxVolume_Private(n, elo, ehi);
-          diff += vp - vm;
-        }
-        g[q] = diff / (2 * h * volD * volD);
-      }
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* TAO objective of a partition (SPEC §8): beta L_sim with the assignment and targets frozen and
-   d(x, hat x) = 0, plus volume_weight times the vol(Psi_k)-weighted mean of vol(E_k) / vol(D); the gradient of L_sim by the
-   chain rule from the cell faces to the boundaries (SRCellsPartitionThetaGradient). */
+/* The theta objective of a partition (SPEC §8), with the assignment and the targets frozen:
+     beta L + volume_weight V,
+   L per -loss: L_sim (d(x, hat x) = 0 on a partition; SRLossSimFrozen), L_encl
+   (SRLossEnclCells) or their sum; V = sum_k vol(Psi_k) vol(E_k) / vol(D)^2, the
+   vol(Psi_k)-weighted mean of vol(E_k) / vol(D) (SREnclVolumeCells; weighted as every mean
+   over cells that may differ, SPEC §6: the plain mean rewards many tiny cells and a few huge
+   ones whose lists already hold every cell, which the guard cannot refuse).  E_k is the
+   round-to-nearest training copy of the interval enclosure (lossencl.h), never used for
+   soundness.  Every term's gradient goes to the cell faces (c, w layout) and from there to the
+   boundaries by the chain rule (SRCellsPartitionThetaGradient): exact for the network, with
+   the controller plant's held interval step differentiated in its bounds by central
+   differences (tests/test_partition.c checks the whole gradient against central differences
+   of this objective). */
 static PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
   SRRun                  r = (SRRun)ctx;
   const PetscInt         nt = r->ntheta, N = r->nsamples;
   const double          *x;
-  double                *g, obj = 0;
+  double                *g, obj = 0, *gt = r->theta_g;
   const SRSuccessorList *T;
 
   PetscFunctionBeginUser;
@@ -131,26 +84,34 @@ static PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, Petsc
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecGetArray(G, &g));
   for (PetscInt i = 0; i < nt; i++) g[i] = 0;
-  if (r->beta > 0) {
+  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
     SRLossValues val;
-    PetscCall(SRAbstractionGetTargets(r->abs, &T));
     PetscCall(SRLossSimFrozen(r->cand, T, &r->par, N, r->Xtr, r->Y, r->hat, &val, r->dtheta));
-    obj = r->beta * val.Lsim;
-    SRCellsPartitionThetaGradient(r->cand, r->dtheta, g);
-    for (PetscInt i = 0; i < nt; i++) g[i] *= r->beta;
+    obj += r->beta * val.Lsim;
+    SRCellsPartitionThetaGradient(r->cand, r->dtheta, gt);
+    for (PetscInt i = 0; i < nt; i++) g[i] += r->beta * gt[i];
+  }
+  if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+    double Le;
+    PetscCall(SRLossEnclCells(r->model, r->cand, T, r->par.tau, &Le, r->dtheta));
+    obj += r->beta * Le;
+    SRCellsPartitionThetaGradient(r->cand, r->dtheta, gt);
+    for (PetscInt i = 0; i < nt; i++) g[i] += r->beta * gt[i];
   }
   if (r->vol_w > 0) {
-    double v = 0, *gv = r->dtheta; /* free again */
-    PetscCall(SRRunPartitionVolume_Private(r, r->cand, &v, gv));
+    double v = 0;
+    PetscCall(SREnclVolumeCells(r->model, r->cand, &v, r->dtheta));
     obj += r->vol_w * v;
-    for (PetscInt i = 0; i < nt; i++) g[i] += r->vol_w * gv[i];
+    SRCellsPartitionThetaGradient(r->cand, r->dtheta, gt);
+    for (PetscInt i = 0; i < nt; i++) g[i] += r->vol_w * gt[i];
   }
   PetscCall(VecRestoreArray(G, &g));
   *f = obj;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* TAO objective on theta (SPEC §8): beta L_sim + coverage_weight mean_i d(x_i, hat x_i)
+/* TAO objective on theta (SPEC §8): beta L (L_sim, L_encl or both, per -loss) + coverage_weight mean_i d(x_i, hat x_i)
    + volume_weight sum_k vol(Psi_k) / vol(D), with the model fixed (Y = f_phi(X) precomputed). */
 static PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
@@ -166,12 +127,18 @@ static PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, 
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecGetArray(G, &g));
   for (PetscInt i = 0; i < 2 * nK; i++) g[i] = 0;
-  if (r->beta > 0) {
+  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
     SRLossValues val;
-    PetscCall(SRAbstractionGetTargets(r->abs, &T));
     PetscCall(SRLossSim(r->cand, T, &r->par, N, r->Xtr, r->Y, &val, NULL, r->dtheta));
     obj = r->beta * val.Lsim;
     for (PetscInt i = 0; i < 2 * nK; i++) g[i] = r->beta * r->dtheta[i];
+  }
+  if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+    double Le;
+    PetscCall(SRLossEnclCells(r->model, r->cand, T, r->par.tau, &Le, r->dtheta));
+    obj += r->beta * Le;
+    for (PetscInt i = 0; i < 2 * nK; i++) g[i] += r->beta * r->dtheta[i];
   }
   if (r->cov_w > 0) {
     double dc[SR_MAX_DIM], dw[SR_MAX_DIM], s = 0;
@@ -252,7 +219,7 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
 
   PetscFunctionBeginUser;
   r->ntheta = r->cells->partition ? SRCellsPartitionNumTheta(r->cells) : 2 * n * K;
-  PetscCall(PetscMalloc4(r->nsamples, &r->hat, 2 * n * K, &r->theta_acc, 2 * n * K, &r->tr_lb, 2 * n * K, &r->tr_ub));
+  PetscCall(PetscMalloc5(r->nsamples, &r->hat, 2 * n * K, &r->theta_acc, 2 * n * K, &r->tr_lb, 2 * n * K, &r->tr_ub, 2 * n * K, &r->theta_g));
   if (r->cells->partition) {
     /* the bounds are the trust region of each solve, set in SRRunThetaStep_Private */
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, PetscMax(r->ntheta, 1), &r->theta));

@@ -109,8 +109,41 @@ static void SREnclPlantDerivative_Private(SRSystem sys, const double *lo, const 
   for (PetscInt d = 0; d < 2 * n; d++) dE[d] = (Ep[d] - Em[d]) / (b - a);
 }
 
-/* grad += reverse mode of the pass for cell box [lo, hi], given gE = dL/dE (2n). */
-static void SREnclBackward_Private(SREnclPass_Private *p, const double *lo, const double *hi, const double *Ulo, const double *Uhi, const double *gE, double *grad)
+/* dE/d(bound) of the held interval step w.r.t. state bound d (lower or upper) by central
+   differences, one-sided where the interval would turn over. */
+static void SREnclPlantStateDerivative_Private(SRSystem sys, const double *lo, const double *hi, const double *Ulo, const double *Uhi, PetscInt d, PetscBool upper, double *dE)
+{
+  const PetscInt n = sys->n;
+  const double   h = 1e-6 * PetscMax(1.0, PetscMax(PetscAbsReal(lo[d]), PetscAbsReal(hi[d])));
+  double         Ep[2 * SR_MAX_DIM], Em[2 * SR_MAX_DIM], xl[SR_MAX_DIM], xh[SR_MAX_DIM], a, b;
+
+  for (PetscInt e = 0; e < n; e++) {
+    xl[e] = lo[e];
+    xh[e] = hi[e];
+  }
+  if (!upper) {
+    a = lo[d] - h;
+    b = PetscMin(lo[d] + h, hi[d]);
+    xl[d] = b;
+    SREnclPlant_Private(sys, xl, xh, Ulo, Uhi, 0, Ulo[0], Uhi[0], Ep);
+    xl[d] = a;
+    SREnclPlant_Private(sys, xl, xh, Ulo, Uhi, 0, Ulo[0], Uhi[0], Em);
+  } else {
+    a = PetscMax(hi[d] - h, lo[d]);
+    b = hi[d] + h;
+    xh[d] = b;
+    SREnclPlant_Private(sys, xl, xh, Ulo, Uhi, 0, Ulo[0], Uhi[0], Ep);
+    xh[d] = a;
+    SREnclPlant_Private(sys, xl, xh, Ulo, Uhi, 0, Ulo[0], Uhi[0], Em);
+  }
+  for (PetscInt e = 0; e < 2 * n; e++) dE[e] = (Ep[e] - Em[e]) / (b - a);
+}
+
+/* Reverse mode of the pass for cell box [lo, hi], given gE = dL/dE (2n): grad (nparams) +=
+   dL/dphi when grad is non-NULL; gx (2n: dL/dlo then dL/dhi) = the derivative w.r.t. the box
+   when gx is non-NULL (the network part exactly by reverse mode; in controller mode the plant's
+   direct dependence on the state bounds by central differences, as for the control bounds). */
+static void SREnclBackward_Private(SREnclPass_Private *p, const double *lo, const double *hi, const double *Ulo, const double *Uhi, const double *gE, double *grad, double *gx)
 {
   const SRMLP    mlp = p->mlp;
   const PetscInt n = p->model->n, mw = p->mw, nout = mlp->width[p->L];
@@ -118,12 +151,28 @@ static void SREnclBackward_Private(SREnclPass_Private *p, const double *lo, cons
   double        *gm = p->gm, *gr = p->gr, *gm2 = p->gm2, *gr2 = p->gr2;
 
   /* dL/d N_lo, dL/d N_hi of the last layer -> dL/dz_m, dL/dz_r */
+  if (gx)
+    for (PetscInt d = 0; d < 2 * n; d++) gx[d] = 0.0;
   if (p->model->type == SR_MODEL_DYNAMICS) {
     for (PetscInt d = 0; d < n; d++) {
       gm[d] = gE[d] + gE[n + d];
       gr[d] = gE[n + d] - gE[d];
+      if (gx) { /* E = [lo + N_lo, hi + N_hi] */
+        gx[d] += gE[d];
+        gx[n + d] += gE[n + d];
+      }
     }
   } else {
+    if (gx)
+      for (PetscInt d = 0; d < n; d++) {
+        double dlo[2 * SR_MAX_DIM], dhi[2 * SR_MAX_DIM];
+        SREnclPlantStateDerivative_Private(sys, lo, hi, Ulo, Uhi, d, PETSC_FALSE, dlo);
+        SREnclPlantStateDerivative_Private(sys, lo, hi, Ulo, Uhi, d, PETSC_TRUE, dhi);
+        for (PetscInt e = 0; e < 2 * n; e++) {
+          gx[d] += gE[e] * dlo[e];
+          gx[n + d] += gE[e] * dhi[e];
+        }
+      }
     for (PetscInt j = 0; j < nout; j++) {
       double dlo[2 * SR_MAX_DIM], dhi[2 * SR_MAX_DIM], gUlo = 0.0, gUhi = 0.0, glo, ghi;
       SREnclPlantDerivative_Private(sys, lo, hi, Ulo, Uhi, j, PETSC_FALSE, dlo);
@@ -145,19 +194,26 @@ static void SREnclBackward_Private(SREnclPass_Private *p, const double *lo, cons
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l];
     const double  *a = p->am + l * mw, *r = p->ar + l * mw;
-    double        *gW = grad + mlp->woff[l], *gb = grad + mlp->boff[l], *t;
+    double        *gW = grad ? grad + mlp->woff[l] : NULL, *gb = grad ? grad + mlp->boff[l] : NULL, *t;
 
     for (PetscInt j = 0; j < win; j++) gm2[j] = gr2[j] = 0.0;
     for (PetscInt i = 0; i < wout; i++) {
-      gb[i] += gm[i];
+      if (gb) gb[i] += gm[i];
       for (PetscInt j = 0; j < win; j++) {
         const double w = W[i * win + j], s = w > 0 ? 1.0 : (w < 0 ? -1.0 : 0.0);
-        gW[i * win + j] += gm[i] * a[j] + s * gr[i] * r[j];
+        if (gW) gW[i * win + j] += gm[i] * a[j] + s * gr[i] * r[j];
         gm2[j] += w * gm[i];
         gr2[j] += fabs(w) * gr[i];
       }
     }
-    if (l == 0) break;
+    if (l == 0) {
+      if (gx) /* the input (a, r) = ((lo + hi) / 2, (hi - lo) / 2) */
+        for (PetscInt d = 0; d < n; d++) {
+          gx[d] += 0.5 * (gm2[d] - gr2[d]);
+          gx[n + d] += 0.5 * (gm2[d] + gr2[d]);
+        }
+      break;
+    }
     /* (a, r) of layer l came from tanh at (l, h) of layer l - 1 */
     for (PetscInt j = 0; j < win; j++) {
       const double tl = p->tl[(l - 1) * mw + j], th = p->th[(l - 1) * mw + j];
@@ -171,6 +227,36 @@ static void SREnclBackward_Private(SREnclPass_Private *p, const double *lo, cons
     t   = gr;
     gr  = gr2;
     gr2 = t;
+  }
+}
+
+static PetscErrorCode SREnclPassCreate_Private(SRModel model, SREnclPass_Private *p)
+{
+  PetscFunctionBeginUser;
+  p->model = model;
+  p->mlp   = model->mlp;
+  p->L     = model->mlp->nlayers;
+  p->mw    = model->mlp->maxwidth;
+  PetscCall(PetscMalloc6((p->L + 1) * p->mw, &p->am, (p->L + 1) * p->mw, &p->ar, p->L * p->mw, &p->tl, p->L * p->mw, &p->th, p->mw, &p->zm, p->mw, &p->zr));
+  PetscCall(PetscMalloc4(p->mw, &p->gm, p->mw, &p->gr, p->mw, &p->gm2, p->mw, &p->gr2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SREnclPassDestroy_Private(SREnclPass_Private *p)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(p->gm, p->gr, p->gm2, p->gr2));
+  PetscCall(PetscFree6(p->am, p->ar, p->tl, p->th, p->zm, p->zr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* gcw (2nK: d/dc then d/dw, the SPEC §4 layout) += the face derivatives gx (2n: d/dlo, d/dhi)
+   of cell k (lo = c - w, hi = c + w). */
+static void SREnclFacesToCW_Private(PetscInt n, PetscInt K, PetscInt k, const double *gx, double *gcw)
+{
+  for (PetscInt d = 0; d < n; d++) {
+    gcw[k * n + d] += gx[d] + gx[n + d];
+    gcw[n * K + k * n + d] += gx[n + d] - gx[d];
   }
 }
 
@@ -213,12 +299,7 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   PetscCheck(tau > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-tau %g: must be > 0", tau);
   PetscCall(PetscLogEventRegister("SRLossEncl", PETSC_OBJECT_CLASSID, &ev));
   PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
-  p.model = model;
-  p.mlp   = model->mlp;
-  p.L     = model->mlp->nlayers;
-  p.mw    = model->mlp->maxwidth;
-  PetscCall(PetscMalloc6((p.L + 1) * p.mw, &p.am, (p.L + 1) * p.mw, &p.ar, p.L * p.mw, &p.tl, p.L * p.mw, &p.th, p.mw, &p.zm, p.mw, &p.zr));
-  PetscCall(PetscMalloc4(p.mw, &p.gm, p.mw, &p.gr, p.mw, &p.gm2, p.mw, &p.gr2));
+  PetscCall(SREnclPassCreate_Private(model, &p));
   PetscCall(PetscMalloc5(K, &e, K, &w, 2 * n * K, &E, n * K, &blo, n * K, &bhi));
   PetscCall(PetscMalloc2(SR_MAX_DIM * K, &ulo, SR_MAX_DIM * K, &uhi));
   /* forward: E_k, the hull B_k of T(k)'s non-sink boxes, e_k */
@@ -263,13 +344,149 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
       }
       if (!any) continue;
       SREnclForward_Private(&p, lo, hi, Ek, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k); /* the cache of cell k */
-      SREnclBackward_Private(&p, lo, hi, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k, gE, grad);
+      SREnclBackward_Private(&p, lo, hi, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k, gE, grad, NULL);
     }
   }
   PetscCall(PetscFree2(ulo, uhi));
   PetscCall(PetscFree5(e, w, E, blo, bhi));
-  PetscCall(PetscFree4(p.gm, p.gr, p.gm2, p.gr2));
-  PetscCall(PetscFree6(p.am, p.ar, p.tl, p.th, p.zm, p.zr));
+  PetscCall(SREnclPassDestroy_Private(&p));
   PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double *L, double *gcw)
+{
+  const PetscInt     n = model->n, K = cells->K;
+  SREnclPass_Private p;
+  double            *e, *w, *E, *blo, *bhi, *ulo, *uhi;
+  PetscInt          *jlo, *jhi;
+
+  PetscFunctionBeginUser;
+  PetscCheck(cells->n == n && T->K == K, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "SRLossEnclCells: cells, model and target lists do not match");
+  PetscCheck(tau > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-tau %g: must be > 0", tau);
+  PetscCall(SREnclPassCreate_Private(model, &p));
+  PetscCall(PetscMalloc5(K, &e, K, &w, 2 * n * K, &E, n * K, &blo, n * K, &bhi));
+  PetscCall(PetscMalloc4(SR_MAX_DIM * K, &ulo, SR_MAX_DIM * K, &uhi, n * K, &jlo, n * K, &jhi));
+  for (PetscInt k = 0; k < K; k++) {
+    double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM];
+    PetscInt nb = 0;
+    for (PetscInt d = 0; d < n; d++) {
+      lo[d]          = cells->c[k * n + d] - cells->w[k * n + d];
+      hi[d]          = cells->c[k * n + d] + cells->w[k * n + d];
+      blo[k * n + d] = INFINITY;
+      bhi[k * n + d] = -INFINITY;
+      jlo[k * n + d] = jhi[k * n + d] = -1;
+    }
+    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) {
+      const PetscInt j = T->idx[t];
+      if (j >= K) continue;
+      nb++;
+      for (PetscInt d = 0; d < n; d++) {
+        const double a = cells->c[j * n + d] - cells->w[j * n + d], b = cells->c[j * n + d] + cells->w[j * n + d];
+        if (a < blo[k * n + d]) {
+          blo[k * n + d] = a;
+          jlo[k * n + d] = j;
+        }
+        if (b > bhi[k * n + d]) {
+          bhi[k * n + d] = b;
+          jhi[k * n + d] = j;
+        }
+      }
+    }
+    SREnclForward_Private(&p, lo, hi, E + 2 * n * k, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k);
+    e[k] = nb ? SREnclExcess_Private(cells->p, n, E + 2 * n * k, blo + n * k, bhi + n * k, v, dv) : 0.0;
+  }
+  *L = SRSoftmax(K, e, tau, w);
+  if (gcw) {
+    for (PetscInt i = 0; i < 2 * n * K; i++) gcw[i] = 0.0;
+    for (PetscInt k = 0; k < K; k++) {
+      double    lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM], gE[2 * SR_MAX_DIM], gx[2 * SR_MAX_DIM], Ek[2 * SR_MAX_DIM];
+      PetscBool any = PETSC_FALSE;
+      if (!(e[k] > 0) || w[k] == 0.0) continue;
+      for (PetscInt d = 0; d < n; d++) {
+        lo[d] = cells->c[k * n + d] - cells->w[k * n + d];
+        hi[d] = cells->c[k * n + d] + cells->w[k * n + d];
+      }
+      (void)SREnclExcess_Private(cells->p, n, E + 2 * n * k, blo + n * k, bhi + n * k, v, dv);
+      for (PetscInt d = 0; d < n; d++) {
+        const double s = w[k] * dv[d];
+        gE[n + d]      = E[2 * n * k + n + d] > bhi[k * n + d] ? s : 0.0;
+        gE[d]          = blo[k * n + d] > E[2 * n * k + d] ? -s : 0.0;
+        any            = (PetscBool)(any || gE[d] != 0.0 || gE[n + d] != 0.0);
+        /* through B_k: its faces are faces of the cells that attain them */
+        if (gE[n + d] != 0.0) {
+          const PetscInt j = jhi[k * n + d];
+          gcw[j * n + d] -= gE[n + d];
+          gcw[n * K + j * n + d] -= gE[n + d];
+        }
+        if (gE[d] != 0.0) {
+          const PetscInt j = jlo[k * n + d];
+          gcw[j * n + d] -= gE[d];
+          gcw[n * K + j * n + d] += gE[d];
+        }
+      }
+      if (!any) continue;
+      SREnclForward_Private(&p, lo, hi, Ek, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k);
+      SREnclBackward_Private(&p, lo, hi, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k, gE, NULL, gx);
+      SREnclFacesToCW_Private(n, K, k, gx, gcw);
+    }
+  }
+  PetscCall(PetscFree4(ulo, uhi, jlo, jhi));
+  PetscCall(PetscFree5(e, w, E, blo, bhi));
+  PetscCall(SREnclPassDestroy_Private(&p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double *gcw)
+{
+  const PetscInt     n = model->n, K = cells->K;
+  SREnclPass_Private p;
+  double             volD = 1, s = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
+  PetscCall(SREnclPassCreate_Private(model, &p));
+  for (PetscInt d = 0; d < n; d++) volD *= cells->dhi[d] - cells->dlo[d];
+  if (gcw)
+    for (PetscInt i = 0; i < 2 * n * K; i++) gcw[i] = 0.0;
+  for (PetscInt k = 0; k < K; k++) {
+    double lo[SR_MAX_DIM], hi[SR_MAX_DIM], E[2 * SR_MAX_DIM], ulo[SR_MAX_DIM], uhi[SR_MAX_DIM], wE[SR_MAX_DIM], wP[SR_MAX_DIM], vP = 1, vE = 1;
+    for (PetscInt d = 0; d < n; d++) {
+      lo[d] = cells->c[k * n + d] - cells->w[k * n + d];
+      hi[d] = cells->c[k * n + d] + cells->w[k * n + d];
+    }
+    SREnclForward_Private(&p, lo, hi, E, ulo, uhi);
+    for (PetscInt d = 0; d < n; d++) {
+      wP[d] = hi[d] - lo[d];
+      wE[d] = E[n + d] - E[d];
+      vP *= wP[d];
+      vE *= wE[d];
+    }
+    if (!isfinite(vP * vE)) {
+      s = INFINITY;
+      continue;
+    }
+    s += vP * vE;
+    if (gcw) {
+      double gE[2 * SR_MAX_DIM], gx[2 * SR_MAX_DIM];
+      for (PetscInt d = 0; d < n; d++) { /* d(vP vE)/dE.hi_d = vP prod_{e != d} wE_e; products, not quotients (a zero width) */
+        double pe = 1, pp = 1;
+        for (PetscInt f = 0; f < n; f++)
+          if (f != d) {
+            pe *= wE[f];
+            pp *= wP[f];
+          }
+        gE[n + d] = vP * pe / (volD * volD);
+        gE[d]     = -gE[n + d];
+        gx[n + d] = vE * pp / (volD * volD); /* the direct part through vol(Psi_k) */
+        gx[d]     = -gx[n + d];
+      }
+      SREnclFacesToCW_Private(n, K, k, gx, gcw);
+      SREnclBackward_Private(&p, lo, hi, ulo, uhi, gE, NULL, gx);
+      SREnclFacesToCW_Private(n, K, k, gx, gcw);
+    }
+  }
+  *V = s / (volD * volD);
+  PetscCall(SREnclPassDestroy_Private(&p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

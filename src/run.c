@@ -705,7 +705,7 @@ PetscErrorCode SRRunDestroy(SRRun *run)
     PetscCall(PetscFree5(r->Xtr, r->Xho, r->Xb, r->Y, r->dY));
     PetscCall(PetscFree6(r->grad, r->delta, r->phi_old, r->theta_old, r->theta_new, r->dtheta));
     PetscCall(PetscFree(r->perm));
-    PetscCall(PetscFree4(r->hat, r->theta_acc, r->tr_lb, r->tr_ub));
+    PetscCall(PetscFree5(r->hat, r->theta_acc, r->tr_lb, r->tr_ub, r->theta_g));
     PetscCall(PetscFree(r->table));
   }
   PetscCall(PetscFree(r));

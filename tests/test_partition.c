@@ -2,7 +2,8 @@
 
    - geometry: faces shared exactly, lookup and index ranges against brute force, the trust
      region keeps the order and 2 w_min, on irregular partitions of the 3-D dubins domain;
-   - the gradient of the theta objective w.r.t. the boundaries against central differences;
+   - the gradient of the theta objective w.r.t. the boundaries against central differences
+     (L_sim, and the enclosure terms: the volume term and L_encl);
    - soundness after TAO moves: a guarded run whose partition moved; every cell (dealt to the
      ranks) is sampled densely (a grid including the exact faces, plus random points) and
      attacked (projected sign-gradient ascent on each f_d, both signs); an image outside the
@@ -391,7 +392,7 @@ static void SoundAfterMoves(const char opts[])
 }
 
 static void test_sound_pendulum(void **state) { SoundAfterMoves("-sys pendulum -model controller -cells 6,6 -mlp_widths 8,8 -pretrain_epochs 20 -succ_margin 0.5 -guard backtrack -guard_halvings 8 -beta 0.5 -volume_weight 0.05 -epochs 8 -checkpoints 4 -samples 256 -heldout 128 -target_samples 8 -lr 1e-2 -tao_max_it 3 -quiet -seed 1"); }
-static void test_sound_toy1d(void **state) { SoundAfterMoves("-sys toy1d -model dynamics -cells 16 -mlp_widths 8,8 -pretrain_epochs 20 -succ_margin 0.5 -guard project -beta 0.5 -epochs 8 -checkpoints 4 -samples 256 -heldout 128 -target_samples 8 -lr 1e-2 -tao_max_it 3 -quiet -seed 2"); }
+static void test_sound_toy1d(void **state) { SoundAfterMoves("-sys toy1d -model dynamics -cells 16 -mlp_widths 8,8 -pretrain_epochs 20 -succ_margin 0.5 -guard project -loss sim+encl -volume_weight 0.05 -beta 0.5 -epochs 8 -checkpoints 4 -samples 256 -heldout 128 -target_samples 8 -lr 1e-2 -tao_max_it 3 -quiet -seed 2"); }
 static void test_sound_dubins(void **state) { SoundAfterMoves("-sys dubins -model controller -cells 4,3,3 -mlp_widths 8,8 -pretrain_epochs 20 -succ_margin 0.5 -guard backtrack -guard_halvings 8 -beta 0.5 -volume_weight 0.05 -epochs 6 -checkpoints 3 -samples 256 -heldout 128 -target_samples 8 -lr 1e-2 -tao_max_it 3 -quiet -seed 3"); }
 
 /* A boundary moved without the guard: the lower outer face of a cell's union pushed past the
@@ -445,9 +446,74 @@ static void test_planted_boundary(void **state)
   AssertAll(ok);
 }
 
+/* SPEC §8: the enclosure terms of the theta objective (the volume term V and L_encl, lossencl.h)
+   mapped to the boundaries, against central differences of the same functions, in controller
+   mode (pendulum: network by reverse mode, plant by inner differences) and dynamics mode (toy1d:
+   exact reverse mode). */
+static void EnclTermsFD(const char opts[], double tol, int *ok)
+{
+  SRRun                  run;
+  SRModel                model;
+  SRCells                cells, work;
+  SRAbstraction          abs;
+  const SRSuccessorList *T;
+  double                 gcw[2 * 3 * 96], g[2][64], th[64], thp[64];
+  uint64_t               ctr = 300;
+  int                    checked[2] = {0, 0};
+  double                 worst[2] = {0, 0};
+
+  CHK(MakeRun(PETSC_COMM_WORLD, opts, &run));
+  CHK(SRRunGetObjects(run, &model, &cells, &abs));
+  CHK(SRAbstractionGetTargets(abs, &T));
+  CHK(SRCellsDuplicate(cells, &work));
+  work->p = SR_NORM_2;
+  Shake(work, 1e-3, 2, &ctr);
+  const PetscInt nt = SRCellsPartitionNumTheta(work);
+  double         V, L;
+  CHK(SREnclVolumeCells(model, work, &V, gcw));
+  SRCellsPartitionThetaGradient(work, gcw, g[0]);
+  CHK(SRLossEnclCells(model, work, T, 0.05, &L, gcw));
+  SRCellsPartitionThetaGradient(work, gcw, g[1]);
+  SRCellsPartitionGetTheta(work, th);
+  for (PetscInt t = 0; t < nt; t++) {
+    const double h = 1e-6;
+    double       vp[2], vm[2];
+    for (PetscInt q = 0; q < nt; q++) thp[q] = th[q];
+    thp[t] = th[t] + h;
+    CHK(SRCellsPartitionSetTheta(work, thp));
+    CHK(SREnclVolumeCells(model, work, &vp[0], NULL));
+    CHK(SRLossEnclCells(model, work, T, 0.05, &vp[1], NULL));
+    thp[t] = th[t] - h;
+    CHK(SRCellsPartitionSetTheta(work, thp));
+    CHK(SREnclVolumeCells(model, work, &vm[0], NULL));
+    CHK(SRLossEnclCells(model, work, T, 0.05, &vm[1], NULL));
+    for (int q = 0; q < 2; q++) {
+      const double fd = (vp[q] - vm[q]) / (2 * h), err = fabs(fd - g[q][t]);
+      worst[q] = PetscMax(worst[q], err / PetscMax(1e-3, fabs(fd)));
+      if (!(err <= tol * (1e-3 + fabs(fd)))) {
+        *ok = 0;
+        print_message("%s: boundary %d: gradient %.10g, central difference %.10g\n", q ? "L_encl" : "volume", (int)t, g[q][t], fd);
+      }
+      if (fd != 0.0) checked[q]++;
+    }
+  }
+  print_message("enclosure terms (%s): %d boundaries; volume %d nonzero, worst relative error %.2e; L_encl %d nonzero, worst %.2e\n", opts, (int)nt, checked[0], worst[0], checked[1], worst[1]);
+  *ok = *ok && checked[0] > 0 && checked[1] > 0;
+  CHK(SRCellsDestroy(&work));
+  CHK(SRRunDestroy(&run));
+}
+
+static void test_encl_terms_fd(void **state)
+{
+  int ok = 1;
+  EnclTermsFD("-sys pendulum -model controller -control_steps 10 -cells 6,5 -mlp_widths 8,8 -pretrain_epochs 5 -samples 128 -quiet -seed 2 -succ_margin 0", 1e-4, &ok);
+  EnclTermsFD("-sys toy1d -model dynamics -cells 12 -mlp_widths 8,8 -pretrain_epochs 5 -samples 128 -quiet -seed 3 -succ_margin 0", 1e-5, &ok);
+  AssertAll(ok);
+}
+
 int main(int argc, char **argv)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_geometry), cmocka_unit_test(test_gradient_fd), cmocka_unit_test(test_sound_pendulum), cmocka_unit_test(test_sound_toy1d), cmocka_unit_test(test_sound_dubins), cmocka_unit_test(test_planted_boundary)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_geometry), cmocka_unit_test(test_gradient_fd), cmocka_unit_test(test_encl_terms_fd), cmocka_unit_test(test_sound_pendulum), cmocka_unit_test(test_sound_toy1d), cmocka_unit_test(test_sound_dubins), cmocka_unit_test(test_planted_boundary)};
   PetscMPIInt             rank;
   int                     fails;
 

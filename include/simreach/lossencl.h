@@ -22,3 +22,16 @@ extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl" (a PETSc en
    differences in those bounds.  e (K), when non-NULL, receives the e_k.  Every rank computes
    every cell (replicated, so the value does not depend on the rank count).  Not collective. */
 PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double scale, double *L, double *grad, double *e);
+
+/* The theta objective's enclosure terms (SPEC §8), on the same training copy of E_k, with the
+   gradient w.r.t. the cells in the SPEC §4 layout gcw (2nK: d/dc then d/dw, cell k's box being
+   [c - w, c + w]; a partition maps it to its boundaries with SRCellsPartitionThetaGradient):
+   - SRLossEnclCells: L_encl as SRLossEncl, its gradient through E_k (the box of cell k) and
+     through B_k (the faces of the target cells that attain the hull);
+   - SREnclVolumeCells: V = sum_k vol(Psi_k) vol(E_k) / vol(D)^2 (the vol(Psi_k)-weighted mean
+     of vol(E_k) / vol(D); +inf if an enclosure is not finite).
+   The network part of dE_k/d(box) is exact reverse mode through the interval pass; in
+   controller mode the plant's held interval step is differentiated in its state and control
+   bounds by central differences.  gcw may be NULL.  Not collective. */
+PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double *L, double *gcw);
+PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double *gcw);

@@ -75,6 +75,7 @@ struct _p_SRRun {
   PetscInt    *hat;                        /* frozen hard assignment of the training samples in one solve */
   double      *theta_acc;                  /* the theta the guard accepted (ntheta) */
   double      *tr_lb, *tr_ub;              /* trust region of the current partition solve */
+  double      *theta_g;                    /* scratch of the partition objective: one term's theta gradient */
   double       h0;                         /* smallest spacing of the initial grid */
   double       pred0;                      /* held-out task loss of the starting network (divergence rule) */
   PetscInt     th_accepted, th_rejected, th_backtracked, th_moves; /* theta updates (cumulative) */
