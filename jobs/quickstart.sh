@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up (packages, build), then run the default study (jobs/pendulum.opts) on
-# 2 MPI ranks, print the verdict table, and write the analysis report to report/.
+# 2 MPI ranks and its positive control (jobs/positive_control.opts, SPEC §9), print the verdict
+# table with the control (gather -control), and write the analysis report to report/.
 # Extra arguments go to simreach (e.g. -force to overwrite an existing results.h5).
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,5 +16,12 @@ if [ -e "$out" ] && [[ " $* " != *" -resume "* ]] && [[ " $* " != *" -force "* ]
   out=$new
 fi
 mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/pendulum.opts -output "$out" "$@"
+# the positive control: a finished control file is reused (-resume only re-reads it)
+ctl="${SR_CONTROL:-control.h5}"
+cflags=()
+[ -e "$ctl" ] && cflags=(-resume)
+mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/positive_control.opts -output "$ctl" "${cflags[@]}" > "${ctl%.h5}.log"
+echo "quickstart: the verdict with the positive control $ctl (its own table: ${ctl%.h5}.log)"
+build/simreach gather "$out" -control "$ctl"
 /usr/bin/python3 analysis/report.py "$out" -o report
-echo "quickstart: results in $out, report written to report/report.md"
+echo "quickstart: results in $out, positive control in $ctl, report written to report/report.md"

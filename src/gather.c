@@ -333,9 +333,66 @@ static PetscErrorCode TrainThenAbstract_Private(MPI_Comm comm, const char file[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The value of option key (e.g. "-guard") in canonical options text ("-key value" lines), or
+   NULL; the value is copied to val (at most len - 1 characters, "" for a flag). */
+static const char *CanonicalValue_Private(const char *text, const char *key, char *val, size_t len)
+{
+  const size_t kl = strlen(key);
+  for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\n' || p[kl] == 0)) {
+      const char *v = p[kl] == ' ' ? p + kl + 1 : p + kl;
+      size_t      n = strcspn(v, "\n");
+      if (n > len - 1) n = len - 1;
+      memcpy(val, v, n);
+      val[n] = 0;
+      return val;
+    }
+  }
+  return NULL;
+}
+
+/* Prints the options that decide results (options_canonical) where the control differs from
+   the study, other than the sweep lists, so that a reader sees what the control changes. */
+static PetscErrorCode ControlDiff_Private(const char *study, const char *control, PetscViewer viewer)
+{
+  const char *const skip[] = {"-beta", "-tau", "-seeds", "-seed_list"};
+  char              line[4096] = "";
+  size_t            used = 0;
+  PetscInt          ndiff = 0;
+
+  PetscFunctionBeginUser;
+  for (int pass = 0; pass < 2; pass++) { /* keys of the control, then keys only the study has */
+    const char *text = pass == 0 ? control : study, *other = pass == 0 ? study : control;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+      char        key[128], a[256], b[256];
+      size_t      kl = strcspn(p, " \n");
+      PetscBool   skipped = PETSC_FALSE;
+      const char *va, *vb;
+      if (p[0] != '-' || kl >= sizeof(key)) continue;
+      memcpy(key, p, kl);
+      key[kl] = 0;
+      for (size_t q = 0; q < sizeof(skip) / sizeof(skip[0]); q++) skipped = (PetscBool)(skipped || !strcmp(key, skip[q]));
+      if (skipped) continue;
+      va = CanonicalValue_Private(text, key, a, sizeof(a));
+      vb = CanonicalValue_Private(other, key, b, sizeof(b));
+      if (pass == 1 && vb) continue; /* compared in the first pass */
+      if (vb && va && !strcmp(va, vb)) continue;
+      if (used + 300 < sizeof(line)) {
+        int w = snprintf(line + used, sizeof(line) - used, "%s %s %s (study: %s)", ndiff ? "," : "", key, pass == 0 ? a : "unset", pass == 0 ? (vb ? b : "unset") : a);
+        if (w > 0) used += (size_t)w;
+      }
+      ndiff++;
+    }
+  }
+  if (ndiff) PetscCall(PetscViewerASCIIPrintf(viewer, "  the control differs from this study in %" PetscInt_FMT " option(s) besides the sweep:%s\n", ndiff, line));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  the control has this study's options besides the sweep\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The positive control (SPEC §9): a study of its own; detected when some setting of it acted and
-   shows the effect of criterion 2.  Prints one line.  Collective. */
-static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], PetscViewer viewer, PetscBool *detected)
+   shows the effect of criterion 2.  Prints one line per setting, and the options in which it
+   differs from the study (canonical: the study's options_canonical).  Collective. */
+static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], const char *canonical, PetscViewer viewer, PetscBool *detected)
 {
   SRResults              res;
   const SRResultsLayout *lay;
@@ -357,6 +414,11 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
       if (lay->beta[ib] == 0) continue;
       PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%g tau=%g: acted %s, |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %g pairs), effect %s\n", lay->beta[ib], lay->tau[it], row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], row[S_NACC], row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
     }
+  if (canonical) {
+    const char *cc;
+    PetscCall(SRResultsGetCanonicalOptions(res, &cc));
+    PetscCall(ControlDiff_Private(canonical, cc, viewer));
+  }
   PetscCall(PetscFree3(tables, info, table));
   PetscCall(SRResultsDestroy(&res));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -581,7 +643,11 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
   {
     char control[PETSC_MAX_PATH_LEN] = "";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-control", control, sizeof(control), &has_control));
-    if (has_control) PetscCall(PositiveControl_Private(comm, control, viewer, &control_detected));
+    if (has_control) {
+      const char *canon;
+      PetscCall(SRResultsGetCanonicalOptions(res, &canon));
+      PetscCall(PositiveControl_Private(comm, control, canon, viewer, &control_detected));
+    }
   }
   {
     char      ttab[PETSC_MAX_PATH_LEN] = "";

@@ -9,6 +9,8 @@ set_tests_properties(study_spearman PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED stud
 # the final enclosures E_k (/runs/enclosures): boxes, tightest inside the run's, mean volume = the last row's
 add_test(NAME study_enclosures COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/test_enclosures.py ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5)
 set_tests_properties(study_enclosures PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED study_files SKIP_RETURN_CODE 77 LABELS study)
+add_test(NAME study_control COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_control.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5 ${CMAKE_CURRENT_BINARY_DIR}/study_control)
+set_tests_properties(study_control PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 PROCESSORS 2 FIXTURES_REQUIRED study_files LABELS study)
 add_test(NAME study_resume COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_resume.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_kill.opts ${CMAKE_CURRENT_BINARY_DIR}/study_resume)
 set_tests_properties(study_resume PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 PROCESSORS 2 LABELS study)
 add_test(NAME study_badinput COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_badinput.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_badinput)
