@@ -10,6 +10,7 @@
 #include <simreach/random.h>
 #include <simreach/verify.h>
 #include <simreach/private/closedloop_file.h>
+#include <simreach/private/memcheck.h>
 #include <simreach/private/fileio.h>
 #include <string.h>
 #include <simreach/private/results.h>
@@ -32,6 +33,17 @@ PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGrap
   PetscCheck(h->K <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "closed-loop questions: %" PetscInt64_FMT " cells; at most %d are supported (the sets are replicated, one byte per cell)", h->K, PETSC_MPI_INT_MAX);
   SRVerifyOwnership(h->K, size, rank, &ks, &ke);
   m = ke - ks;
+  { /* before anything is allocated (issue #13): the sets and tables of src/closedloop.c are
+       replicated (1 byte per cell, 4 per corner), the lists read here are this rank's */
+    double corners = 1, bytes;
+    char   opts[256];
+    for (PetscInt d = 0; d < h->n; d++) corners *= (double)ax->N[d] + 1;
+    bytes = (double)h->K + 4.0 * corners + (double)m * (2.0 * h->n * sizeof(PetscInt) + sizeof(PetscBool) + 4.0 * SRListRowLength(h->n) + 2.0 * sizeof(PetscInt) + 1);
+    PetscCall(PetscSNPrintf(opts, sizeof(opts), "the abstraction file's %" PetscInt64_FMT " cells (-cells ", h->K));
+    for (PetscInt d = 0; d < h->n; d++) PetscCall(PetscSNPrintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%" PetscInt_FMT "%s", d ? "," : "", (PetscInt)ax->N[d], d == h->n - 1 ? " of simreach verify)" : ""));
+    PetscCall(SRSizeCheck(comm, corners, opts, "the closed-loop tables (one entry per cell corner)", "the closed-loop questions handle fewer cells"));
+    PetscCall(SRMemCheck(comm, bytes, opts, "the closed-loop sets, tables and lists (README \"safe, reach\")"));
+  }
   s->g.n      = h->n;
   s->g.kstart = ks;
   s->g.kend   = ke;

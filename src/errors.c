@@ -7,6 +7,7 @@
    internal error and keeps PETSc's full traceback. */
 #include <simreach/private/commands.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Is n a refusal (brief message) rather than an internal error (traceback)? */
 static int SRErrorIsRefusal_Private(PetscErrorCode n)
@@ -54,6 +55,9 @@ PetscErrorCode SRErrorHandler(MPI_Comm comm, int line, const char *fun, const ch
 
   if (p == PETSC_ERROR_INITIAL) {
     int cmp = MPI_UNEQUAL;
+    /* a failing allocation inside PETSc (PetscMallocAlign): Debian's PETSc 3.18 raises it with a
+       code other than PETSC_ERR_MEM for sizes it cannot represent; it is out of memory all the same */
+    if (fun && !strncmp(fun, "PetscMalloc", 11)) n = PETSC_ERR_MEM, mess = NULL;
     st->code  = n;
     st->brief = SRErrorIsRefusal_Private(n);
     /* raised on every rank of the world at once: the program can finalize normally */
@@ -63,7 +67,8 @@ PetscErrorCode SRErrorHandler(MPI_Comm comm, int line, const char *fun, const ch
       PetscMPIInt rank = 0;
       if (comm != MPI_COMM_NULL && comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
       if (rank == 0) {
-        if (n == PETSC_ERR_MEM && (!mess || !mess[0] || mess[0] == ' ')) fprintf(stderr, "simreach: out of memory in %s (%s:%d): the problem is too large for this machine; give fewer cells, samples or a smaller network\n", fun, file, line);
+        if (n == PETSC_ERR_MEM && mess && !strncmp(mess, "not enough memory", 17)) fprintf(stderr, "simreach: %s\n", mess); /* SRMemCheck's, complete */
+        else if (n == PETSC_ERR_MEM && (!mess || !mess[0] || mess[0] == ' ')) fprintf(stderr, "simreach: out of memory in %s (%s:%d): the problem is too large for this machine; give fewer cells, samples or a smaller network\n", fun, file, line);
         else if (n == PETSC_ERR_MEM) fprintf(stderr, "simreach: out of memory: %s (the problem is too large for this machine)\n", mess);
         else fprintf(stderr, "simreach: %s\n", mess);
         fflush(stderr);

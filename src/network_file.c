@@ -16,6 +16,7 @@
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/fileio.h>
+#include <simreach/private/memcheck.h>
 
 #define SR_NETWORK_FORMAT "simreach-network-1"
 
@@ -161,7 +162,6 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   double   *p;
 
   PetscFunctionBeginUser;
-  (void)comm;
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
   PetscCall(PetscTestFile(path, 'r', &ok));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: no such readable file", path);
@@ -199,9 +199,21 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   nl = (PetscInt)dims[0] - 1;
   PetscCheck(nl >= 2 && nl <= SR_MAX_LAYERS + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: %" PetscInt_FMT " affine layers; allowed are 2 to %d (1 to %d hidden)", path, nl, SR_MAX_LAYERS + 1, SR_MAX_LAYERS);
   PetscCall(SRNetReadData_Private(f, path, "widths", H5T_NATIVE_INT64, 1, dims, w));
-  for (PetscInt l = 0; l <= nl; l++) {
-    PetscCheck(w[l] >= 1 && w[l] <= 1 << 20, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: width %" PetscInt_FMT " is %lld; allowed are 1 to 2^20", path, l, (long long)w[l]);
-    if (l < nl) np += (PetscInt)(w[l + 1] * (w[l] + 1));
+  {
+    double npd = 0, maxw = 0;
+    char   opts[PETSC_MAX_PATH_LEN + 256];
+    for (PetscInt l = 0; l <= nl; l++) {
+      PetscCheck(w[l] >= 1 && w[l] <= 1 << 20, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: width %" PetscInt_FMT " is %lld; allowed are 1 to 2^20", path, l, (long long)w[l]);
+      if (l < nl) npd += (double)w[l + 1] * ((double)w[l] + 1);
+      maxw = PetscMax(maxw, (double)w[l]);
+    }
+    /* before anything is allocated (issue #13): every rank holds the parameters, the enclosures
+       |W| and the rows (enclosure.c), the forward pass's transposes (mlp.c) and this read's copy */
+    PetscCall(PetscSNPrintf(opts, sizeof(opts), "-network %s (widths ", path));
+    for (PetscInt l = 0; l <= nl; l++) PetscCall(PetscSNPrintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%lld%s", (long long)w[l], l < nl ? "," : ")"));
+    PetscCall(SRSizeCheck(comm, npd, opts, "the network's parameters", "allowed are networks of at most 2147483647 parameters"));
+    PetscCall(SRMemCheck(comm, 8.0 * 5 * npd + 8.0 * 64 * 4 * maxw, opts, "the network (its parameters, their copies and the enclosure's work arrays)"));
+    np = (PetscInt)npd;
   }
   PetscCall(PetscMalloc1(np, &p));
   np = 0;

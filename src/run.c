@@ -374,6 +374,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
     for (PetscInt i = 0; i < SR_MAX_DIM; i++) r->counts[i] = 8;
   }
   PetscCheck(r->ncounts == n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT, r->ncounts, r->sysname, n);
+  PetscCall(SRRunCheckSize_Private(r)); /* before anything is allocated (issue #13) */
   PetscCall(SRModelCreate(r->sys, r->mtype, r->nhidden, r->widths, &r->model));
   PetscCall(SRMLPInitialize(r->model->mlp, (uint64_t)r->seed));
   if (r->cells_param == SR_CELLS_PARTITION) PetscCall(SRCellsCreatePartition(r->sys, r->counts, &r->cells));

@@ -36,6 +36,29 @@ net(f"{d}/bignet.h5", [2, 22000, 22000, 2], data=False)
 net(f"{d}/hugenet.h5", [2, 1 << 20, 1 << 20, 2], data=False)
 PYEOF
 sr_run 1 verify -network "$dir/net.h5" -cells 4,4 -output "$dir/abs.h5" > "$dir/abs.log" 2>&1 || { cat "$dir/abs.log"; fail "the fixture abstraction"; }
+# the same abstraction claiming 40000 x 40000 cells: the lists declared, never written (a small file)
+"$PY" - "$dir" <<'PYEOF' || fail "writing the fixture bigabs.h5"
+import sys, shutil, h5py, numpy as np
+d = sys.argv[1]
+shutil.copy(f"{d}/abs.h5", f"{d}/bigabs.h5")
+N = [40000, 40000]
+K = N[0] * N[1]
+with h5py.File(f"{d}/bigabs.h5", "r+") as f:
+    f.attrs["K"] = np.asarray([K], dtype=np.int64)
+    f["metrics"].attrs["K"] = np.asarray([K], dtype=np.int64)
+    p = f["partition"]
+    del p["counts"]
+    p["counts"] = np.asarray(N, dtype=np.int64)
+    for e in range(2):
+        g = np.linspace(p["domain_lo"][e], p["domain_hi"][e], N[e] + 1)
+        for name, v in ((f"cell_lo_{e}", g[:-1]), (f"cell_hi_{e}", g[1:]), (f"boundary_lo_{e}", g), (f"boundary_hi_{e}", g)):
+            del p[name]
+            p[name] = v
+    c = f["cells"]
+    del c["enclosure"], c["list"]
+    c.create_dataset("enclosure", shape=(K, 4), dtype="f8")
+    c.create_dataset("list", shape=(K, 5), dtype="i4")
+PYEOF
 sum_res=$(md5sum < "$dir/res.h5")
 n=0
 # refuse RC PATTERN COMMAND ARGS...: simreach exits RC, one or two lines matching PATTERN, no
@@ -86,4 +109,19 @@ done
 refuse 2 "option -trajectory_cap 1000001: 1000001 is out of range; allowed are integers 1 to 1000000" safe "$dir/abs.h5" -trajectory_cap 1000001
 refuse 2 "option -steps $W: $W is out of range; allowed are integers 0 to 1000000" reach "$dir/abs.h5" -init -0.1,0.1,-0.1,0.1 -steps $W
 refuse 2 "option -steps -1: -1 is out of range" reach "$dir/abs.h5" -init -0.1,0.1,-0.1,0.1 -steps -1
+# item 1: sizes.  Arrays past PetscInt are refused input (2), naming the option and the most allowed ...
+refuse 2 "-samples 100000000 .*-mlp_widths 32,32: .*activations.*allowed are at most [0-9]+ samples" train -sys pendulum -model dynamics -samples 100000000
+refuse 2 "-assign_neighbors 1000: the Gaussian assignment.*entries" train -sys pendulum -assign gauss -assign_neighbors 1000 -samples 10000000
+refuse 2 "-network .*hugenet.h5 \(widths 2,1048576,1048576,2\): the network's parameters would have 1.1e\+12 entries" verify -network "$dir/hugenet.h5" -cells 4,4
+# ... and memory known up front to exceed what the process may use (here ulimit -v, 3 GB) is
+# refused for lack of resources (4), naming the options and the memory needed, before any work
+export LIMIT_KB=3000000
+refuse 4 "not enough memory: -samples 10000000 .*the run .*needs at least [0-9.]+ GB per rank; the address-space limit \(ulimit -v\) leaves" train -sys pendulum -model dynamics -samples 10000000
+refuse 4 "not enough memory: .*-mlp_widths 4096,4096,4096,4096 .*network [0-9.]+ GB" train -sys pendulum -model dynamics -mlp_widths 4096,4096,4096,4096
+NP=2 refuse 4 "not enough memory: -samples 10000000 .*needs at least" study -options_file "$opts" -output "$dir/big.h5" -samples 10000000
+[ -e "$dir/big.h5" ] || [ -e "$dir/big.h5.part" ] && fail "the refused study created a file"
+refuse 4 "not enough memory: -network .*bignet.h5 \(widths 2,22000,22000,2\): the network .*needs at least" verify -network "$dir/bignet.h5" -cells 4,4
+refuse 4 "not enough memory: the abstraction file's 1600000000 cells \(-cells 40000,40000 .*needs at least" safe "$dir/bigabs.h5"
+refuse 4 "not enough memory: the abstraction file's 1600000000 cells" reach "$dir/bigabs.h5" -init -0.1,0.1,-0.1,0.1 -steps 3
+unset LIMIT_KB
 echo "PASS: $n cases refused before any work"

@@ -106,3 +106,6 @@ PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfals
 PetscErrorCode SRRunSaveVerified_Private(SRRun r);
 PetscErrorCode SRRunRestoreVerified_Private(SRRun r);
 PetscErrorCode SRRunDestroyVerified_Private(SRRun r);
+/* runsize.c: refuses, before SRRunSetUp allocates anything, a run whose arrays overflow a
+   PetscInt (exit 2) or whose memory exceeds what this rank may use (exit 4), naming the options. */
+PetscErrorCode SRRunCheckSize_Private(SRRun r);
