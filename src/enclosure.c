@@ -23,7 +23,6 @@
 
 const char *const SREnclosureTypes[] = { "interval", "taylor1", "both", "SREnclosureType", "SR_ENCLOSURE_", NULL };
 
-#define SR_ENC_BLOCK 64
 typedef double SRv4_Private __attribute__((vector_size(32)));
 
 typedef struct {
@@ -260,7 +259,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
   const PetscInt    n              = model->n;
   PetscBool         finite_weights = PETSC_TRUE;
   SREncWork_Private w;
-  SRTaylor         *tw = NULL;
+  SRTMBatch         tb = NULL;
   double           *Et = NULL;
 
   PetscFunctionBeginUser;
@@ -281,7 +280,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(SREncWorkCreate_Private(model->mlp, &w));
-  if (type != SR_ENCLOSURE_INTERVAL) PetscCall(PetscMalloc1(2 * model->mlp->maxwidth, &tw));
+  if (type != SR_ENCLOSURE_INTERVAL) PetscCall(SRTMBatchCreate(model, &tb));
   if (type == SR_ENCLOSURE_BOTH) PetscCall(PetscMalloc1(2 * n * SR_ENC_BLOCK, &Et));
   for (PetscInt k0 = kstart; k0 < kend; k0 += SR_ENC_BLOCK) {
     const PetscInt nb = PetscMin((PetscInt)SR_ENC_BLOCK, kend - k0);
@@ -304,15 +303,10 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     if (type != SR_ENCLOSURE_TAYLOR1) SREncBlockInterval_Private(&w, model, nb, Eb, sb);
     if (type != SR_ENCLOSURE_INTERVAL) {
       double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
+      PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo)); /* src/enclosure_taylor.c */
       for (PetscInt c = 0; c < nb; c++) {
-        double    lo[SR_MAX_DIM], hi[SR_MAX_DIM], *Ec = Eo + 2 * n * c;
+        double   *Ec  = Eo + 2 * n * c;
         PetscBool fin = PETSC_TRUE;
-        for (PetscInt d = 0; d < n; d++) {
-          lo[d] = w.lo[d * SR_ENC_BLOCK + c];
-          hi[d] = w.hi[d * SR_ENC_BLOCK + c];
-          fin   = (PetscBool)(fin && isfinite(lo[d]) && isfinite(hi[d]));
-        }
-        if (fin) PetscCall(SRModelEncloseTaylorWork_Private(model, lo, hi, Ec, Ec + n, tw));
         for (PetscInt d = 0; d < n; d++)
           fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
         if (type == SR_ENCLOSURE_TAYLOR1)
@@ -344,7 +338,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
   }
   PetscCall(PetscLogFlops((type != SR_ENCLOSURE_TAYLOR1 ? w.flops : 0) * (kend - kstart) + (type != SR_ENCLOSURE_INTERVAL ? (double)(2 * (n + 3) * model->mlp->nparams) * (kend - kstart) : 0)));
   PetscCall(PetscFree(Et));
-  PetscCall(PetscFree(tw));
+  PetscCall(SRTMBatchDestroy(&tb));
   PetscCall(SREncWorkDestroy_Private(&w));
   PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

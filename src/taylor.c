@@ -350,7 +350,7 @@ PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylo
 
 /* The cell's normalised coordinates (SPEC §7): x_i = c_i + h_i xi_i with [c - h, c + h]
    containing [lo, hi] (h rounded up). */
-static void SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi, SRTaylor *X)
+void SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi, SRTaylor *X)
 {
   for (PetscInt i = 0; i < n; i++) {
     const double c = 0.5 * lo[i] + 0.5 * hi[i];
@@ -359,15 +359,16 @@ static void SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const dou
   }
 }
 
-PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work)
+/* The part of the Taylor enclosure after the MLP: X the cell's variables, N the network's
+   output Taylor models; writes the range of f_phi (NaN bounds when not finite).  Shared by the
+   per-cell path below and the batched kernel of src/enclosure_taylor.c. */
+PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi)
 {
   const PetscInt n = model->n;
-  SRTaylor       X[SR_MAX_DIM], N[SR_MAX_DIM], Y[SR_MAX_DIM];
+  SRTaylor       Y[SR_MAX_DIM];
   PetscBool      bad = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  SRTaylorBoxVariables_Private(n, lo, hi, X);
-  PetscCall(SRMLPForwardTaylorWork_Private(model->mlp, n, X, N, work));
   if (model->type == SR_MODEL_DYNAMICS) {
     for (PetscInt i = 0; i < n; i++)
       Y[i] = SRTaylorAdd(n, X[i], N[i]); /* f = x + N(x) */
@@ -393,6 +394,17 @@ PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo,
   if (bad)
     for (PetscInt i = 0; i < n; i++)
       elo[i] = ehi[i] = NAN; /* NaI: the caller flags the cell */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work)
+{
+  SRTaylor X[SR_MAX_DIM], N[SR_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  SRTaylorBoxVariables_Private(model->n, lo, hi, X);
+  PetscCall(SRMLPForwardTaylorWork_Private(model->mlp, model->n, X, N, work));
+  PetscCall(SRModelTaylorTail_Private(model, X, N, elo, ehi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
