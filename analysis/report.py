@@ -538,6 +538,68 @@ def published_check(res):
     return L
 
 
+# PETSc's TaoConvergedReason values (petsctao.h); 0: no solve in the interval
+TAO_REASONS = {3: "CONVERGED_GATOL", 4: "CONVERGED_GRTOL", 5: "CONVERGED_GTTOL", 6: "CONVERGED_STEPTOL", 7: "CONVERGED_MINF",
+               8: "CONVERGED_USER", -2: "DIVERGED_MAXITS", -4: "DIVERGED_NAN", -5: "DIVERGED_MAXFCN", -6: "DIVERGED_LS_FAILURE",
+               -7: "DIVERGED_TR_REDUCTION", -8: "DIVERGED_USER", 0: "no solve"}
+
+
+def cell_solve_rows(res):
+    """The theta solve per (beta, tau) over the seeds (SPEC §8): theta moves accepted / rejected /
+    backtracked (the cumulative counters of each run's last row), intervals with a move that
+    counts (theta_moves went up), and TAO's reasons over every interval.  Returns
+    [(beta, tau, runs, acc, rej, bt, counted, intervals, {reason name: count})]."""
+    need = ("tao_reason", "theta_accepted", "theta_rejected", "theta_backtracked", "theta_moves")
+    if any(c not in res.ckcols for c in need):
+        return []
+    rows = []
+    for ib in range(res.nb):
+        for it in range(res.nt):
+            acc = rej = bt = counted = nint = nruns = 0
+            reasons = {}
+            for js in range(res.ns):
+                r = res.run(ib, it, js)
+                mv = res.series(r, "theta_moves")
+                if len(mv) == 0:
+                    continue
+                nruns += 1
+                acc += int(res.last(r, "theta_accepted"))
+                rej += int(res.last(r, "theta_rejected"))
+                bt += int(res.last(r, "theta_backtracked"))
+                counted += int(np.sum(np.diff(np.concatenate([[0.0], mv])) > 0))
+                nint += len(mv)
+                for v in res.series(r, "tao_reason"):
+                    name = TAO_REASONS.get(int(v), str(int(v)))
+                    reasons[name] = reasons.get(name, 0) + 1
+            rows.append((float(res.beta[ib]), float(res.tau[it]), nruns, acc, rej, bt, counted, nint, reasons))
+    return rows
+
+
+def cell_solve_section(res):
+    rows = cell_solve_rows(res)
+    if not rows:
+        return []
+    L = ["## The cell solve (theta, SPEC §8)", "",
+         "Per (beta, tau) over the seeds: theta moves accepted / rejected / backtracked by the guard, checkpoint intervals "
+         "with a move that counts (some boundary moved by >= 1e-3 grid spacing and the frozen objective went down), "
+         "and TAO's converged reason over every interval.", "",
+         "| beta | tau | runs | accepted | rejected | backtracked | intervals with a counted move | TAO reasons |", "|---|---|---|---|---|---|---|---|"]
+    tot = [0, 0, 0, 0, 0]
+    totr = {}
+    for beta, tau, nruns, acc, rej, bt, counted, nint, reasons in rows:
+        rs = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
+        L.append(f"| {beta:g} | {tau:g} | {nruns} | {acc} | {rej} | {bt} | {counted} / {nint} | {rs} |")
+        for i, v in enumerate((acc, rej, bt, counted, nint)):
+            tot[i] += v
+        for k, v in reasons.items():
+            totr[k] = totr.get(k, 0) + v
+    solved = sum(v for k, v in totr.items() if k != "no solve")
+    conv = sum(v for k, v in totr.items() if k.startswith("CONVERGED"))
+    L += ["", f"All runs: {tot[0]} accepted, {tot[1]} rejected, {tot[2]} backtracked theta moves; "
+          f"**{tot[3]} of {tot[4]} intervals** with a counted move; TAO converged in **{conv} of {solved}** solves.", ""]
+    return L
+
+
 def write_report(res, outdir, figures, notes, scaling_rows):
     L = [f"# simreach study report", "", f"Results file: `{os.path.basename(res.path)}` ({res.format}, simreach {res.version}).", ""]
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
@@ -564,6 +626,7 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L += ["", "Counts: " + ", ".join(f"{n} = {int(v)}" for n, v in zip(res.countcols, res.counts)),
           f"; largest measured gap / (tau log n): {fmt(res.gap_ratio_max)}.", ""]
     L += published_check(res)
+    L += cell_solve_section(res)
     L += ["## Figures", ""]
     for title, name in figures:
         L += [f"### {title}", "", f"![{title}]({name})", ""]

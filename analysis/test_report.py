@@ -26,7 +26,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 ARGS = None
-FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "tradeoff.png", "counts.png", "cells.png"]
+FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "tradeoff.png", "counts.png", "cells.png", "partition.png"]
 
 
 def mpiexec_cmd(n):
@@ -89,6 +89,41 @@ class ReportTest(unittest.TestCase):
         fals = int(np.nansum(rows[:, cols.index("falsified")]))
         unk = int(np.nansum(rows[:, cols.index("recheck_failures")])) - fals
         self.assertIn(f"**{fals} falsified**, **{unk} unknown**", self.md)
+
+    def test_cell_solve_totals_equal_the_file(self):
+        """the theta solve's totals in report.md (SPEC §8) against the file's columns, counted here
+        independently: the counters of each run's last row, intervals where theta_moves rose,
+        TAO reasons > 0 (converged) among the intervals with a solve (reason != 0)"""
+        with h5py.File(self.h5, "r") as f:
+            ck = f["/runs/checkpoints"][()]
+            c = f["/runs/checkpoints"].attrs["columns"]
+            cols = (c.decode() if isinstance(c, bytes) else str(c)).split(",")
+        acc = rej = bt = counted = nint = conv = solved = 0
+        for run in ck:
+            rows = run[np.isfinite(run[:, 0])]
+            if len(rows) == 0:
+                continue
+            acc += int(rows[-1, cols.index("theta_accepted")])
+            rej += int(rows[-1, cols.index("theta_rejected")])
+            bt += int(rows[-1, cols.index("theta_backtracked")])
+            mv = rows[:, cols.index("theta_moves")]
+            counted += int(np.sum(np.diff(np.concatenate([[0.0], mv])) > 0))
+            nint += len(rows)
+            tr = rows[:, cols.index("tao_reason")]
+            solved += int(np.sum(tr != 0))
+            conv += int(np.sum(tr > 0))
+        self.assertIn(f"All runs: {acc} accepted, {rej} rejected, {bt} backtracked theta moves; "
+                      f"**{counted} of {nint} intervals** with a counted move; TAO converged in **{conv} of {solved}** solves.", self.md)
+        self.assertGreater(counted, 0)
+
+    def test_learned_partition_moved(self):
+        """partition.png draws a learned partition: some run's final boundaries differ from the
+        initial grid (/runs/cells against /runs/cells_initial)"""
+        with h5py.File(self.h5, "r") as f:
+            cells, init = f["/runs/cells"][()], f["/runs/cells_initial"][()]
+        moved = np.nanmax(np.abs(cells - init), axis=1)
+        self.assertTrue(np.any(moved > 0), "no run's partition moved")
+        self.assertIn("The learned partition is run", self.md)
 
     def test_spearman_values_equal_the_file(self):
         with h5py.File(self.h5, "r") as f:

@@ -2,6 +2,7 @@
    bounds, and one bound-constrained TAO solve per checkpoint interval, whose move then goes
    through the guard (guard.c).  theta is solved redundantly on every rank (PETSC_COMM_SELF). */
 #include <simreach/private/run.h>
+#include <simreach/verify.h>
 #include <math.h>
 #include <string.h>
 
@@ -251,19 +252,32 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The guard-aware part of a partition's trust region (SPEC §8; README "Cells that learn"): the
-   union of C(k) is the index box of its cells, so only its outer faces matter for the
-   containment of E_k, and a face that moves towards E_k eats the slack the guard needs.  Each
-   outer face of every list may move at most half-way towards the edge of the current E_k it
-   guards (not at all when there is no gap).  Interior boundaries of a union and faces moving
-   away from E_k are not limited.  The enclosures are computed on every rank for all cells. */
+/* The guard-aware part of a partition's trust region (SPEC §8; README "Cells that learn"), so
+   that TAO solves inside a box of boundaries the guard accepts as a whole.  With E_k the run's
+   enclosure of cell k and U_k = [b_{a}, b_{z+1}] (per dimension) the union of C(k) (an index
+   box; the sink covers the outside of D), the slack of cell k on each side is
+   g = E_k - U_k (clipped to D when the sink is listed; a side where the sink and the edge of D
+   meet is unbounded).  Half of every slack is kept for the network's next steps:
+   - an outer face of U_k may move inward by at most g / 4 (interior faces of U_k, and faces
+     moving outward, are not limited);
+   - cell k grown to its faces' bounds (the box G_k) must have its enclosure E(G_k) within
+     g / 4 of E_k on every bounded side.  A cell that fails gets the growth of its faces halved
+     (its lower faces' lower bounds and upper faces' upper bounds pulled half-way back to the
+     current boundary; once per round however many cells of the slab failed) and is tested
+     again; after SR_TR_ROUNDS halvings its faces may only move inward (the enclosure of a sub-box lies in that of the box).
+   Halving a face's growth bound moves the other side's bound of no cell, and tighter bounds only
+   shrink every G_k and every face's inward range, so cells that passed keep passing.  With an
+   inclusion-isotone enclosure every point of the final box then passes the containment test;
+   the guard checks the move anyway.  The enclosures are computed on every rank for all cells. */
+#define SR_TR_ROUNDS 6
 static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
 {
   const PetscInt         n = r->n, K = r->K;
   const SRSuccessorList *C;
-  double                *E;
+  double                *E, *lim, *G, *EG;
   SRCellStatus          *st;
-  PetscInt               toff[SR_MAX_DIM], q = 0, idx[SR_MAX_DIM];
+  PetscInt               toff[SR_MAX_DIM], q = 0, idx[SR_MAX_DIM], *todo, ntodo = 0;
+  PetscBool             *sink, *half_lb, *half_ub;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < n; d++) {
@@ -271,15 +285,21 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
     q += r->cells->grid[d] - 1;
   }
   PetscCall(SRAbstractionGetCertified(r->abs, &C));
-  PetscCall(PetscMalloc2(2 * n * K, &E, K, &st));
+  PetscCall(PetscMalloc6(2 * n * K, &E, K, &st, 2 * n * K, &lim, 2 * n * K, &G, 2 * n * K, &EG, K, &todo));
+  PetscCall(PetscMalloc1(K, &sink));
+  PetscCall(PetscCalloc2(r->ntheta + 1, &half_lb, r->ntheta + 1, &half_ub));
   PetscCall(SREnclosureCompute(r->model, r->enclosure, r->cells, 0, K, E, st));
   for (PetscInt k = 0; k < K; k++) {
     PetscInt a[SR_MAX_DIM], z[SR_MAX_DIM], nc = 0;
-    if (st[k] == SR_CELL_NONFINITE) continue;
+    sink[k] = (PetscBool)(C->ptr[k + 1] > C->ptr[k] && C->idx[C->ptr[k + 1] - 1] >= K);
     for (PetscInt d = 0; d < n; d++) {
-      a[d] = PETSC_MAX_INT;
-      z[d] = -1;
+      a[d]                 = PETSC_MAX_INT;
+      z[d]                 = -1;
+      lim[2 * n * k + d]     = -INFINITY;
+      lim[2 * n * k + n + d] = INFINITY;
     }
+    todo[ntodo++] = k;
+    if (st[k] == SR_CELL_NONFINITE) continue; /* cannot be an accepted state; its growth is halved away below */
     for (PetscInt e = C->ptr[k]; e < C->ptr[k + 1]; e++) {
       if (C->idx[e] >= K) continue;
       SRCellsIndex(r->cells, C->idx[e], idx);
@@ -289,45 +309,80 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
         z[d] = PetscMax(z[d], idx[d]);
       }
     }
-    if (!nc) continue;
-    {
-      /* a cell whose E_k comes within a quarter grid spacing of its union may only shrink: the
-         interval enclosure of a sub-box lies in the enclosure of the box, so it stays contained */
-      PetscBool has_sink = (PetscBool)(C->ptr[k + 1] > C->ptr[k] && C->idx[C->ptr[k + 1] - 1] >= K), tight = PETSC_FALSE;
-      for (PetscInt d = 0; d < n; d++) {
-        const PetscInt m = r->cells->grid[d];
-        const double  *b = r->cells->bnd + r->cells->boff[d], hd = (r->cells->dhi[d] - r->cells->dlo[d]) / m;
-        const double   glo = (has_sink && a[d] == 0) ? PETSC_MAX_REAL : E[2 * n * k + d] - b[a[d]];
-        const double   ghi = (has_sink && z[d] == m - 1) ? PETSC_MAX_REAL : b[z[d] + 1] - E[2 * n * k + n + d];
-        if (glo < 0.25 * hd || ghi < 0.25 * hd) tight = PETSC_TRUE;
-      }
-      if (tight) {
-        SRCellsIndex(r->cells, k, idx);
-        for (PetscInt d = 0; d < n; d++) {
-          const PetscInt m = r->cells->grid[d];
-          const double  *b = r->cells->bnd + r->cells->boff[d];
-          if (idx[d] >= 1) r->tr_lb[toff[d] + idx[d]] = PetscMax(r->tr_lb[toff[d] + idx[d]], b[idx[d]]);
-          if (idx[d] + 1 <= m - 1) r->tr_ub[toff[d] + idx[d] + 1] = PetscMin(r->tr_ub[toff[d] + idx[d] + 1], b[idx[d] + 1]);
-        }
-      }
-    }
     for (PetscInt d = 0; d < n; d++) {
       const PetscInt m  = r->cells->grid[d];
       const double  *b  = r->cells->bnd + r->cells->boff[d];
-      const double   lo = E[2 * n * k + d], hi = E[2 * n * k + n + d];
-      if (a[d] >= 1 && a[d] <= m - 1) { /* lower face b_a may rise at most half-way to E.lo */
-        const PetscInt t = toff[d] + a[d];
-        r->tr_ub[t]      = PetscMin(r->tr_ub[t], lo > b[a[d]] ? b[a[d]] + 0.5 * (lo - b[a[d]]) : b[a[d]]);
-        r->tr_ub[t]      = PetscMax(r->tr_ub[t], b[a[d]]);
+      const double   lo = sink[k] ? PetscMax(E[2 * n * k + d], r->cells->dlo[d]) : E[2 * n * k + d];
+      const double   hi = sink[k] ? PetscMin(E[2 * n * k + n + d], r->cells->dhi[d]) : E[2 * n * k + n + d];
+      if (!nc) { /* only the sink: E_k must stay outside D, so no growth at all (clipped E empty) */
+        lim[2 * n * k + d]     = INFINITY;
+        lim[2 * n * k + n + d] = -INFINITY;
+        continue;
       }
-      if (z[d] + 1 >= 1 && z[d] + 1 <= m - 1) { /* upper face b_{z+1} may fall at most half-way to E.hi */
-        const PetscInt t = toff[d] + z[d] + 1;
-        r->tr_lb[t]      = PetscMax(r->tr_lb[t], hi < b[z[d] + 1] ? b[z[d] + 1] - 0.5 * (b[z[d] + 1] - hi) : b[z[d] + 1]);
-        r->tr_lb[t]      = PetscMin(r->tr_lb[t], b[z[d] + 1]);
+      if (!(sink[k] && a[d] == 0)) {
+        const double g = PetscMax(lo - b[a[d]], 0.0);
+        lim[2 * n * k + d] = lo - 0.25 * g;
+        if (a[d] >= 1 && a[d] <= m - 1) { /* lower face b_a may rise by g / 4 */
+          const PetscInt t = toff[d] + a[d];
+          r->tr_ub[t]      = PetscMax(PetscMin(r->tr_ub[t], b[a[d]] + 0.25 * g), b[a[d]]);
+        }
+      }
+      if (!(sink[k] && z[d] == m - 1)) {
+        const double g = PetscMax(b[z[d] + 1] - hi, 0.0);
+        lim[2 * n * k + n + d] = hi + 0.25 * g;
+        if (z[d] + 1 >= 1 && z[d] + 1 <= m - 1) { /* upper face b_{z+1} may fall by g / 4 */
+          const PetscInt t = toff[d] + z[d] + 1;
+          r->tr_lb[t]      = PetscMin(PetscMax(r->tr_lb[t], b[z[d] + 1] - 0.25 * g), b[z[d] + 1]);
+        }
       }
     }
   }
-  PetscCall(PetscFree2(E, st));
+  for (PetscInt round = 0; round <= SR_TR_ROUNDS && ntodo > 0; round++) {
+    PetscInt nfail = 0;
+    for (PetscInt i = 0; i < ntodo; i++) { /* G_k: cell k grown to its faces' bounds */
+      const PetscInt k = todo[i];
+      SRCellsIndex(r->cells, k, idx);
+      for (PetscInt d = 0; d < n; d++) {
+        const PetscInt m = r->cells->grid[d];
+        const double  *b = r->cells->bnd + r->cells->boff[d];
+        G[2 * n * i + d]     = idx[d] >= 1 ? r->tr_lb[toff[d] + idx[d]] : b[0];
+        G[2 * n * i + n + d] = idx[d] + 1 <= m - 1 ? r->tr_ub[toff[d] + idx[d] + 1] : b[m];
+      }
+    }
+    PetscCall(SREnclosureComputeBoxes(r->model, r->enclosure, ntodo, G, EG, st));
+    for (PetscInt i = 0; i < ntodo; i++) {
+      const PetscInt k  = todo[i];
+      PetscBool      ok = (PetscBool)(st[i] != SR_CELL_NONFINITE);
+      for (PetscInt d = 0; d < n && ok; d++) {
+        const double lo = sink[k] ? PetscMax(EG[2 * n * i + d], r->cells->dlo[d]) : EG[2 * n * i + d];
+        const double hi = sink[k] ? PetscMin(EG[2 * n * i + n + d], r->cells->dhi[d]) : EG[2 * n * i + n + d];
+        if (sink[k] && (lo > hi || EG[2 * n * i + d] > r->cells->dhi[d] || EG[2 * n * i + n + d] < r->cells->dlo[d])) continue; /* this side wholly outside D */
+        ok = (PetscBool)(lo >= lim[2 * n * k + d] && hi <= lim[2 * n * k + n + d]);
+      }
+      if (ok) continue;
+      todo[nfail++] = k;
+      SRCellsIndex(r->cells, k, idx);
+      for (PetscInt d = 0; d < n; d++) { /* mark the growth of cell k's faces for halving */
+        if (idx[d] >= 1) half_lb[toff[d] + idx[d]] = PETSC_TRUE;
+        if (idx[d] + 1 <= r->cells->grid[d] - 1) half_ub[toff[d] + idx[d] + 1] = PETSC_TRUE;
+      }
+    }
+    /* halve each marked bound once per round (a boundary is a face of a whole slab of cells),
+       none left after the last round */
+    for (PetscInt d = 0; d < n; d++) {
+      const double *b = r->cells->bnd + r->cells->boff[d];
+      for (PetscInt i = 1; i < r->cells->grid[d]; i++) {
+        const PetscInt t = toff[d] + i;
+        if (half_lb[t]) r->tr_lb[t] = round == SR_TR_ROUNDS ? b[i] : PetscMin(PetscMax(b[i] + 0.5 * (r->tr_lb[t] - b[i]), r->tr_lb[t]), b[i]);
+        if (half_ub[t]) r->tr_ub[t] = round == SR_TR_ROUNDS ? b[i] : PetscMax(PetscMin(b[i] + 0.5 * (r->tr_ub[t] - b[i]), r->tr_ub[t]), b[i]);
+        half_lb[t] = half_ub[t] = PETSC_FALSE;
+      }
+    }
+    ntodo = nfail;
+  }
+  PetscCall(PetscFree6(E, st, lim, G, EG, todo));
+  PetscCall(PetscFree(sink));
+  PetscCall(PetscFree2(half_lb, half_ub));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
