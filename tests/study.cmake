@@ -6,8 +6,8 @@ add_test(NAME study_ranks COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_ranks.s
 set_tests_properties(study_ranks PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 PROCESSORS 2 FIXTURES_SETUP study_files LABELS study)
 add_test(NAME study_spearman COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/test_spearman.py ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5)
 set_tests_properties(study_spearman PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED study_files LABELS study)
-# the final enclosures E_k (/runs/enclosures): boxes, tightest inside the run's, mean volume = the last row's
-add_test(NAME study_enclosures COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/test_enclosures.py ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5)
+# the final enclosures E_k (/runs/enclosures): boxes, tightest inside the run's, mean volume = the last row's, dense samples inside, a planted violation caught
+add_test(NAME study_enclosures COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/test_enclosures.py ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5 --simreach $<TARGET_FILE:simreach_exe>)
 set_tests_properties(study_enclosures PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED study_files SKIP_RETURN_CODE 77 LABELS study)
 add_test(NAME study_control COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_control.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_ranks/np1.h5 ${CMAKE_CURRENT_BINARY_DIR}/study_control)
 set_tests_properties(study_control PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 PROCESSORS 2 FIXTURES_REQUIRED study_files LABELS study)
