@@ -239,37 +239,3 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCall(SRSystemDestroy(&sys));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code)
-{
-  PetscEnum                  etype = (PetscEnum)SR_ENCLOSURE_TAYLOR1;
-  PetscInt                   bisect = 0, max_print = 20;
-  PetscBool                  etype_set;
-  PetscMPIInt                size;
-  SRVerifyMetrics            m;
-  SRAbstractionFile          rf;
-  const SRAbstractionHeader *rh;
-
-  PetscFunctionBeginUser;
-  *exit_code = SR_EXIT_UNPROVEN;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscOptionsBegin(comm, NULL, "simreach check on an abstraction file (SPEC §10, §11)", NULL);
-  PetscCall(PetscOptionsEnum("-enclosure", "re-check enclosure: interval, taylor1, both (default: the other one than stored)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
-  PetscCall(PetscOptionsInt("-bisect", "re-check over 2^d sub-boxes per cell (0..20)", NULL, bisect, &bisect, NULL));
-  PetscCall(PetscOptionsInt("-max_print", "failing cells printed, >= 0", NULL, max_print, &max_print, NULL));
-  PetscOptionsEnd();
-  PetscCheck(bisect >= 0 && bisect <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bisect %" PetscInt_FMT ": allowed are 0 to 20", bisect);
-  PetscCheck(max_print >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_print %" PetscInt_FMT ": allowed is >= 0", max_print);
-  PetscCall(SRCheckUnusedOptions(comm));
-  if (!etype_set) {
-    PetscCall(SRAbstractionFileOpen(comm, file, &rf));
-    PetscCall(SRAbstractionFileGetHeader(rf, &rh));
-    etype = (PetscEnum)(!strcmp(rh->enclosure, "interval") ? SR_ENCLOSURE_TAYLOR1 : SR_ENCLOSURE_INTERVAL);
-    PetscCall(SRAbstractionFileClose(&rf));
-  }
-  PetscCall(SRVerifyCheckFile(comm, file, (SREnclosureType)etype, bisect, max_print, &m));
-  PetscCall(PetscPrintf(comm, "simreach check %s (abstraction file): %" PetscInt64_FMT " cells re-enclosed with %s (bisect %" PetscInt_FMT ") on %d rank(s): %" PetscInt64_FMT " proven, %" PetscInt64_FMT " not proven (nonfinite %" PetscInt64_FMT ") -> %s\n", file, m.K, SREnclosureTypes[etype], bisect, size, m.K - m.failures, m.failures, m.nonfinite, m.failures ? "NOT FULLY VERIFIED" : "every cell proven"));
-  PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists (read) %.3f s, containment %.3f s\n", m.t_enclose, m.t_lists, m.t_contain));
-  *exit_code = m.failures == 0 ? SR_EXIT_OK : SR_EXIT_UNPROVEN;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
