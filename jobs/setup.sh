@@ -9,7 +9,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packages=(
   build-essential cmake pkg-config git
   openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev hdf5-tools
-  libcmocka-dev libmpfr-dev libgmp-dev valgrind
+  libcmocka-dev libmpfr-dev libgmp-dev valgrind gdb
   python3 python3-h5py python3-numpy python3-scipy python3-matplotlib python3-torch
   slurm-wlm munge
 )

@@ -5,6 +5,8 @@
 #include <simreach/private/fileio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -137,20 +139,74 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     double avail = FreeBytes_Private(path);
+    struct rlimit rl;
     if (avail >= 0 && bytes > avail) {
       o.code = PETSC_ERR_FILE_WRITE;
       snprintf(o.msg, sizeof(o.msg), "not enough disk space for %s: the disk is too full; the file needs %.4g GB, the disk holding it has %.4g GB free; nothing was written", path, bytes / 1e9, avail / 1e9);
+    } else if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY && bytes > (double)rl.rlim_cur) {
+      o.code = PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "%s needs %.4g MB, more than the file-size limit of this process (ulimit -f: %.4g MB); raise the limit or write a smaller file; nothing was written", path, bytes / 1e6, (double)rl.rlim_cur / 1e6);
     }
   }
   PetscCall(Raise_Private(comm, &o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && bytes > 0) {
+    int fd = open(part, O_WRONLY | O_NOFOLLOW), err = 0;
+    if (fd < 0) err = errno;
+    else {
+      /* fallocate(2), not posix_fallocate: no slow emulation by writing zeros where the file
+         system cannot allocate (EOPNOTSUPP: then nothing is checked) */
+      if (fallocate(fd, 0, 0, (off_t)bytes)) err = errno;
+      if (ftruncate(fd, 0) && !err) err = errno;
+      if (close(fd) && !err) err = errno;
+      if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) err = 0;
+    }
+    if (err) {
+      char why[PETSC_MAX_PATH_LEN * 2];
+      (void)unlink(part);
+      SRFileWriteFailureReason(final, err, why, sizeof(why));
+      o.code = PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "cannot create %s: %s (%.4g MB could not be allocated); the partial file %s was removed", final, why, bytes / 1e6, part);
+    }
+  }
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SIGXFSZ: a write went past the file-size limit (ulimit -f).  Caught instead of letting it kill
+   the process, so the write fails with EFBIG and the failure is reported and cleaned up. */
+static volatile sig_atomic_t SRFileSizeLimitHit_Private = 0;
+static void SRFileSizeLimitHandler_Private(int sig)
+{
+  (void)sig;
+  SRFileSizeLimitHit_Private = 1;
+}
+
+void SRFileCatchSizeLimit(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SRFileSizeLimitHandler_Private;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGXFSZ, &sa, NULL);
+}
+
 void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len)
 {
-  double avail = FreeBytes_Private(path);
+  double        avail = FreeBytes_Private(path);
+  struct rlimit rl;
 
-  if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted)", path);
+  if ((err == EFBIG || SRFileSizeLimitHit_Private) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) snprintf(msg, len, "%s would grow past the file-size limit of this process (ulimit -f: %.4g MB); raise the limit or write a smaller file", path, (double)rl.rlim_cur / 1e6);
+  else if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted)", path);
   else snprintf(msg, len, "writing %s failed: %s", path, err ? strerror(err) : "an HDF5 write failed");
 }
 

@@ -10,6 +10,7 @@
      simreach reach    ABS.h5 -init lo,hi,.. -steps N  bounded reachability from an initial box (SPEC §12)
    Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
 #include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 
   /* a study catches SIGTERM/SIGUSR1 from the start, so a stop during start-up says -resume */
   if (!strcmp(cmd, "study")) SRStudyCatchSignals();
+  SRFileCatchSizeLimit(); /* a write past ulimit -f fails (and is reported) instead of killing us */
   /* The subcommand word (and gather's file) are not PETSc options: hide them from PetscInitialize. */
   int    pargc = argc > 1 ? argc - 1 : argc;
   char **pargv = argv + (argc > 1 ? 1 : 0);

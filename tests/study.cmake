@@ -30,3 +30,6 @@ set_tests_properties(train_diverge PROPERTIES ENVIRONMENT "${_sr_study_env}" TIM
 # Issue #13: every integer option of every command strict (no wrap at 2^32); sizes that overflow or exceed memory refused up front.
 add_test(NAME limits COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/limits.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/limits)
 set_tests_properties(limits PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 240 LABELS study)
+# Issue #13: SIGTERM during the final gather and a disk filling up during creation, driven under gdb; ulimit -f.
+add_test(NAME study_stops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_stops.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_stops)
+set_tests_properties(study_stops PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS study)

@@ -18,8 +18,16 @@ PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[],
 /* Errors (PETSC_ERR_FILE_WRITE, "disk full" wording, naming the file) if the file system of
    path's directory has fewer than bytes free.  Unknown free space (statvfs fails) passes. */
 PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
+/* Allocates bytes for the new, still empty temporary file part (of final) and frees them again:
+   the blocks the file needs are really there (statvfs does not see quotas, and the disk may have
+   filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
+   exit 4) names final and says the disk is full.  File systems without fallocate pass. */
+PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes);
 /* Removes path if it exists (rank 0 of comm); errors are ignored. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
+/* Catch SIGXFSZ (a write past `ulimit -f`): the write then fails with EFBIG, and
+   SRFileWriteFailureReason names the limit instead of the process being killed. */
+void SRFileCatchSizeLimit(void);
 /* After a failed write of path: a one-line explanation ("the disk holding X is full" when the
    file system has less than 1 MiB free, else strerror(err)). */
 void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len);
