@@ -257,11 +257,13 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
    enclosure of cell k and U_k = [b_{a}, b_{z+1}] (per dimension) the union of C(k) (an index
    box; the sink covers the outside of D), the slack of cell k on each side is
    g = E_k - U_k (clipped to D when the sink is listed; a side where the sink and the edge of D
-   meet is unbounded).  Half of every slack is kept for the network's next steps:
-   - an outer face of U_k may move inward by at most g / 4 (interior faces of U_k, and faces
+   meet is unbounded).  The solve may use u = min(g / 2, max(g - h / 4, 0)) of it (h: the
+   initial grid spacing of that dimension; SRRunUsableSlack_Private), so that after a move at
+   least min(g, h / 4) is left for the network's next steps:
+   - an outer face of U_k may move inward by at most u / 2 (interior faces of U_k, and faces
      moving outward, are not limited);
    - cell k grown to its faces' bounds (the box G_k) must have its enclosure E(G_k) within
-     g / 4 of E_k on every bounded side.  A cell that fails gets the growth of its faces halved
+     u / 2 of E_k on every bounded side.  A cell that fails gets the growth of its faces halved
      (its lower faces' lower bounds and upper faces' upper bounds pulled half-way back to the
      current boundary; once per round however many cells of the slab failed) and is tested
      again; after SR_TR_ROUNDS halvings its faces may only move inward (the enclosure of a sub-box lies in that of the box).
@@ -270,6 +272,14 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
    inclusion-isotone enclosure every point of the final box then passes the containment test;
    the guard checks the move anyway.  The enclosures are computed on every rank for all cells. */
 #define SR_TR_ROUNDS 6
+/* The part of a slack s (dimension d) the theta solve may use: at most half of it, and none of
+   the last quarter grid spacing (the network's Adam steps need that much to pass the guard). */
+static double SRRunUsableSlack_Private(SRRun r, PetscInt d, double s)
+{
+  const double q = 0.25 * (r->sys->dhi[d] - r->sys->dlo[d]) / (double)r->counts[d];
+  return PetscMin(0.5 * s, PetscMax(s - q, 0.0));
+}
+
 static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
 {
   const PetscInt         n = r->n, K = r->K;
@@ -320,19 +330,19 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
         continue;
       }
       if (!(sink[k] && a[d] == 0)) {
-        const double g = PetscMax(lo - b[a[d]], 0.0);
-        lim[2 * n * k + d] = lo - 0.25 * g;
+        const double g = SRRunUsableSlack_Private(r, d, PetscMax(lo - b[a[d]], 0.0));
+        lim[2 * n * k + d] = lo - 0.5 * g;
         if (a[d] >= 1 && a[d] <= m - 1) { /* lower face b_a may rise by g / 4 */
           const PetscInt t = toff[d] + a[d];
-          r->tr_ub[t]      = PetscMax(PetscMin(r->tr_ub[t], b[a[d]] + 0.25 * g), b[a[d]]);
+          r->tr_ub[t]      = PetscMax(PetscMin(r->tr_ub[t], b[a[d]] + 0.5 * g), b[a[d]]);
         }
       }
       if (!(sink[k] && z[d] == m - 1)) {
-        const double g = PetscMax(b[z[d] + 1] - hi, 0.0);
-        lim[2 * n * k + n + d] = hi + 0.25 * g;
+        const double g = SRRunUsableSlack_Private(r, d, PetscMax(b[z[d] + 1] - hi, 0.0));
+        lim[2 * n * k + n + d] = hi + 0.5 * g;
         if (z[d] + 1 >= 1 && z[d] + 1 <= m - 1) { /* upper face b_{z+1} may fall by g / 4 */
           const PetscInt t = toff[d] + z[d] + 1;
-          r->tr_lb[t]      = PetscMin(PetscMax(r->tr_lb[t], b[z[d] + 1] - 0.25 * g), b[z[d] + 1]);
+          r->tr_lb[t]      = PetscMin(PetscMax(r->tr_lb[t], b[z[d] + 1] - 0.5 * g), b[z[d] + 1]);
         }
       }
     }
