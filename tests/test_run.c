@@ -145,7 +145,7 @@ static void GuardRun(const char model[], const char lr[])
   AssertAll(ok);
 }
 
-static void test_guard_controller(void **state) { GuardRun("controller", "0.05"); }
+static void test_guard_controller(void **state) { GuardRun("controller", "0.2"); }
 static void test_guard_dynamics(void **state) { GuardRun("dynamics", "0.01"); }
 
 /* -guard none: the stale lists of the previous checkpoint are re-checked before the rebuild;
