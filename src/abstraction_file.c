@@ -7,6 +7,7 @@
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/fileio.h>
+#include <simreach/private/h5attr.h>
 #include <sys/statvfs.h>
 #include <libgen.h>
 
@@ -28,58 +29,6 @@ static hid_t SRAbsFapl_Private(MPI_Comm comm)
   if (fapl < 0) return fapl;
   if (H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) return -1;
   return fapl;
-}
-
-static PetscErrorCode SRAbsAttrStr_Private(hid_t o, const char name[], const char value[])
-{
-  hid_t t, s, a;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(t, strlen(value) + 1));
-  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
-  SRCallHDF5Id(a, H5Acreate2(o, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(a, t, value));
-  SRCallHDF5(H5Aclose(a));
-  SRCallHDF5(H5Sclose(s));
-  SRCallHDF5(H5Tclose(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SRAbsAttrNum_Private(hid_t o, const char name[], hid_t type, hsize_t len, const void *v)
-{
-  hid_t s, a;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(s, H5Screate_simple(1, &len, NULL));
-  SRCallHDF5Id(a, H5Acreate2(o, name, type, s, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(a, type, v));
-  SRCallHDF5(H5Aclose(a));
-  SRCallHDF5(H5Sclose(s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SRAbsReadAttrStr_Private(hid_t o, const char path[], const char name[], char value[], size_t len)
-{
-  hid_t  a, t, mt;
-  size_t sz;
-  char  *buf;
-
-  PetscFunctionBeginUser;
-  PetscCheck(H5Aexists(o, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' missing", path, name);
-  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
-  SRCallHDF5Id(t, H5Aget_type(a));
-  sz = H5Tget_size(t);
-  SRCallHDF5Id(mt, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(mt, sz + 1));
-  PetscCall(PetscCalloc1(sz + 2, &buf));
-  SRCallHDF5(H5Aread(a, mt, buf));
-  PetscCall(PetscStrncpy(value, buf, len));
-  PetscCall(PetscFree(buf));
-  SRCallHDF5(H5Tclose(mt));
-  SRCallHDF5(H5Tclose(t));
-  SRCallHDF5(H5Aclose(a));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode SRAbsReadAttrNum_Private(hid_t o, const char path[], const char name[], hid_t type, hsize_t len, void *v)
@@ -215,32 +164,32 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   SRCallHDF5(H5Pclose(fapl));
   af->file = f;
 
-  PetscCall(SRAbsAttrStr_Private(f, "simreach_format", SR_ABSTRACTION_FORMAT));
-  PetscCall(SRAbsAttrStr_Private(f, "simreach_version", SR_VERSION_STRING));
-  PetscCall(SRAbsAttrStr_Private(f, "enclosure", h->enclosure));
-  PetscCall(SRAbsAttrStr_Private(f, "network_source", h->source));
+  PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_ABSTRACTION_FORMAT));
+  PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
+  PetscCall(SRH5AttrWriteString(f, "enclosure", h->enclosure));
+  PetscCall(SRH5AttrWriteString(f, "network_source", h->source));
   {
     int64_t v[3] = {(int64_t)n, (int64_t)ax->K, (int64_t)h->bisect};
-    PetscCall(SRAbsAttrNum_Private(f, "n", H5T_NATIVE_INT64, 1, &v[0]));
-    PetscCall(SRAbsAttrNum_Private(f, "K", H5T_NATIVE_INT64, 1, &v[1]));
-    PetscCall(SRAbsAttrNum_Private(f, "bisect", H5T_NATIVE_INT64, 1, &v[2]));
+    PetscCall(SRH5AttrWrite(f, "n", H5T_NATIVE_INT64, 1, &v[0]));
+    PetscCall(SRH5AttrWrite(f, "K", H5T_NATIVE_INT64, 1, &v[1]));
+    PetscCall(SRH5AttrWrite(f, "bisect", H5T_NATIVE_INT64, 1, &v[2]));
   }
 
   /* /network: the map f_phi that was verified */
   SRCallHDF5Id(g, H5Gcreate2(f, "network", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  PetscCall(SRAbsAttrStr_Private(g, "sys", h->sys));
-  PetscCall(SRAbsAttrStr_Private(g, "model", SRModelTypes[h->model]));
-  PetscCall(SRAbsAttrNum_Private(g, "sys_param", H5T_NATIVE_DOUBLE, 3, h->sys_param));
-  PetscCall(SRAbsAttrNum_Private(g, "sys_dt", H5T_NATIVE_DOUBLE, 1, &h->sys_dt));
-  PetscCall(SRAbsAttrNum_Private(g, "sys_umax", H5T_NATIVE_DOUBLE, 1, &h->sys_umax));
+  PetscCall(SRH5AttrWriteString(g, "sys", h->sys));
+  PetscCall(SRH5AttrWriteString(g, "model", SRModelTypes[h->model]));
+  PetscCall(SRH5AttrWrite(g, "sys_param", H5T_NATIVE_DOUBLE, 3, h->sys_param));
+  PetscCall(SRH5AttrWrite(g, "sys_dt", H5T_NATIVE_DOUBLE, 1, &h->sys_dt));
+  PetscCall(SRH5AttrWrite(g, "sys_umax", H5T_NATIVE_DOUBLE, 1, &h->sys_umax));
   {
     const int64_t cs = h->control_steps;
-    PetscCall(SRAbsAttrNum_Private(g, "control_steps", H5T_NATIVE_INT64, 1, &cs));
+    PetscCall(SRH5AttrWrite(g, "control_steps", H5T_NATIVE_INT64, 1, &cs));
   }
   {
     int64_t w[SR_MAX_LAYERS];
     for (PetscInt i = 0; i < h->nhidden; i++) w[i] = h->widths[i];
-    PetscCall(SRAbsAttrNum_Private(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
+    PetscCall(SRH5AttrWrite(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
   }
   dims[0] = (hsize_t)h->nparams;
   PetscCall(SRAbsDataset_Private(g, "params", H5T_NATIVE_DOUBLE, 1, dims, params, rank, NULL));
@@ -248,7 +197,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
 
   /* /partition: the axes */
   SRCallHDF5Id(g, H5Gcreate2(f, "partition", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  PetscCall(SRAbsAttrStr_Private(g, "kind", ax->is_grid ? "grid" : "boundaries"));
+  PetscCall(SRH5AttrWriteString(g, "kind", ax->is_grid ? "grid" : "boundaries"));
   {
     int64_t N[SR_MAX_DIM];
     for (PetscInt d = 0; d < n; d++) N[d] = ax->N[d];
@@ -342,8 +291,8 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
     const char   *in[5] = {"K", "entries", "sink", "failures", "nonfinite"};
     const double  dv[6] = {m->succ_mean, m->volE_mean, m->t_enclose, m->t_lists, m->t_contain, m->t_write};
     const char   *dn[6] = {"succ_mean", "volE_mean", "time_enclosure", "time_lists", "time_containment", "time_write"};
-    for (int i = 0; i < 5; i++) PetscCall(SRAbsAttrNum_Private(g, in[i], H5T_NATIVE_INT64, 1, &iv[i]));
-    for (int i = 0; i < 6; i++) PetscCall(SRAbsAttrNum_Private(g, dn[i], H5T_NATIVE_DOUBLE, 1, &dv[i]));
+    for (int i = 0; i < 5; i++) PetscCall(SRH5AttrWrite(g, in[i], H5T_NATIVE_INT64, 1, &iv[i]));
+    for (int i = 0; i < 6; i++) PetscCall(SRH5AttrWrite(g, dn[i], H5T_NATIVE_DOUBLE, 1, &dv[i]));
   }
   SRCallHDF5(H5Gclose(g));
   SRCallHDF5(H5Dclose(af->dE));
@@ -373,7 +322,7 @@ PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBoo
       if (f >= 0) {
         if (H5Aexists(f, "simreach_format") > 0) {
           char fmt[64] = "";
-          if (SRAbsReadAttrStr_Private(f, path, "simreach_format", fmt, sizeof(fmt)) == PETSC_SUCCESS && !strcmp(fmt, SR_ABSTRACTION_FORMAT)) yes = 1;
+          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && !strcmp(fmt, SR_ABSTRACTION_FORMAT)) yes = 1;
         }
         H5Fclose(f);
       }
@@ -404,10 +353,10 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
   SRCallHDF5(H5Pclose(fapl));
   PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: not an HDF5 file", path);
   af->file = f;
-  PetscCall(SRAbsReadAttrStr_Private(f, path, "simreach_format", fmt, sizeof(fmt)));
+  PetscCall(SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)));
   PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_ABSTRACTION_FORMAT);
-  PetscCall(SRAbsReadAttrStr_Private(f, path, "enclosure", af->h.enclosure, sizeof(af->h.enclosure)));
-  PetscCall(SRAbsReadAttrStr_Private(f, path, "network_source", af->h.source, sizeof(af->h.source)));
+  PetscCall(SRH5AttrReadString(f, "abstraction file", path, "enclosure", "", PETSC_FALSE, af->h.enclosure, sizeof(af->h.enclosure)));
+  PetscCall(SRH5AttrReadString(f, "abstraction file", path, "network_source", "", PETSC_FALSE, af->h.source, sizeof(af->h.source)));
   PetscCall(SRAbsReadAttrNum_Private(f, path, "n", H5T_NATIVE_INT64, 1, &v));
   PetscCheck(v >= 1 && v <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %lld; allowed are 1..%d", path, (long long)v, SR_MAX_DIM);
   af->h.n = (PetscInt)v;
@@ -422,8 +371,8 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     hid_t   a, s, d;
     hsize_t nw = 0, np = 0;
     int64_t w[SR_MAX_LAYERS];
-    PetscCall(SRAbsReadAttrStr_Private(g, path, "sys", af->h.sys, sizeof(af->h.sys)));
-    PetscCall(SRAbsReadAttrStr_Private(g, path, "model", model, sizeof(model)));
+    PetscCall(SRH5AttrReadString(g, "abstraction file", path, "sys", "", PETSC_FALSE, af->h.sys, sizeof(af->h.sys)));
+    PetscCall(SRH5AttrReadString(g, "abstraction file", path, "model", "", PETSC_FALSE, model, sizeof(model)));
     af->h.model = !strcmp(model, "controller") ? SR_MODEL_CONTROLLER : SR_MODEL_DYNAMICS;
     PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
     PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &af->h.sys_dt));
@@ -454,7 +403,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
   SRCallHDF5(H5Gclose(g));
 
   SRCallHDF5Id(g, H5Gopen2(f, "partition", H5P_DEFAULT));
-  PetscCall(SRAbsReadAttrStr_Private(g, path, "kind", kind, sizeof(kind)));
+  PetscCall(SRH5AttrReadString(g, "abstraction file", path, "kind", "", PETSC_FALSE, kind, sizeof(kind)));
   {
     const PetscInt n = af->h.n;
     int64_t        N[SR_MAX_DIM];

@@ -12,6 +12,7 @@
 #include <simreach/private/closedloop_file.h>
 #include <simreach/private/memcheck.h>
 #include <simreach/private/fileio.h>
+#include <simreach/private/h5attr.h>
 #include <string.h>
 #include <simreach/private/results.h>
 
@@ -176,35 +177,6 @@ PetscErrorCode SRClosedLoopTrajectoryCheck(MPI_Comm comm, SRModel model, SRAxes 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRSafetyAttr_Private(hid_t o, const char name[], hid_t type, const void *v)
-{
-  hid_t s, a;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
-  SRCallHDF5Id(a, H5Acreate2(o, name, type, s, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(a, type, v));
-  SRCallHDF5(H5Aclose(a));
-  SRCallHDF5(H5Sclose(s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SRSafetyAttrStr_Private(hid_t o, const char name[], const char v[])
-{
-  hid_t t, s, a;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(t, strlen(v) + 1));
-  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
-  SRCallHDF5Id(a, H5Acreate2(o, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(a, t, v));
-  SRCallHDF5(H5Aclose(a));
-  SRCallHDF5(H5Sclose(s));
-  SRCallHDF5(H5Tclose(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum)
 {
   char       tmp[PETSC_MAX_PATH_LEN];
@@ -227,23 +199,23 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
   SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
   SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
   SRCallHDF5(H5Pclose(fapl));
-  PetscCall(SRSafetyAttrStr_Private(f, "simreach_format", "simreach-safety-1"));
-  PetscCall(SRSafetyAttrStr_Private(f, "abstraction", abstraction));
-  PetscCall(SRSafetyAttr_Private(f, "K", H5T_NATIVE_INT64, &sum->K));
+  PetscCall(SRH5AttrWriteString(f, "simreach_format", "simreach-safety-1"));
+  PetscCall(SRH5AttrWriteString(f, "abstraction", abstraction));
+  PetscCall(SRH5AttrWrite(f, "K", H5T_NATIVE_INT64, 0, &sum->K));
   {
     const int64_t it = sum->iterations, mx = sum->max_horizon, cap = sum->traj_cap;
-    PetscCall(SRSafetyAttr_Private(f, "iterations", H5T_NATIVE_INT64, &it));
-    PetscCall(SRSafetyAttr_Private(f, "safe_fraction", H5T_NATIVE_DOUBLE, &sum->safe_fraction));
-    PetscCall(SRSafetyAttr_Private(f, "safe_cells", H5T_NATIVE_INT64, &sum->safe_cells));
-    PetscCall(SRSafetyAttr_Private(f, "unverified_cells", H5T_NATIVE_INT64, &sum->unverified));
-    PetscCall(SRSafetyAttr_Private(f, "max_horizon", H5T_NATIVE_INT64, &mx));
-    PetscCall(SRSafetyAttr_Private(f, "mean_horizon", H5T_NATIVE_DOUBLE, &sum->mean_horizon));
-    PetscCall(SRSafetyAttr_Private(f, "trajectories", H5T_NATIVE_INT64, &sum->traj.trajectories));
-    PetscCall(SRSafetyAttr_Private(f, "trajectories_with_claim", H5T_NATIVE_INT64, &sum->traj.with_claim));
-    PetscCall(SRSafetyAttr_Private(f, "trajectory_steps", H5T_NATIVE_INT64, &sum->traj.steps));
-    PetscCall(SRSafetyAttr_Private(f, "trajectory_violations", H5T_NATIVE_INT64, &sum->traj.violations));
-    PetscCall(SRSafetyAttr_Private(f, "trajectory_cap", H5T_NATIVE_INT64, &cap));
-    PetscCall(SRSafetyAttr_Private(f, "time_total", H5T_NATIVE_DOUBLE, &sum->time_total));
+    PetscCall(SRH5AttrWrite(f, "iterations", H5T_NATIVE_INT64, 0, &it));
+    PetscCall(SRH5AttrWrite(f, "safe_fraction", H5T_NATIVE_DOUBLE, 0, &sum->safe_fraction));
+    PetscCall(SRH5AttrWrite(f, "safe_cells", H5T_NATIVE_INT64, 0, &sum->safe_cells));
+    PetscCall(SRH5AttrWrite(f, "unverified_cells", H5T_NATIVE_INT64, 0, &sum->unverified));
+    PetscCall(SRH5AttrWrite(f, "max_horizon", H5T_NATIVE_INT64, 0, &mx));
+    PetscCall(SRH5AttrWrite(f, "mean_horizon", H5T_NATIVE_DOUBLE, 0, &sum->mean_horizon));
+    PetscCall(SRH5AttrWrite(f, "trajectories", H5T_NATIVE_INT64, 0, &sum->traj.trajectories));
+    PetscCall(SRH5AttrWrite(f, "trajectories_with_claim", H5T_NATIVE_INT64, 0, &sum->traj.with_claim));
+    PetscCall(SRH5AttrWrite(f, "trajectory_steps", H5T_NATIVE_INT64, 0, &sum->traj.steps));
+    PetscCall(SRH5AttrWrite(f, "trajectory_violations", H5T_NATIVE_INT64, 0, &sum->traj.violations));
+    PetscCall(SRH5AttrWrite(f, "trajectory_cap", H5T_NATIVE_INT64, 0, &cap));
+    PetscCall(SRH5AttrWrite(f, "time_total", H5T_NATIVE_DOUBLE, 0, &sum->time_total));
   }
   SRCallHDF5Id(sp, H5Screate_simple(1, &dims, NULL));
   SRCallHDF5Id(d, H5Dcreate2(f, "horizon", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));

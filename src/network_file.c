@@ -16,50 +16,10 @@
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/fileio.h>
+#include <simreach/private/h5attr.h>
 #include <simreach/private/memcheck.h>
 
 #define SR_NETWORK_FORMAT "simreach-network-1"
-
-static PetscErrorCode SRNetAttr_Private(hid_t f, const char name[], const char value[])
-{
-  hid_t t, s, a;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(t, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(t, strlen(value) + 1));
-  SRCallHDF5Id(s, H5Screate(H5S_SCALAR));
-  SRCallHDF5Id(a, H5Acreate2(f, name, t, s, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(a, t, value));
-  SRCallHDF5(H5Aclose(a));
-  SRCallHDF5(H5Sclose(s));
-  SRCallHDF5(H5Tclose(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SRNetReadAttr_Private(hid_t f, const char path[], const char name[], char value[], size_t len)
-{
-  hid_t  a, t, mt;
-  size_t sz;
-  char  *buf;
-
-  PetscFunctionBeginUser;
-  PetscCheck(H5Aexists(f, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' missing (not a simreach network file?)", path, name);
-  SRCallHDF5Id(a, H5Aopen(f, name, H5P_DEFAULT));
-  SRCallHDF5Id(t, H5Aget_type(a));
-  sz = H5Tget_size(t);
-  PetscCheck(H5Tget_class(t) == H5T_STRING, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' is not a string", path, name);
-  PetscCheck(H5Tis_variable_str(t) <= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' is a variable-length string; write fixed-length strings (numpy.bytes_)", path, name);
-  SRCallHDF5Id(mt, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(mt, sz + 1));
-  PetscCall(PetscCalloc1(sz + 2, &buf));
-  SRCallHDF5(H5Aread(a, mt, buf));
-  PetscCall(PetscStrncpy(value, buf, len));
-  PetscCall(PetscFree(buf));
-  SRCallHDF5(H5Tclose(mt));
-  SRCallHDF5(H5Tclose(t));
-  SRCallHDF5(H5Aclose(a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode SRNetWriteData_Private(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf)
 {
@@ -116,10 +76,10 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
 
     SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
     SRCallHDF5Id(f, H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-    PetscCall(SRNetAttr_Private(f, "simreach_format", SR_NETWORK_FORMAT));
-    PetscCall(SRNetAttr_Private(f, "sys", sysname));
-    PetscCall(SRNetAttr_Private(f, "model", SRModelTypes[type]));
-    PetscCall(SRNetAttr_Private(f, "activation", "tanh"));
+    PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_NETWORK_FORMAT));
+    PetscCall(SRH5AttrWriteString(f, "sys", sysname));
+    PetscCall(SRH5AttrWriteString(f, "model", SRModelTypes[type]));
+    PetscCall(SRH5AttrWriteString(f, "activation", "tanh"));
     {
       const int64_t cs = control_steps;
       hid_t         sp, a;
@@ -167,11 +127,11 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: no such readable file", path);
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: not an HDF5 file", path);
-  PetscCall(SRNetReadAttr_Private(f, path, "simreach_format", fmt, sizeof(fmt)));
+  PetscCall(SRH5AttrReadString(f, "network file", path, "simreach_format", " (not a simreach network file?)", PETSC_TRUE, fmt, sizeof(fmt)));
   PetscCheck(!strcmp(fmt, SR_NETWORK_FORMAT), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_NETWORK_FORMAT);
-  PetscCall(SRNetReadAttr_Private(f, path, "sys", sysname, len));
-  PetscCall(SRNetReadAttr_Private(f, path, "model", model, sizeof(model)));
-  PetscCall(SRNetReadAttr_Private(f, path, "activation", act, sizeof(act)));
+  PetscCall(SRH5AttrReadString(f, "network file", path, "sys", " (not a simreach network file?)", PETSC_TRUE, sysname, len));
+  PetscCall(SRH5AttrReadString(f, "network file", path, "model", " (not a simreach network file?)", PETSC_TRUE, model, sizeof(model)));
+  PetscCall(SRH5AttrReadString(f, "network file", path, "activation", " (not a simreach network file?)", PETSC_TRUE, act, sizeof(act)));
   PetscCheck(!strcmp(act, "tanh"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: activation '%s'; allowed is tanh", path, act);
   if (!strcmp(model, "dynamics")) *type = SR_MODEL_DYNAMICS;
   else if (!strcmp(model, "controller")) *type = SR_MODEL_CONTROLLER;

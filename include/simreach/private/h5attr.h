@@ -1,0 +1,17 @@
+/* Small HDF5 attribute helpers shared by the file formats of src/abstraction_file.c,
+   src/network_file.c and src/closedloop_file.c.  Not collective; a failing HDF5 call is
+   PETSC_ERR_LIB (SRCallHDF5), a missing or malformed attribute PETSC_ERR_FILE_UNEXPECTED. */
+#pragma once
+
+#include <simreach/base.h>
+#include <hdf5.h>
+
+/* A fixed-length string attribute (scalar dataspace). */
+PetscErrorCode SRH5AttrWriteString(hid_t o, const char name[], const char value[]);
+/* A numeric attribute of len values of the native type; len 0: a scalar dataspace. */
+PetscErrorCode SRH5AttrWrite(hid_t o, const char name[], hid_t type, hsize_t len, const void *v);
+/* Reads the string attribute name of object o into value (len bytes) of the file path, a
+   `kind` ("abstraction file", "network file"); a missing attribute is refused as
+   "<kind> <path>: attribute '<name>' missing<hint>".  strict: it must also be a fixed-length
+   string (else refused, naming it). */
+PetscErrorCode SRH5AttrReadString(hid_t o, const char kind[], const char path[], const char name[], const char hint[], PetscBool strict, char value[], size_t len);
