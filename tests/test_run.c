@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#define CHK(call) assert_int_equal((int)(call), 0)
+#include "test_run_common.h"
 
 /* Small and fast: 16 cells, a 2-8-8 network, 128 samples. */
 static const char base_opts[] = "-sys pendulum -cells 4,4 -mlp_widths 8,8 -samples 128 -heldout 128 -batch 32 "
@@ -22,43 +22,8 @@ static const char base_opts[] = "-sys pendulum -cells 4,4 -mlp_widths 8,8 -sampl
 static PetscErrorCode MakeRun(MPI_Comm comm, const char extra[], SRRun *run)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsClear(NULL));
-  PetscCall(PetscOptionsInsertString(NULL, base_opts));
-  PetscCall(PetscOptionsInsertString(NULL, extra));
-  PetscCall(SRRunCreate(comm, run));
-  PetscCall(SRRunSetFromOptions(*run));
-  PetscCall(SRRunSetUp(*run));
+  PetscCall(TestMakeRun(comm, base_opts, extra, run));
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static void AssertAll(int ok)
-{
-  int all = ok;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD);
-  assert_true(all);
-}
-
-/* Independent f_phi(x) (SPEC §3) from the weights: tanh hidden layers, linear output. */
-static void Forward(SRModel model, const double *x, double *y)
-{
-  SRMLP  mlp = model->mlp;
-  double a[64], z[64], u[SR_MAX_DIM];
-  for (PetscInt i = 0; i < mlp->width[0]; i++) a[i] = x[i];
-  for (PetscInt l = 0; l < mlp->nlayers; l++) {
-    const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
-    for (PetscInt o = 0; o < no; o++) {
-      double s = mlp->params[mlp->boff[l] + o];
-      for (PetscInt i = 0; i < ni; i++) s += mlp->params[mlp->woff[l] + o * ni + i] * a[i];
-      z[o] = l + 1 < mlp->nlayers ? tanh(s) : s;
-    }
-    for (PetscInt o = 0; o < no; o++) a[o] = z[o];
-  }
-  if (model->type == SR_MODEL_DYNAMICS) {
-    for (PetscInt d = 0; d < model->n; d++) y[d] = x[d] + a[d];
-  } else {
-    for (PetscInt j = 0; j < model->sys->nu; j++) u[j] = model->sys->umax * tanh(a[j]);
-    model->sys->step(model->sys, x, u, y);
-  }
 }
 
 /* Brute force: number of cells k with a sampled f_phi(x), x in Psi_k, outside every box of C(k)
