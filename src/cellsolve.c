@@ -58,6 +58,22 @@ void SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k)
   }
 }
 
+/* The start of both theta objectives: the candidate cells set from X, G's nt entries zeroed
+   (its array handed out in *g, restored by the caller), and the targets. */
+static PetscErrorCode SRRunThetaObjectiveBegin_Private(SRRun r, Vec X, Vec G, PetscInt nt, double **g, const SRSuccessorList **T)
+{
+  const double *x;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(SRRunThetaSet_Private(r, r->cand, x));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecGetArray(G, g));
+  for (PetscInt i = 0; i < nt; i++) (*g)[i] = 0;
+  PetscCall(SRAbstractionGetTargets(r->abs, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The theta objective of a partition (SPEC §8), with the assignment and the targets frozen:
      beta L + volume_weight V,
    L per -loss: L_sim (d(x, hat x) = 0 on a partition; SRLossSimFrozen), L_encl
@@ -75,17 +91,11 @@ static PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, Petsc
 {
   SRRun                  r = (SRRun)ctx;
   const PetscInt         nt = r->ntheta, N = r->nsamples;
-  const double          *x;
   double                *g, obj = 0, *gt = r->theta_g;
   const SRSuccessorList *T;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(X, &x));
-  PetscCall(SRRunThetaSet_Private(r, r->cand, x));
-  PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(VecGetArray(G, &g));
-  for (PetscInt i = 0; i < nt; i++) g[i] = 0;
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  PetscCall(SRRunThetaObjectiveBegin_Private(r, X, G, nt, &g, &T));
   if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
     SRLossValues val;
     PetscCall(SRLossSimFrozen(r->cand, T, &r->par, N, r->Xtr, r->Y, r->hat, &val, r->dtheta));
@@ -118,17 +128,11 @@ static PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, 
 {
   SRRun                  r = (SRRun)ctx;
   const PetscInt         n = r->n, K = r->K, nK = n * K, N = r->nsamples;
-  const double          *x;
   double                *g, obj = 0;
   const SRSuccessorList *T;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(X, &x));
-  PetscCall(SRRunThetaSet_Private(r, r->cand, x));
-  PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(VecGetArray(G, &g));
-  for (PetscInt i = 0; i < 2 * nK; i++) g[i] = 0;
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  PetscCall(SRRunThetaObjectiveBegin_Private(r, X, G, 2 * nK, &g, &T));
   if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
     SRLossValues val;
     PetscCall(SRLossSim(r->cand, T, &r->par, N, r->Xtr, r->Y, &val, NULL, r->dtheta));
