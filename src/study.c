@@ -66,7 +66,7 @@ static PetscErrorCode StudyCheckStop_Private(SRStudy st, const char when[])
     int sig = SRStudyStopSignal_Private, gsig;
     PetscCallMPI(MPI_Allreduce(&sig, &gsig, 1, MPI_INT, MPI_MAX, st->comm));
     PetscCall(SRFileLockRelease(&st->lock));
-    SETERRQ(st->comm, SR_ERR_STOPPED, "simreach study was stopped by signal %d (%s) %s; rerun the same command with -resume to continue %s", gsig, gsig == SIGTERM ? "SIGTERM" : gsig == SIGUSR1 ? "SIGUSR1" : "signal", when, st->output);
+    SETERRQ(st->comm, SR_ERR_STOPPED, "the study was stopped by signal %d (%s) %s; rerun the same command with -resume to continue %s", gsig, gsig == SIGTERM ? "SIGTERM" : gsig == SIGUSR1 ? "SIGUSR1" : "signal", when, st->output);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -588,7 +588,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscCall(PetscFree(pending));
   PetscCall(SRResultsDestroy(&res));
   if (allstopped) PetscCall(SRFileLockRelease(&st->lock));
-  PetscCheck(!allstopped, comm, SR_ERR_STOPPED, "simreach study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
+  PetscCheck(!allstopped, comm, SR_ERR_STOPPED, "the study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
   PetscCall(StudyCheckStop_Private(st, "after its runs, before the final gather"));
 
   /* 5. The gather phase on the finished file (SPEC §9), stored in /summary; a signal during it

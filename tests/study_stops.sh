@@ -29,7 +29,7 @@ gdb_run() {
 rc=$(gdb_run "$dir/gather.log" 'break SRGatherResults\nrun\ndelete\nsignal SIGTERM\n' -- study -options_file "$opts" -output "$dir/g.h5")
 grep -a -q "Breakpoint 1, SRGatherResults" "$dir/gather.log" || { cat "$dir/gather.log"; echo "SKIP: gdb cannot run simreach here (ptrace?)"; exit 77; }
 [ "$rc" = 83 ] || { cat "$dir/gather.log"; fail "SIGTERM during the final gather: exit $rc, expected 83"; }
-grep -a -q "stopped by signal 15 (SIGTERM) during the final gather.*rerun the same command with -resume" "$dir/gather.log" || { cat "$dir/gather.log"; fail "SIGTERM during the final gather: no message with the -resume hint"; }
+grep -a -q "^simreach: the study was stopped by signal 15 (SIGTERM) during the final gather.*rerun the same command with -resume" "$dir/gather.log" || { cat "$dir/gather.log"; fail "SIGTERM during the final gather: no message with the -resume hint"; }
 [ -e "$dir/g.h5.lock" ] && fail "the study stopped in its gather left its lock"
 sr_readable "$dir/g.h5" || fail "the file of the study stopped in its gather is not readable"
 sr_run 1 study -options_file "$opts" -output "$dir/g.h5" -resume > "$dir/resume.log" 2>&1 || { cat "$dir/resume.log"; fail "-resume after the stop in the gather"; }
