@@ -18,19 +18,25 @@ phase() { grep -o 'enclosure [0-9.]* s, lists [0-9.]* s, containment [0-9.]* s' 
 tot() { phase "$1" | awk '{print $2 + $5 + $8}'; }
 enc() { phase "$1" | awk '{print $2}'; }
 lst() { phase "$1" | awk '{print $5}'; }
+# the machine is shared: the load beside every figure, and each rank's CPU time and peak RSS
+ld() { uptime | sed 's/.*load average/load average/'; }
+TIME="/usr/bin/time -f rank_cpu_user=%U_sys=%S_wall=%e_rss_kB=%M"
+cpu() { grep -o 'rank_cpu[^ ]*' "$1" | tr '\n' ' '; }
 echo "== load: $(uptime)"
 [ -f pend.h5 ] || /usr/bin/python3 "$src/analysis/network_torch.py" train --sys pendulum --widths 32,32 --steps 300 --out pend.h5
 [ -f dub.h5 ] || /usr/bin/python3 "$src/analysis/network_torch.py" train --sys dubins --model controller --widths 16,16 --steps 300 --out dub.h5
 
 echo "== 1. 10^6 pendulum cells (PyTorch-trained 2-32-32-2 network), -enclosure interval"
-for np in 1 2; do $MPI -n $np $S verify -network pend.h5 -cells 1000,1000 > v1e6_np$np.log; done
-for np in 1 2; do printf "  %d rank(s): %s  -> enclosure+lists+containment %.3f s; lists/enclosure %.2f\n" $np "$(phase v1e6_np$np.log)" "$(tot v1e6_np$np.log)" "$(echo "$(lst v1e6_np$np.log) $(enc v1e6_np$np.log)" | awk '{print $1 / $2}')"; done
+for np in 1 2; do
+  l=$(ld); $MPI -n $np $TIME $S verify -network pend.h5 -cells 1000,1000 > v1e6_np$np.log 2> v1e6_np$np.time
+  printf "  %d rank(s): %s  -> enclosure+lists+containment %.3f s; lists/enclosure %.2f  [%s; %s]\n" $np "$(phase v1e6_np$np.log)" "$(tot v1e6_np$np.log)" "$(echo "$(lst v1e6_np$np.log) $(enc v1e6_np$np.log)" | awk '{print $1 / $2}')" "$(cpu v1e6_np$np.time)" "$l"
+done
 
 echo "== 2. weak scaling: 5x10^5 cells per rank"
-$MPI -n 1 $S verify -network pend.h5 -cells 1000,500 > weak1.log
-$MPI -n 2 $S verify -network pend.h5 -cells 1000,1000 > weak2.log
+l1=$(ld); $MPI -n 1 $TIME $S verify -network pend.h5 -cells 1000,500 > weak1.log 2> weak1.time
+l2=$(ld); $MPI -n 2 $TIME $S verify -network pend.h5 -cells 1000,1000 > weak2.log 2> weak2.time
 t1=$(tot weak1.log); t2=$(tot weak2.log)
-printf "  1 rank 5e5 cells %.3f s, 2 ranks 1e6 cells %.3f s: efficiency %.0f %%\n" $t1 $t2 "$(echo "$t1 $t2" | awk '{print 100 * $1 / $2}')"
+printf "  1 rank 5e5 cells %.3f s [%s; %s], 2 ranks 1e6 cells %.3f s [%s; %s]: efficiency %.0f %%\n" $t1 "$(cpu weak1.time)" "$l1" $t2 "$(cpu weak2.time)" "$l2" "$(echo "$t1 $t2" | awk '{print 100 * $1 / $2}')"
 
 echo "== 3. taylor1 against interval, 10^5 cells, 1 rank"
 $MPI -n 1 $S verify -network pend.h5 -cells 400,250 > ti.log
@@ -38,8 +44,8 @@ $MPI -n 1 $S verify -network pend.h5 -cells 400,250 -enclosure taylor1 > tt.log
 printf "  interval %.3f s, taylor1 %.3f s: taylor1/interval %.1f\n" "$(enc ti.log)" "$(enc tt.log)" "$(echo "$(enc tt.log) $(enc ti.log)" | awk '{print $1 / $2}')"
 
 echo "== 4. 10^7 cells on 2 ranks: peak RSS per rank"
-$MPI -n 2 /usr/bin/time -f "  peak RSS of a rank: %M kB" $S verify -network pend.h5 -cells 4000,2500 -progress > v1e7.log 2> v1e7.rss
-grep -v '^ *verify:' v1e7.log | tail -3; cat v1e7.rss
+l=$(ld); $MPI -n 2 $TIME $S verify -network pend.h5 -cells 4000,2500 -progress > v1e7.log 2> v1e7.time
+grep -v '^ *verify:' v1e7.log | tail -3; echo "  per rank: $(cpu v1e7.time) [$l]"
 
 echo "== 5. Dubins controller (PyTorch-trained 3-16-16-1) on 100^3 cells, 2 ranks, -enclosure both, written and re-checked"
 $MPI -n 2 $S verify -network dub.h5 -cells 100,100,100 -enclosure both -output dub100.h5 -force > dub.log; tail -4 dub.log; ls -l dub100.h5 | awk '{printf "  file %.1f MB\n", $5 / 1e6}'
