@@ -7,7 +7,8 @@
 #    free-space check): exit 4, the message names the file and says the disk is full, no
 #    FILE.part, no FILE, no lock left;
 # 3. a results file larger than the file-size limit (ulimit -f) is refused before writing (exit 4),
-#    naming the file and the limit, instead of the process being killed by SIGXFSZ half-way.
+#    naming the file and the limit, instead of the process being killed by SIGXFSZ half-way;
+# 4. an allocation failing inside PETSc mid-run is one line "out of memory", exit 4.
 # Usage: study_stops.sh OPTIONS_FILE WORKDIR   (environment: see study_common.sh; needs gdb,
 # else exit 77 = skipped; part 2 needs a tmpfs mount, i.e. root, else it is skipped)
 . "$(dirname "$0")/study_common.sh"
@@ -65,4 +66,14 @@ rc=$?
 grep -q "^simreach: $dir/big.h5 needs [0-9.]* MB, more than the file-size limit of this process (ulimit -f: 16.78 MB)" "$dir/fsize.log" || { cat "$dir/fsize.log"; fail "ulimit -f: no message naming the file and the limit"; }
 ls "$dir"/big.h5* > /dev/null 2>&1 && fail "ulimit -f: a file was left"
 echo "ok: ulimit -f -> exit 4, $(grep -o '^simreach: .*' "$dir/fsize.log" | cut -c1-120)..."
-echo "PASS: SIGTERM in the final gather, disk full during creation, file-size limit"
+# 4. an allocation that fails anyway, inside PETSc in the middle of the work (the request made
+#    impossible under gdb: PetscMallocA's size argument, register r9 on x86-64): one line, exit 4,
+#    not PETSc's error block (Debian's PETSc raises it with an error code other than PETSC_ERR_MEM)
+if [ "$(uname -m)" = x86_64 ]; then
+  rc=$(gdb_run "$dir/oom.log" 'break SRAdamCreate\nrun\ndelete\nbreak PetscMallocA\ncontinue\nset var $r9 = 0x4000000000000000\ndelete\ncontinue\n' -- train -sys pendulum -model dynamics -epochs 1 -checkpoints 1 -quiet)
+  [ "$rc" = 4 ] || { cat "$dir/oom.log"; fail "a failing allocation: exit $rc, expected 4"; }
+  grep -a -q "^simreach: out of memory" "$dir/oom.log" || { cat "$dir/oom.log"; fail "a failing allocation: no 'out of memory' line"; }
+  grep -a -q "PETSC ERROR" "$dir/oom.log" && { cat "$dir/oom.log"; fail "a failing allocation: a PETSc error block"; }
+  echo "ok: an allocation failing inside PETSc -> exit 4, $(grep -a -o '^simreach: out of memory.*' "$dir/oom.log" | cut -c1-100)..."
+fi
+echo "PASS: SIGTERM in the final gather, disk full during creation, file-size limit, a failing allocation"
