@@ -3,6 +3,7 @@
    failures and the tau log n gap, computed from the results file alone. */
 #include <simreach/private/results.h>
 #include <simreach/private/filelock.h>
+#include <petsctao.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,6 +211,50 @@ static void Criterion2_Private(const SRResultsLayout *lay, const double *tables,
    same checkpoint and accuracy-matched (the baseline checkpoint whose prediction error is
    closest to and not better than the run's).  Mean +- standard error over seeds.  Prints a
    table; NaN (free boxes) prints as nan. */
+/* The cell solve over every run (SPEC §8): theta moves accepted / rejected / backtracked (each
+   run's last counters), intervals with a move that counts (theta_moves rose), and TAO's reasons
+   over the intervals with a solve (tao_reason != 0); analysis/report.py has them per (beta, tau). */
+enum { C_TAO = 28, C_THACC = 29, C_THREJ = 30, C_THBT = 31, C_THMOV = 32 };
+static PetscErrorCode CellSolve_Private(const SRResultsLayout *lay, const double *tables, PetscViewer viewer)
+{
+  const PetscInt nr = lay->nrows, R = lay->nbeta * lay->ntau * lay->nseed;
+  PetscInt       acc = 0, rej = 0, bt = 0, counted = 0, nint = 0, nsolve = 0, nconv = 0, nreason[32] = {0};
+  char           buf[512] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt r = 0; r < R; r++) {
+    const double *T = tables + (size_t)r * nr * SR_CHECKPOINT_NFIELDS, *last = NULL;
+    double        prev = 0;
+    for (PetscInt j = 0; j < nr; j++) {
+      const double *rw = T + j * SR_CHECKPOINT_NFIELDS;
+      if (!isfinite(rw[C_CK]) || rw[C_CK] < 1) continue;
+      last = rw;
+      nint++;
+      if (rw[C_THMOV] > prev) counted++;
+      prev = rw[C_THMOV];
+      if (rw[C_TAO] != 0) {
+        const PetscInt q = (PetscInt)rw[C_TAO];
+        nsolve++;
+        if (q > 0) nconv++;
+        if (q >= -8 && q <= 8) nreason[q + 16]++;
+      }
+    }
+    if (last) {
+      acc += (PetscInt)last[C_THACC];
+      rej += (PetscInt)last[C_THREJ];
+      bt += (PetscInt)last[C_THBT];
+    }
+  }
+  for (PetscInt q = -8; q <= 8; q++) /* the TaoConvergedReason range of PETSc */
+    if (nreason[q + 16]) {
+      size_t len;
+      PetscCall(PetscStrlen(buf, &len));
+      PetscCall(PetscSNPrintf(buf + len, sizeof(buf) - len, "%s%s %" PetscInt_FMT, len ? ", " : "", TaoConvergedReasons[q], nreason[q + 16]));
+    }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Cell solve (SPEC §8): theta moves %" PetscInt_FMT " accepted, %" PetscInt_FMT " rejected, %" PetscInt_FMT " backtracked; %" PetscInt_FMT " of %" PetscInt_FMT " checkpoint intervals with a move that counts; TAO converged in %" PetscInt_FMT " of %" PetscInt_FMT " solves (%s)\n", acc, rej, bt, counted, nint, nconv, nsolve, nsolve ? buf : "no solve"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const double *tables, const RunInfo_Private *info, PetscViewer viewer)
 {
   const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed;
@@ -700,6 +745,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%g tau=%g: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", lay->beta[best_ib], lay->tau[best_it], 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
   }
   PetscCall(ClosedLoop_Private(lay, tables, info, viewer));
+  PetscCall(CellSolve_Private(lay, tables, viewer));
   if (!claims)
     PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 3, every stored cell proven sound (SPEC §11): -guard none on cells that may leave gaps claims no soundness (%" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown cell-checkpoints, for information) -> NOT TESTED\n", s.falsified, s.failures - s.falsified));
   else

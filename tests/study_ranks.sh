@@ -14,7 +14,8 @@ for cfg in "2 1" "2 2" "4 1" "4 2"; do
 done
 # the gather from the file alone prints the same verdict as the study did
 sr_run 1 gather "$dir/np1.h5" > "$dir/gather.log" 2>&1 || { cat "$dir/gather.log"; fail "simreach gather"; }
-diff <(grep -E "^(Criterion|Predicted|tau log n)" "$dir/np1.log") <(grep -E "^(Criterion|Predicted|tau log n)" "$dir/gather.log") || fail "simreach gather disagrees with the study's own gather"
+diff <(grep -E "^(Criterion|Predicted|tau log n|Cell solve)" "$dir/np1.log") <(grep -E "^(Criterion|Predicted|tau log n|Cell solve)" "$dir/gather.log") || fail "simreach gather disagrees with the study's own gather"
+grep -qE "^Cell solve \(SPEC §8\): theta moves [0-9]+ accepted, [0-9]+ rejected, [0-9]+ backtracked; [0-9]+ of [0-9]+ checkpoint intervals with a move that counts; TAO converged in [0-9]+ of [0-9]+ solves" "$dir/gather.log" || { cat "$dir/gather.log"; fail "simreach gather prints no cell-solve line (SPEC §8)"; }
 # -grid_slice parts (Slurm job arrays) merged by simreach gather give the same file
 for i in 0 1 2; do
   sr_run 2 study -options_file "$opts" -grid_slice "$i/3" -output "$dir/slice$i.h5" > "$dir/slice$i.log" 2>&1 || { cat "$dir/slice$i.log"; fail "slice $i/3"; }
