@@ -22,7 +22,7 @@ static const char help[] = "simreach: simulation-regularised neural dynamics wit
 static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int *code)
 {
   PetscFunctionBeginUser;
-  PetscCall(SRCheckOptionValues(PETSC_COMM_WORLD)); /* before any object reads them */
+  PetscCall(SRCheckOptionValues(PETSC_COMM_WORLD, cmd)); /* before any object reads them */
   if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));

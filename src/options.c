@@ -152,7 +152,7 @@ static int ParseEntry_Private(const SROptRule_Private *r, const char *s, size_t 
   return 0;
 }
 
-PetscErrorCode SRCheckOptionValues(MPI_Comm comm)
+PetscErrorCode SRCheckOptionValues(MPI_Comm comm, const char cmd[])
 {
   PetscInt  n;
   char    **names, **values;
@@ -211,7 +211,10 @@ PetscErrorCode SRCheckOptionValues(MPI_Comm comm)
         if (!msg[0] && !strcmp(r->name, "cells")) { /* K = the product must stay far inside PetscInt (arrays of 2 n K) */
           double K = 1;
           for (const char *e = v; e; e = strchr(e, ',') ? strchr(e, ',') + 1 : NULL) K *= strtod(e, NULL);
-          if (K > 1e8) snprintf(msg, sizeof(msg), "option -cells %s: %.6g cells; allowed are at most 1e8 cells in all", v, K);
+          /* verify streams its owned cells in chunks (SPEC §10: 10^6 to 10^9 cells across nodes);
+             the training commands hold arrays of 2 n K on every rank */
+          const double Kmax = (cmd && !strcmp(cmd, "verify")) ? 2147483647.0 : 1e8;
+          if (K > Kmax) snprintf(msg, sizeof(msg), "option -cells %s: %.6g cells; allowed are at most %.10g cells in all%s", v, K, Kmax, Kmax < 1e9 ? " (simreach verify takes up to 2147483647)" : "");
         }
       } break;
       }

@@ -95,6 +95,11 @@ refuse 2 "option -grid_slice '0/99999999999999999999'.*allowed is i/n" study -op
 refuse 2 "option -floor_points $W: $W is out of range" abstract -sys pendulum -model dynamics -cells 4,4 -floor_points $W
 refuse 2 "option -seed $W: $W is out of range" abstract -sys pendulum -model dynamics -cells 4,4 -seed $W
 refuse 2 "option -cells $W,4: entry 1: $W is out of range" verify -network "$dir/net.h5" -cells $W,4
+# K: at most 1e8 cells where every rank holds arrays of 2 n K (train, study, abstract), up to
+# 2^31 - 1 for verify, which streams its owned cells (a missing network file is then the refusal)
+refuse 2 "option -cells 20000,20000: 4e\+08 cells; allowed are at most 100000000 cells" train -sys pendulum -cells 20000,20000
+refuse 2 "option -cells 50000,50000: 2.5e\+09 cells; allowed are at most 2147483647 cells" verify -network "$dir/net.h5" -cells 50000,50000
+refuse 2 "-network $dir/nothere.h5: no such readable file" verify -network "$dir/nothere.h5" -cells 40000,40000
 refuse 2 "option -bisect $W: $W is out of range" verify -network "$dir/net.h5" -cells 4,4 -bisect $W
 refuse 2 "option -run $W: $W is out of range" verify -from "$dir/res.h5" -run $W -cells 4,4
 refuse 2 "option -run_seed $W: $W is out of range" verify -from "$dir/res.h5" -run_beta 0 -run_tau 0.05 -run_seed $W -cells 4,4

@@ -22,7 +22,7 @@ PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
 /* Refuse, naming option, value and range, any value of a simreach option that does not parse
    strictly or lies outside the option's range (no wrap at 2^32, no cut lists, no inf, no
    empty names).  Call before anything reads the options.  Collective. */
-PetscErrorCode SRCheckOptionValues(MPI_Comm comm);
+PetscErrorCode SRCheckOptionValues(MPI_Comm comm, const char cmd[]); /* cmd: the subcommand (limits differ) */
 
 /* Exit codes of the simreach program (README "Exit codes"). */
 enum {
