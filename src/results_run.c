@@ -3,6 +3,7 @@
    stored in the file is the study's own (/ attribute "options"), so the system constants, the
    control period and the widths are the ones the run trained with. */
 #include <simreach/private/results_run.h>
+#include <stdio.h>
 
 PetscErrorCode SRResultsFindRun(MPI_Comm comm, SRResults res, PetscBool by_point, double beta, double tau, PetscInt seed, PetscInt *run)
 {
@@ -67,6 +68,7 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   else PetscCheck(finite, comm, PETSC_ERR_ARG_WRONG, "%s: run %" PetscInt_FMT " has no network stored at checkpoint %" PetscInt_FMT " (the run did not get there)", file, run, checkpoint);
   PetscCall(PetscArraycpy((*model)->mlp->params, params, lay->nparams));
   PetscCall(PetscFree(params));
-  PetscCall(PetscSNPrintf(info->label, sizeof(info->label), "%s run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT ")", file, run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], lay->seed[run % lay->nseed]));
+  /* C snprintf: PETSc's %g prints an integral value as "0." */
+  snprintf(info->label, sizeof(info->label), "%s run %lld (beta %g, tau %g, seed %lld)", file, (long long)run, lay->beta[run / (lay->ntau * lay->nseed)], lay->tau[(run / lay->nseed) % lay->ntau], (long long)lay->seed[run % lay->nseed]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
