@@ -86,11 +86,11 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   SRSystem                   sys;
   SRModel                    model;
   SRCells                    cells;
-  PetscMPIInt                size, rank, mine, *counts, *displs;
-  PetscInt                   K, ks, ke, q, rem, cnt[3] = {0, 0, 0}, nloc = 0, bmax = 0, cap = 0, nlist = 0, *list = NULL;
+  PetscMPIInt                size, rank;
+  PetscInt                   K, ks, ke, q, rem, cap = 0, nlist = 0, *list = NULL;
   SRRecheckCellResult       *loc;
   int32_t                   *rows;
-  double                     t0 = MPI_Wtime(), boxes = 0, secs;
+  const double               t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(res, sizeof(*res)));
@@ -114,38 +114,13 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
     const PetscInt nb = PetscMin((PetscInt)SR_CHECK_CHUNK, ke - k0);
     PetscCall(SRAbstractionFileRead(af, k0, nb, rows, NULL));
     for (PetscInt c = 0; c < nb; c++) {
-      SRRecheckCellResult r;
       PetscCall(SRCheckAbsExpand_Private(ax, K, rows + c * SRListRowLength(ax->n), &nlist, &list, &cap));
-      PetscCall(SRRecheckCell(model, cells, k0 + c, nlist, list, par, &r));
-      cnt[r.outcome]++;
-      boxes += r.boxes;
-      bmax = PetscMax(bmax, r.boxes);
-      if (r.outcome != SR_RECHECK_PROVEN) loc[nloc++] = r;
+      PetscCall(SRRecheckCell(model, cells, k0 + c, nlist, list, par, &loc[k0 + c - ks]));
     }
   }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, 3, MPIU_INT, MPI_SUM, comm));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &boxes, 1, MPI_DOUBLE, MPI_SUM, comm));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bmax, 1, MPIU_INT, MPI_MAX, comm));
-  res->K         = K;
-  res->proven    = cnt[SR_RECHECK_PROVEN];
-  res->falsified = cnt[SR_RECHECK_FALSIFIED];
-  res->unknown   = cnt[SR_RECHECK_UNKNOWN];
-  res->nfail     = cnt[SR_RECHECK_FALSIFIED] + cnt[SR_RECHECK_UNKNOWN];
-  res->boxes     = boxes;
-  res->boxes_max = bmax;
-  /* the non-proven cells (few on a sound file) on every rank, in cell order */
-  PetscCall(PetscMalloc1(PetscMax(res->nfail, 1), &res->fail));
-  PetscCall(PetscMalloc2(size, &counts, size, &displs));
-  mine = (PetscMPIInt)(nloc * (PetscInt)sizeof(SRRecheckCellResult));
-  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm));
-  displs[0] = 0;
-  for (PetscMPIInt r = 1; r < size; r++) displs[r] = displs[r - 1] + counts[r - 1];
-  PetscCallMPI(MPI_Allgatherv(loc, mine, MPI_BYTE, res->fail, counts, displs, MPI_BYTE, comm));
-  PetscCall(PetscFree2(counts, displs));
+  PetscCall(SRRecheckGather(comm, K, ke - ks, loc, t0, res));
   PetscCall(PetscFree2(loc, rows));
   PetscCall(PetscFree(list));
-  secs = MPI_Wtime() - t0;
-  PetscCallMPI(MPI_Allreduce(&secs, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(SRCellsDestroy(&cells));
   PetscCall(SRModelDestroy(&model));
   PetscCall(SRSystemDestroy(&sys));

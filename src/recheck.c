@@ -403,32 +403,20 @@ PetscErrorCode SRRecheckCells(SRModel model, SRCells cells, const SRSuccessorLis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const SRSuccessorList *C, const SRRecheckParams *par, SRRecheckResult *res)
+PetscErrorCode SRRecheckGather(MPI_Comm comm, PetscInt K, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res)
 {
-  const PetscInt       K = cells->K;
-  PetscMPIInt          size, rank, mine, *counts, *displs;
-  PetscInt             ks, ke, q, rem, cnt[3] = {0, 0, 0}, nloc = 0;
-  SRRecheckCellResult *all, *loc;
-  double               t0 = MPI_Wtime(), boxes = 0, secs;
-  PetscInt             bmax = 0;
+  PetscMPIInt size, mine, *counts, *displs;
+  PetscInt    cnt[3] = {0, 0, 0}, nloc = 0, bmax = 0;
+  double      boxes = 0, secs;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(res, sizeof(*res)));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  q  = K / size;
-  rem = K % size;
-  ks = rank * q + PetscMin((PetscInt)rank, rem); /* the blocks of SRAbstractionGetOwnership */
-  ke = ks + q + ((PetscInt)rank < rem ? 1 : 0);
-  PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &all));
-  PetscCall(SRRecheckCells(model, cells, C, ks, ke, par, all));
-  loc = all;
-  for (PetscInt k = ks; k < ke; k++) {
-    const SRRecheckCellResult *r = &all[k - ks];
-    cnt[r->outcome]++;
-    boxes += r->boxes;
-    bmax = PetscMax(bmax, r->boxes);
-    if (r->outcome != SR_RECHECK_PROVEN) loc[nloc++] = *r; /* compacts in place, nloc <= k - ks */
+  for (PetscInt i = 0; i < nown; i++) {
+    const SRRecheckCellResult r = own[i];
+    cnt[r.outcome]++;
+    boxes += r.boxes;
+    bmax = PetscMax(bmax, r.boxes);
+    if (r.outcome != SR_RECHECK_PROVEN) own[nloc++] = r; /* compacts in place, nloc <= i */
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, 3, MPIU_INT, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &boxes, 1, MPI_DOUBLE, MPI_SUM, comm));
@@ -440,17 +428,40 @@ PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const S
   res->nfail     = cnt[SR_RECHECK_FALSIFIED] + cnt[SR_RECHECK_UNKNOWN];
   res->boxes     = boxes;
   res->boxes_max = bmax;
+  /* the non-proven cells (few on a sound abstraction) on every rank, in cell order */
   PetscCall(PetscMalloc1(PetscMax(res->nfail, 1), &res->fail));
   PetscCall(PetscMalloc2(size, &counts, size, &displs));
   mine = (PetscMPIInt)(nloc * (PetscInt)sizeof(SRRecheckCellResult));
   PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm));
   displs[0] = 0;
   for (PetscMPIInt r = 1; r < size; r++) displs[r] = displs[r - 1] + counts[r - 1];
-  PetscCallMPI(MPI_Allgatherv(loc, mine, MPI_BYTE, res->fail, counts, displs, MPI_BYTE, comm));
+  PetscCallMPI(MPI_Allgatherv(own, mine, MPI_BYTE, res->fail, counts, displs, MPI_BYTE, comm));
   PetscCall(PetscFree2(counts, displs));
-  PetscCall(PetscFree(all));
   secs = MPI_Wtime() - t0;
   PetscCallMPI(MPI_Allreduce(&secs, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const SRSuccessorList *C, const SRRecheckParams *par, SRRecheckResult *res)
+{
+  const PetscInt       K = cells->K;
+  PetscMPIInt          size, rank;
+  PetscInt             ks, ke, q, rem;
+  SRRecheckCellResult *all;
+  const double         t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(res, sizeof(*res)));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  q  = K / size;
+  rem = K % size;
+  ks = rank * q + PetscMin((PetscInt)rank, rem); /* the blocks of SRAbstractionGetOwnership */
+  ke = ks + q + ((PetscInt)rank < rem ? 1 : 0);
+  PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &all));
+  PetscCall(SRRecheckCells(model, cells, C, ks, ke, par, all));
+  PetscCall(SRRecheckGather(comm, K, ke - ks, all, t0, res));
+  PetscCall(PetscFree(all));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -63,6 +63,10 @@ PetscErrorCode SRRecheckCell(SRModel model, SRCells cells, PetscInt k, PetscInt 
 PetscErrorCode SRRecheckCells(SRModel model, SRCells cells, const SRSuccessorList *C, PetscInt kstart, PetscInt kend, const SRRecheckParams *par, SRRecheckCellResult *out);
 /* Every cell, split in contiguous blocks over comm (the same blocks as SRAbstraction); the
    non-proven cells are gathered on every rank.  Collective. */
+/* Collective: res from the outcomes of the nown cells this rank owns (ascending, rank blocks in
+   cell order): the counts summed, the non-proven cells gathered on every rank, the time since t0
+   (MPI_Wtime, max over ranks).  own is compacted in place. */
+PetscErrorCode SRRecheckGather(MPI_Comm comm, PetscInt K, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res);
 PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const SRSuccessorList *C, const SRRecheckParams *par, SRRecheckResult *res);
 PetscErrorCode SRRecheckResultDestroy(SRRecheckResult *res);
 /* One line per non-proven cell (cell, outcome, x, f(x), depth) on the viewer, at most max lines. */
