@@ -26,27 +26,7 @@
 #define PREC 200
 #include "mpfr_oracle.h"
 
-static double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
-
-static PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed, uint64_t *ctr, SRModel *model)
-{
-  PetscInt     nh    = 1 + (PetscInt)(3 * U01(seed, ctr)), widths[3];
-  const double scale = 0.1 * pow(30.0, U01(seed, ctr));
-
-  PetscFunctionBeginUser;
-  for (PetscInt l = 0; l < nh; l++)
-    widths[l] = 4 + (PetscInt)(61 * U01(seed, ctr));
-  PetscCall(SRModelCreate(sys, type, nh, widths, model));
-  PetscCall(SRMLPInitialize((*model)->mlp, seed + *ctr));
-  for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) {
-    SRMLP mlp = (*model)->mlp;
-    for (PetscInt p = mlp->woff[l]; p < mlp->boff[l]; p++)
-      mlp->params[p] *= scale;
-    for (PetscInt i = 0; i < mlp->width[l + 1]; i++)
-      mlp->params[mlp->boff[l] + i] = scale * (2 * U01(seed, ctr) - 1);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include "random_model.h"
 
 /* real f(x) outside E (2n: lo then hi)? */
 static int Escapes(Oracle *o, SRModel model, const double *x, const double *E)

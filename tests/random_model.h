@@ -1,0 +1,30 @@
+/* Random networks for the soundness tests (test_soundness, test_taylor_batch): U01 draws the
+   test stream of a seed; RandomModel builds a model of 1-3 hidden layers of 4-64 neurons with
+   weights scaled by 0.1..3 and random biases (a new model each call). */
+#pragma once
+
+#include <simreach.h>
+#include <math.h>
+
+static double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
+
+/* A random network of the model's shape family: new model each call. */
+static PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed, uint64_t *ctr, SRModel *model)
+{
+  PetscInt     nh    = 1 + (PetscInt)(3 * U01(seed, ctr)), widths[3];
+  const double scale = 0.1 * pow(30.0, U01(seed, ctr));
+
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < nh; l++)
+    widths[l] = 4 + (PetscInt)(61 * U01(seed, ctr));
+  PetscCall(SRModelCreate(sys, type, nh, widths, model));
+  PetscCall(SRMLPInitialize((*model)->mlp, seed + *ctr));
+  for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) {
+    SRMLP mlp = (*model)->mlp;
+    for (PetscInt p = mlp->woff[l]; p < mlp->boff[l]; p++)
+      mlp->params[p] *= scale;
+    for (PetscInt i = 0; i < mlp->width[l + 1]; i++)
+      mlp->params[mlp->boff[l] + i] = scale * (2 * U01(seed, ctr) - 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
