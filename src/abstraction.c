@@ -3,33 +3,12 @@
 
    Rank r owns the contiguous block of cells [kstart, kend) of SRAbstractionGetOwnership; it
    encloses and checks only those, then the lists are allgathered so that every rank holds all
-   of them.  Every per-cell value is a function of the cell alone (enclosure, rank-independent
+   of them: C(k) as index-box rows, T(k) as a short CSR (src/abstraction_store.c).  Every per-cell value is a function of the cell alone (enclosure, rank-independent
    sample indices), and every reduction is exact: integer sums, or per-cell doubles gathered
    and summed in cell order on every rank.  So every verdict, count and volume is identical
    on any number of ranks. */
-#include <simreach/private/successors.h>
+#include <simreach/private/abstraction_impl.h>
 #include <petsctime.h>
-#include <petscviewer.h>
-
-struct _p_SRAbstraction {
-  MPI_Comm        comm;
-  PetscMPIInt     rank, size;
-  SREnclosureType etype;
-  SRTargetParams  tp;
-  SRSuccessorList C, T;
-  PetscBool       has_lists;
-  double          margin; /* -succ_margin: E_k grown by margin x grid spacing before listing/pruning */
-  PetscLogEvent   ev_succ, ev_cont;
-  double          t_enc, t_succ, t_cont;
-};
-
-/* Block of rank r: sizes differ by at most one, the larger blocks first. */
-static void SRAbstractionBlock_Private(PetscInt K, PetscMPIInt size, PetscMPIInt r, PetscInt *ks, PetscInt *ke)
-{
-  const PetscInt q = K / size, rem = K % size;
-  *ks = r * q + PetscMin((PetscInt)r, rem);
-  *ke = *ks + q + ((PetscInt)r < rem ? 1 : 0);
-}
 
 PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs)
 {
@@ -131,6 +110,8 @@ PetscErrorCode SRAbstractionDestroy(SRAbstraction *abs)
   if (!abs || !*abs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SRSuccessorListDestroy(&(*abs)->C));
   PetscCall(SRSuccessorListDestroy(&(*abs)->T));
+  PetscCall(PetscFree((*abs)->Cbox));
+  PetscCall(SRIntBufDestroy_Private(&(*abs)->cell));
   PetscCall(PetscFree(*abs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -189,52 +170,22 @@ static PetscErrorCode SRAbstractionEnclose_Private(SRAbstraction abs, SRModel mo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every rank contributes the lists of its block (cnt[k - ks] entries each, concatenated in ent);
-   every rank receives the whole CSR list. */
-static PetscErrorCode SRAbstractionAllgather_Private(SRAbstraction abs, PetscInt K, const PetscInt *cnt, const SRIntBuf *ent, SRSuccessorList *L)
-{
-  PetscMPIInt *rc, *dp, *rce, *dpe, nloc, nent;
-  PetscInt    *all;
-  PetscInt     ks, ke;
-
-  PetscFunctionBeginUser;
-  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
-  PetscCall(PetscMalloc4(abs->size, &rc, abs->size, &dp, abs->size, &rce, abs->size, &dpe));
-  PetscCall(PetscMalloc1(K + 1, &all));
-  for (PetscMPIInt r = 0; r < abs->size; r++) {
-    PetscInt a, b;
-    SRAbstractionBlock_Private(K, abs->size, r, &a, &b);
-    PetscCall(PetscMPIIntCast(b - a, &rc[r]));
-    PetscCall(PetscMPIIntCast(a, &dp[r]));
-  }
-  PetscCall(PetscMPIIntCast(ke - ks, &nloc));
-  PetscCallMPI(MPI_Allgatherv(cnt, nloc, MPIU_INT, all, rc, dp, MPIU_INT, abs->comm));
-  PetscCall(SRSuccessorListDestroy(L));
-  {
-    PetscInt nnz = 0;
-    for (PetscInt k = 0; k < K; k++) nnz += all[k];
-    PetscCall(SRSuccessorListCreate(K, nnz, L));
-  }
-  for (PetscInt k = 0; k < K; k++) L->ptr[k + 1] = L->ptr[k] + all[k];
-  for (PetscMPIInt r = 0; r < abs->size; r++) {
-    PetscInt a, b;
-    SRAbstractionBlock_Private(K, abs->size, r, &a, &b);
-    PetscCall(PetscMPIIntCast(L->ptr[b] - L->ptr[a], &rce[r]));
-    PetscCall(PetscMPIIntCast(L->ptr[a], &dpe[r]));
-  }
-  PetscCall(PetscMPIIntCast(ent->n, &nent));
-  PetscCheck(nent == rce[abs->rank], PETSC_COMM_SELF, PETSC_ERR_PLIB, "successor gather: %d local entries, the counts say %d", nent, rce[abs->rank]);
-  PetscCallMPI(MPI_Allgatherv(ent->a, nent, MPIU_INT, L->idx, rce, dpe, MPIU_INT, abs->comm));
-  PetscCall(PetscFree(all));
-  PetscCall(PetscFree4(rc, dp, rce, dpe));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode SRAbstractionCheckCells_Private(SRAbstraction abs, SRCells cells)
 {
   PetscFunctionBeginUser;
-  PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild (or SRAbstractionSetLists) first");
-  PetscCheck(abs->C.K == cells->K, abs->comm, PETSC_ERR_ARG_SIZ, "the successor lists are for K = %" PetscInt_FMT " cells, the cells given have K = %" PetscInt_FMT, abs->C.K, cells->K);
+  PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild (or SRAbstractionSetBoxes) first");
+  PetscCheck(abs->K == cells->K, abs->comm, PETSC_ERR_ARG_SIZ, "the successor lists are for K = %" PetscInt_FMT " cells, the cells given have K = %" PetscInt_FMT, abs->K, cells->K);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The row of a list the abstraction just made (an index box by construction, SPEC §5). */
+static PetscErrorCode SRAbstractionRow_Private(SRCells cells, PetscInt k, PetscInt nlist, const PetscInt *list, PetscInt *row)
+{
+  PetscBool exact;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRIndexBoxFromList_Private(cells, nlist, list, row, &exact));
+  PetscCheck(exact, PETSC_COMM_SELF, PETSC_ERR_PLIB, "certified list of cell %" PetscInt_FMT " (%" PetscInt_FMT " entries) is not an index box", k, nlist);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -243,8 +194,8 @@ static PetscErrorCode SRAbstractionCheckCells_Private(SRAbstraction abs, SRCells
    cover D), certifies nothing: its list is the sink alone and its check fails. */
 PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells)
 {
-  const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, *Ccnt, *Tcnt;
+  const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
+  PetscInt       ks, ke, *Crow, *Tcnt;
   double        *E;
   SRCellStatus  *st;
   SRCellIndex    index = NULL;
@@ -258,31 +209,31 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
   SRAbstractionGrow_Private(abs, cells, ks, ke, E, st);
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
-  PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1), &Tcnt));
+  PetscCall(PetscMalloc2(PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
   for (PetscInt k = ks; k < ke; k++) {
-    const PetscInt c0 = Cent.n, t0i = Tent.n;
+    const PetscInt t0i = Tent.n;
+    Cent.n = 0; /* one cell's list at a time; only its index box is kept (SPEC §5) */
     if (st[k - ks] == SR_CELL_NONFINITE) PetscCall(SRIntBufPush_Private(&Cent, K));
     else {
       PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &Cent));
       /* moved cells: the list kept as an index box (SPEC §5 storage), a sound superset */
-      if (!cells->grid_aligned && !cells->partition) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, c0));
+      if (!cells->grid_aligned && !cells->partition) PetscCall(SRSuccessorsBoxClose_Private(cells, &Cent, 0));
     }
     /* E_k inside D but in a gap between moved cells: nothing can certify it.  As for a nonfinite
        enclosure the list is the sink alone, and the containment test reports the cell. */
-    if (Cent.n == c0) PetscCall(SRIntBufPush_Private(&Cent, K));
-    Ccnt[k - ks] = Cent.n - c0;
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, &Tent, NULL));
+    if (Cent.n == 0) PetscCall(SRIntBufPush_Private(&Cent, K));
+    PetscCall(SRAbstractionRow_Private(cells, k, Cent.n, Cent.a, Crow + rl * (k - ks)));
+    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
   PetscCall(SRCellIndexDestroy(&index));
-  PetscCall(SRAbstractionAllgather_Private(abs, K, Ccnt, &Cent, &abs->C));
-  PetscCall(SRAbstractionAllgather_Private(abs, K, Tcnt, &Tent, &abs->T));
-  abs->has_lists = PETSC_TRUE;
+  PetscCall(SRAbstractionAllgatherRows_Private(abs, cells, Crow));
+  PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
-  PetscCall(PetscFree2(Ccnt, Tcnt));
+  PetscCall(PetscFree2(Crow, Tcnt));
   PetscCall(SRIntBufDestroy_Private(&Cent));
   PetscCall(SRIntBufDestroy_Private(&Tent));
   PetscCall(PetscFree2(E, st));
@@ -293,9 +244,11 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
 PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt *nfail, PetscInt *first, double *witness)
 {
   const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, lfail = 0, lfirst = PETSC_MAX_INT, gfirst;
+  PetscInt       ks, ke, lfail = 0, lfirst = PETSC_MAX_INT, gfirst, nC;
+  const PetscInt *Ck;
   double        *E, w[SR_MAX_DIM];
   SRCellStatus  *st;
+  SRIntBuf       buf = {0, 0, NULL};
   PetscLogDouble t0, t1;
 
   PetscFunctionBeginUser;
@@ -306,7 +259,10 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscTime(&t0));
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE) PetscCall(SRContainmentTest(cells, abs->C.ptr[k + 1] - abs->C.ptr[k], abs->C.idx + abs->C.ptr[k], E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
+    if (s != SR_CELL_NONFINITE) {
+      PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
+    }
     if (s != SR_CELL_OK) {
       lfail++;
       if (lfirst == PETSC_MAX_INT) lfirst = k;
@@ -324,7 +280,8 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
     }
     if (owner == abs->rank && st[gfirst - ks] != SR_CELL_NONFINITE) {
       SRCellStatus s;
-      PetscCall(SRContainmentTest(cells, abs->C.ptr[gfirst + 1] - abs->C.ptr[gfirst], abs->C.idx + abs->C.ptr[gfirst], E + 2 * n * (gfirst - ks), E + 2 * n * (gfirst - ks) + n, &s, w));
+      PetscCall(SRAbstractionCellList_Private(abs, cells, gfirst, &buf, &nC, &Ck));
+      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (gfirst - ks), E + 2 * n * (gfirst - ks) + n, &s, w));
     }
     PetscCallMPI(MPI_Bcast(w, (PetscMPIInt)n, MPI_DOUBLE, owner, abs->comm));
   }
@@ -334,6 +291,7 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscTime(&t1));
   abs->t_cont += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_cont, 0, 0, 0, 0));
+  PetscCall(SRIntBufDestroy_Private(&buf));
   PetscCall(PetscFree2(E, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,12 +308,14 @@ static PetscBool SRListContains_Private(PetscInt m, const PetscInt *a, PetscInt 
    afresh (SPEC §5) if none is left.  A nonfinite E_k leaves C(k) untouched. */
 PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cells)
 {
-  const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, *Ccnt, *Tcnt;
-  double        *E;
-  SRCellStatus  *st;
-  SRIntBuf       Cent = {0, 0, NULL}, Tent = {0, 0, NULL};
-  PetscLogDouble t0, t1;
+  const PetscInt  n = cells->n, K = cells->K, rl = 2 * n + 1;
+  const PetscBool rows = (PetscBool)!abs->explicit_C; /* index boxes in, index boxes out */
+  PetscInt        ks, ke, *Ccnt, *Crow, *Tcnt, nC;
+  const PetscInt *Ck;
+  double         *E;
+  SRCellStatus   *st;
+  SRIntBuf        Cent = {0, 0, NULL}, Tent = {0, 0, NULL}, buf = {0, 0, NULL};
+  PetscLogDouble  t0, t1;
 
   PetscFunctionBeginUser;
   PetscCall(SRAbstractionCheckCells_Private(abs, cells));
@@ -364,10 +324,13 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
   SRAbstractionGrow_Private(abs, cells, ks, ke, E, st);
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
-  PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1), &Tcnt));
+  PetscCall(PetscMalloc3(PetscMax(ke - ks, 1), &Ccnt, PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
   for (PetscInt k = ks; k < ke; k++) {
-    const PetscInt  c0 = Cent.n, t0i = Tent.n, nC = abs->C.ptr[k + 1] - abs->C.ptr[k];
-    const PetscInt *Ck = abs->C.idx + abs->C.ptr[k];
+    const PetscInt t0i = Tent.n;
+    PetscInt       c0;
+    if (rows) Cent.n = 0; /* one cell at a time; only its index box is kept */
+    c0 = Cent.n;
+    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
     if (st[k - ks] == SR_CELL_NONFINITE) {
       for (PetscInt t = 0; t < nC; t++) PetscCall(SRIntBufPush_Private(&Cent, Ck[t]));
     } else {
@@ -382,19 +345,25 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
       for (PetscInt t = 0; t < nC; t++) PetscCall(SRIntBufPush_Private(&Cent, Ck[t]));
     }
     Ccnt[k - ks] = Cent.n - c0;
+    if (rows) PetscCall(SRAbstractionRow_Private(cells, k, Ccnt[k - ks], Cent.a + c0, Crow + rl * (k - ks)));
     for (PetscInt t = abs->T.ptr[k]; t < abs->T.ptr[k + 1]; t++)
       if (SRListContains_Private(Ccnt[k - ks], Cent.a + c0, abs->T.idx[t])) PetscCall(SRIntBufPush_Private(&Tent, abs->T.idx[t]));
     if (Tent.n == t0i) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
-  PetscCall(SRAbstractionAllgather_Private(abs, K, Ccnt, &Cent, &abs->C));
-  PetscCall(SRAbstractionAllgather_Private(abs, K, Tcnt, &Tent, &abs->T));
+  if (rows) PetscCall(SRAbstractionAllgatherRows_Private(abs, cells, Crow));
+  else {
+    PetscCall(SRAbstractionAllgatherList_Private(abs, K, Ccnt, &Cent, &abs->C));
+    abs->box_valid = PETSC_FALSE;
+  }
+  PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
-  PetscCall(PetscFree2(Ccnt, Tcnt));
+  PetscCall(PetscFree3(Ccnt, Crow, Tcnt));
   PetscCall(SRIntBufDestroy_Private(&Cent));
   PetscCall(SRIntBufDestroy_Private(&Tent));
+  PetscCall(SRIntBufDestroy_Private(&buf));
   PetscCall(PetscFree2(E, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -403,8 +372,9 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
 PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCells cells)
 {
   const PetscInt K = cells->K;
-  PetscInt       ks, ke, *Tcnt;
-  SRIntBuf       Tent = {0, 0, NULL};
+  PetscInt       ks, ke, *Tcnt, nC;
+  const PetscInt *Ck;
+  SRIntBuf       Tent = {0, 0, NULL}, buf = {0, 0, NULL};
   PetscLogDouble t0, t1;
 
   PetscFunctionBeginUser;
@@ -415,15 +385,17 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &Tcnt));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt t0i = Tent.n;
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, abs->C.ptr[k + 1] - abs->C.ptr[k], abs->C.idx + abs->C.ptr[k], PETSC_FALSE, &Tent, NULL));
+    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
-  PetscCall(SRAbstractionAllgather_Private(abs, K, Tcnt, &Tent, &abs->T));
+  PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscFree(Tcnt));
   PetscCall(SRIntBufDestroy_Private(&Tent));
+  PetscCall(SRIntBufDestroy_Private(&buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -439,7 +411,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
   double        *E, *vloc, *vall;
   SRCellStatus  *st;
   SRCellIndex    index = NULL;
-  SRIntBuf       scratch = {0, 0, NULL};
+  SRIntBuf       scratch = {0, 0, NULL}, buf = {0, 0, NULL};
   PetscInt64     lsum[4] = {0, 0, 0, 0}, gsum[4]; /* minimal, empirical, failures, nonfinite */
   PetscMPIInt   *rc, *dp;
   PetscLogDouble t0, t1;
@@ -455,11 +427,11 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
   for (PetscInt k = ks; k < ke; k++) {
     const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;
-    const PetscInt  nC = abs->C.ptr[k + 1] - abs->C.ptr[k];
-    const PetscInt *Ck = abs->C.idx + abs->C.ptr[k];
+    PetscInt        nC, distinct;
+    const PetscInt *Ck;
     SRTargetParams  tp = abs->tp;
-    PetscInt        distinct;
 
+    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
     if (st[k - ks] == SR_CELL_NONFINITE) {
       lsum[0] += K + 1;
       lsum[3]++;
@@ -487,7 +459,12 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
   PetscCall(PetscTime(&t0));
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE) PetscCall(SRContainmentTest(cells, abs->C.ptr[k + 1] - abs->C.ptr[k], abs->C.idx + abs->C.ptr[k], E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
+    if (s != SR_CELL_NONFINITE) {
+      PetscInt        nC;
+      const PetscInt *Ck;
+      PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
+    }
     if (s != SR_CELL_OK) lsum[2]++;
   }
   PetscCall(PetscTime(&t1));
@@ -513,7 +490,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
     m->vol_E     = sE / (double)K;
     m->vol_union = sU / (double)K;
   }
-  m->succ_certified = (double)abs->C.ptr[K] / (double)K;
+  m->succ_certified = (double)SRAbstractionCertifiedEntries_Private(abs) / (double)K;
   m->succ_minimal   = (double)gsum[0] / (double)K;
   m->succ_empirical = (double)gsum[1] / (double)K;
   m->failures       = (PetscInt)gsum[2];
@@ -521,54 +498,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
   PetscCall(PetscFree2(rc, dp));
   PetscCall(PetscFree2(vloc, vall));
   PetscCall(SRIntBufDestroy_Private(&scratch));
+  PetscCall(SRIntBufDestroy_Private(&buf));
   PetscCall(PetscFree2(E, st));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRAbstractionGetCertified(SRAbstraction abs, const SRSuccessorList **C)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild first");
-  *C = &abs->C;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList **T)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild first");
-  *T = &abs->T;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Collective (no communication, but every rank must pass the same lists). */
-PetscErrorCode SRAbstractionSetLists(SRAbstraction abs, const SRSuccessorList *C, const SRSuccessorList *T)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(C->K == T->K && C->K >= 1, abs->comm, PETSC_ERR_ARG_SIZ, "successor lists for K = %" PetscInt_FMT " (certified) and %" PetscInt_FMT " (targets) cells: must agree and be >= 1", C->K, T->K);
-  for (PetscInt k = 0; k < C->K; k++) {
-    PetscCheck(C->ptr[k + 1] > C->ptr[k] && T->ptr[k + 1] > T->ptr[k], abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": empty successor list (C and T are never empty)", k);
-    for (PetscInt t = C->ptr[k]; t < C->ptr[k + 1]; t++) PetscCheck(C->idx[t] >= 0 && C->idx[t] <= C->K, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "cell %" PetscInt_FMT ": certified entry %" PetscInt_FMT " outside 0..K = %" PetscInt_FMT, k, C->idx[t], C->K);
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++)
-      PetscCheck(SRListContains_Private(C->ptr[k + 1] - C->ptr[k], C->idx + C->ptr[k], T->idx[t]), abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": target %" PetscInt_FMT " is not in the certified list", k, T->idx[t]);
-  }
-  PetscCall(SRSuccessorListCopy(C, &abs->C));
-  PetscCall(SRSuccessorListCopy(T, &abs->T));
-  abs->has_lists = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Collective on the viewer. */
-PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer)
-{
-  PetscBool ascii;
-
-  PetscFunctionBeginUser;
-  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(abs->comm, &viewer));
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "SRAbstraction on %d rank(s): enclosure %s, target %s (mass %g, %" PetscInt_FMT " samples per cell, seed %" PetscInt64_FMT ")\n", abs->size, SREnclosureTypes[abs->etype], SRTargetTypes[abs->tp.type], abs->tp.mass, abs->tp.samples, (PetscInt64)abs->tp.seed));
-  if (abs->has_lists) PetscCall(PetscViewerASCIIPrintf(viewer, "  K = %" PetscInt_FMT " cells, %" PetscInt_FMT " certified and %" PetscInt_FMT " target entries (sink = index K)\n", abs->C.K, abs->C.ptr[abs->C.K], abs->T.ptr[abs->T.K]));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  no successor lists yet\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

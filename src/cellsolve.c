@@ -287,7 +287,6 @@ static double SRRunUsableSlack_Private(SRRun r, PetscInt d, double s)
 static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
 {
   const PetscInt         n = r->n, K = r->K;
-  const SRSuccessorList *C;
   double                *E, *lim, *G, *EG;
   SRCellStatus          *st;
   PetscInt               toff[SR_MAX_DIM], q = 0, idx[SR_MAX_DIM], *todo, ntodo = 0;
@@ -298,14 +297,15 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
     toff[d] = q - 1; /* boundary i (1..m-1) of dimension d is theta[toff[d] + i] */
     q += r->cells->grid[d] - 1;
   }
-  PetscCall(SRAbstractionGetCertified(r->abs, &C));
   PetscCall(PetscMalloc6(2 * n * K, &E, K, &st, 2 * n * K, &lim, 2 * n * K, &G, 2 * n * K, &EG, K, &todo));
   PetscCall(PetscMalloc1(K, &sink));
   PetscCall(PetscCalloc2(r->ntheta + 1, &half_lb, r->ntheta + 1, &half_ub));
   PetscCall(SREnclosureCompute(r->model, r->enclosure, r->cells, 0, K, E, st));
   for (PetscInt k = 0; k < K; k++) {
-    PetscInt a[SR_MAX_DIM], z[SR_MAX_DIM], nc = 0;
-    sink[k] = (PetscBool)(C->ptr[k + 1] > C->ptr[k] && C->idx[C->ptr[k + 1] - 1] >= K);
+    PetscInt        a[SR_MAX_DIM], z[SR_MAX_DIM], nc = 0, nC;
+    const PetscInt *Ck;
+    PetscCall(SRAbstractionGetCertifiedCell(r->abs, k, &nC, &Ck));
+    sink[k] = (PetscBool)(nC > 0 && Ck[nC - 1] >= K);
     for (PetscInt d = 0; d < n; d++) {
       a[d]                 = PETSC_MAX_INT;
       z[d]                 = -1;
@@ -314,9 +314,9 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
     }
     todo[ntodo++] = k;
     if (st[k] == SR_CELL_NONFINITE) continue; /* cannot be an accepted state; its growth is halved away below */
-    for (PetscInt e = C->ptr[k]; e < C->ptr[k + 1]; e++) {
-      if (C->idx[e] >= K) continue;
-      SRCellsIndex(r->cells, C->idx[e], idx);
+    for (PetscInt e = 0; e < nC; e++) {
+      if (Ck[e] >= K) continue;
+      SRCellsIndex(r->cells, Ck[e], idx);
       nc++;
       for (PetscInt d = 0; d < n; d++) {
         a[d] = PetscMin(a[d], idx[d]);

@@ -60,9 +60,9 @@ static PetscErrorCode SRSafeOf_Private(MPI_Comm comm, SRCells cells, PetscInt ks
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const SRSuccessorList *C, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m)
+PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const PetscInt *Crows, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m)
 {
-  const PetscInt n = cells->n, K = cells->K, nk = PetscMax(ke - ks, 1);
+  const PetscInt n = cells->n, nk = PetscMax(ke - ks, 1), rl = 2 * n + 1;
   PetscInt      *lo, *hi;
   PetscBool     *sink;
 
@@ -70,31 +70,16 @@ PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks,
   m->safe_C = m->horizon_C = m->safe_tight = m->horizon_tight = NAN;
   if (!cells->partition) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc3(nk * n, &lo, nk * n, &hi, nk, &sink));
-  /* C(k): the bounding index box of the explicit list */
+  /* C(k): its index box */
   for (PetscInt k = ks; k < ke; k++) {
-    PetscInt *l = lo + (k - ks) * n, *u = hi + (k - ks) * n;
+    const PetscInt *row   = Crows + rl * (k - ks);
+    PetscBool       empty = PETSC_FALSE;
+    for (PetscInt d = 0; d < n; d++) empty = (PetscBool)(empty || row[d] > row[n + d]);
     for (PetscInt d = 0; d < n; d++) {
-      l[d] = PETSC_MAX_INT;
-      u[d] = -1;
+      lo[(k - ks) * n + d] = empty ? 0 : row[d];
+      hi[(k - ks) * n + d] = empty ? -1 : row[n + d];
     }
-    sink[k - ks] = PETSC_FALSE;
-    for (PetscInt p = C->ptr[k]; p < C->ptr[k + 1]; p++) {
-      PetscInt j = C->idx[p], idx[SR_MAX_DIM];
-      if (j >= K) {
-        sink[k - ks] = PETSC_TRUE;
-        continue;
-      }
-      SRCellsIndex(cells, j, idx);
-      for (PetscInt d = 0; d < n; d++) {
-        l[d] = PetscMin(l[d], idx[d]);
-        u[d] = PetscMax(u[d], idx[d]);
-      }
-    }
-    if (l[0] > u[0])
-      for (PetscInt d = 0; d < n; d++) { /* no cell listed: an empty box */
-        l[d] = 0;
-        u[d] = -1;
-      }
+    sink[k - ks] = (PetscBool)(row[2 * n] != 0);
   }
   PetscCall(SRSafeOf_Private(comm, cells, ks, ke, lo, hi, sink, cap, &m->safe_C, &m->horizon_C));
   if (E_tight) {

@@ -140,7 +140,6 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r)
     PetscBool *restored;
     PetscInt   nrestored = 0;
     double    *cand      = r->dtheta;
-    const SRSuccessorList *C;
 
     PetscCall(PetscCalloc1(K, &restored));
     PetscCall(PetscArraycpy(cand, r->theta_new, nt));
@@ -150,13 +149,15 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r)
       PetscCall(SRRunThetaSet_Private(r, r->cand, cand));
       PetscCall(SRRunGuardCheck_Private(r, r->cand, &ok, &first));
       if (ok) break;
-      PetscCall(SRAbstractionGetCertified(r->abs, &C));
       if (!restored[first]) {
         restored[first] = PETSC_TRUE;
         nrestored++;
       } else {
-        for (PetscInt q = C->ptr[first]; q < C->ptr[first + 1]; q++) {
-          const PetscInt j = C->idx[q];
+        PetscInt        nC;
+        const PetscInt *Cf;
+        PetscCall(SRAbstractionGetCertifiedCell(r->abs, first, &nC, &Cf));
+        for (PetscInt q = 0; q < nC; q++) {
+          const PetscInt j = Cf[q];
           if (j < K && !restored[j]) {
             restored[j] = PETSC_TRUE;
             nrestored++;

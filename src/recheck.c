@@ -465,6 +465,28 @@ PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const S
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRRecheckAllCertified(MPI_Comm comm, SRModel model, SRCells cells, SRAbstraction abs, const SRRecheckParams *par, SRRecheckResult *res)
+{
+  const PetscInt       K = cells->K;
+  PetscInt             ks, ke;
+  SRRecheckCellResult *all;
+  const double         t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(res, sizeof(*res)));
+  PetscCall(SRAbstractionGetOwnership(abs, K, &ks, &ke));
+  PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &all));
+  for (PetscInt k = ks; k < ke; k++) {
+    PetscInt        nlist;
+    const PetscInt *list;
+    PetscCall(SRAbstractionGetCertifiedCell(abs, k, &nlist, &list));
+    PetscCall(SRRecheckCell(model, cells, k, nlist, list, par, &all[k - ks]));
+  }
+  PetscCall(SRRecheckGather(comm, K, ke - ks, all, t0, res));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRRecheckResultDestroy(SRRecheckResult *res)
 {
   PetscFunctionBeginUser;
@@ -499,7 +521,6 @@ PetscErrorCode SRRecheckResultView(const SRRecheckResult *res, PetscInt n, Petsc
 PetscErrorCode SRRunRecheck(SRRun r, SRRecheckResult *res)
 {
   SRRecheckParams        par;
-  const SRSuccessorList *C;
 
   static PetscLogEvent ev = 0;
 
@@ -514,8 +535,7 @@ PetscErrorCode SRRunRecheck(SRRun r, SRRecheckResult *res)
   par.samples      = r->nfalsify;
   par.attack_steps = r->attack_steps;
   par.seed         = (uint64_t)r->seed;
-  PetscCall(SRAbstractionGetCertified(r->abs, &C));
-  PetscCall(SRRecheckAll(r->comm, r->model, r->cells, C, &par, res));
+  PetscCall(SRRecheckAllCertified(r->comm, r->model, r->cells, r->abs, &par, res));
   PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
   if (!r->quiet && (res->falsified || res->unknown)) {
     PetscCall(PetscPrintf(r->comm, "re-check: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.3g s)\n", res->proven, res->falsified, res->unknown, res->seconds));
@@ -540,21 +560,13 @@ PetscErrorCode SRRunRecheck_Private(SRRun r, PetscInt *nrecheck, PetscInt *nfals
 
 PetscErrorCode SRRunSaveVerified_Private(SRRun r)
 {
-  const SRSuccessorList *C, *T;
-
   PetscFunctionBeginUser;
   if (!r->ver_phi) PetscCall(PetscMalloc1(r->P, &r->ver_phi));
   PetscCall(PetscArraycpy(r->ver_phi, r->model->mlp->params, r->P));
   if (!r->ver_cells) PetscCall(SRCellsDuplicate(r->cells, &r->ver_cells));
   else PetscCall(SRCellsCopy(r->cells, r->ver_cells));
-  PetscCall(SRAbstractionGetCertified(r->abs, &C));
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
-  if (r->has_verified) {
-    PetscCall(SRSuccessorListDestroy(&r->ver_C));
-    PetscCall(SRSuccessorListDestroy(&r->ver_T));
-  }
-  PetscCall(SRSuccessorListCopy(C, &r->ver_C));
-  PetscCall(SRSuccessorListCopy(T, &r->ver_T));
+  if (!r->ver_abs) PetscCall(SRAbstractionCreate(r->comm, &r->ver_abs));
+  PetscCall(SRAbstractionCopyLists(r->abs, r->ver_abs));
   r->has_verified = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -565,7 +577,7 @@ PetscErrorCode SRRunRestoreVerified_Private(SRRun r)
   if (!r->has_verified) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscArraycpy(r->model->mlp->params, r->ver_phi, r->P));
   PetscCall(SRCellsCopy(r->ver_cells, r->cells));
-  PetscCall(SRAbstractionSetLists(r->abs, &r->ver_C, &r->ver_T));
+  PetscCall(SRAbstractionCopyLists(r->ver_abs, r->abs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -590,10 +602,7 @@ PetscErrorCode SRRunDestroyVerified_Private(SRRun r)
   PetscCall(SRRecheckResultDestroy(&r->recheck_last));
   PetscCall(PetscFree(r->ver_phi));
   PetscCall(SRCellsDestroy(&r->ver_cells));
-  if (r->has_verified) {
-    PetscCall(SRSuccessorListDestroy(&r->ver_C));
-    PetscCall(SRSuccessorListDestroy(&r->ver_T));
-  }
+  PetscCall(SRAbstractionDestroy(&r->ver_abs));
   r->has_verified = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -511,16 +511,20 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, 1.0, &row.Lencl, NULL, NULL));
   {
     /* |M_tight|, vol(E_tight), |F|; then the closed loop with C(k) and M_tight(k) (SPEC §12) */
-    const SRSuccessorList *C;
-    SRClosedLoopMetrics    cl;
-    PetscInt               ks, ke;
-    double                *Et;
+    SRClosedLoopMetrics cl;
+    PetscInt            ks, ke, *Crows;
+    double             *Et;
     PetscCall(SRAbstractionGetOwnership(r->abs, r->cells->K, &ks, &ke));
-    PetscCall(PetscMalloc1(2 * r->cells->n * PetscMax(ke - ks, 1), &Et));
+    PetscCall(PetscMalloc2(2 * r->cells->n * PetscMax(ke - ks, 1), &Et, (2 * r->cells->n + 1) * PetscMax(ke - ks, 1), &Crows));
     PetscCall(SRMetricsTight(r->comm, r->abs, r->model, r->cells, r->tight_bisect, r->floor_points, &tm, Et));
-    PetscCall(SRAbstractionGetCertified(r->abs, &C));
-    PetscCall(SRClosedLoopCheckpoint(r->comm, r->cells, ks, ke, C, Et, SR_HORIZON_CAP, &cl));
-    PetscCall(PetscFree(Et));
+    for (PetscInt k = ks; k < ke; k++) { /* the index boxes of this rank's C(k) */
+      PetscInt        nC;
+      const PetscInt *Ck;
+      PetscCall(SRAbstractionGetCertifiedCell(r->abs, k, &nC, &Ck));
+      PetscCall(SRIndexBoxBound(r->cells, nC, Ck, Crows + (2 * r->cells->n + 1) * (k - ks)));
+    }
+    PetscCall(SRClosedLoopCheckpoint(r->comm, r->cells, ks, ke, Crows, Et, SR_HORIZON_CAP, &cl));
+    PetscCall(PetscFree2(Et, Crows));
     row.safe_C        = cl.safe_C;
     row.horizon_C     = cl.horizon_C;
     row.safe_tight    = cl.safe_tight;

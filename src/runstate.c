@@ -39,7 +39,8 @@ static PetscErrorCode SRRunTargetPack_Private(PetscInt K, PetscInt tcap, const S
 PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
 {
   const PetscInt         P = r->P, nt = 2 * r->n * r->K, K = r->K;
-  const SRSuccessorList *C, *T;
+  const SRSuccessorList *T;
+  const PetscInt        *rows;
   PetscInt               tcap;
 
   PetscFunctionBeginUser;
@@ -62,21 +63,22 @@ PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
   is[10] = r->th_rejected;
   is[11] = r->th_backtracked;
   is[12] = r->th_moves;
-  PetscCall(SRAbstractionGetCertified(r->abs, &C));
+  PetscCall(SRAbstractionGetCertifiedBoxes(r->abs, r->cells, &rows));
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
   PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
-  PetscCall(SRSuccessorListToBoxes(r->cells, C, is + SR_RUN_NHEAD));
+  PetscCall(PetscArraycpy(is + SR_RUN_NHEAD, rows, K * (2 * r->n + 1)));
   PetscCall(SRRunTargetPack_Private(K, tcap, T, is + SR_RUN_NHEAD + K * (2 * r->n + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, PetscInt K, PetscInt tcap, const PetscInt *in, const SRSuccessorList *C, SRSuccessorList *T)
+static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, SRCells cells, PetscInt tcap, const PetscInt *in, const PetscInt *Crows, SRSuccessorList *T)
 {
-  PetscInt nnz = 0;
+  const PetscInt K   = cells->K;
+  PetscInt       nnz = 0;
 
   PetscFunctionBeginUser;
   if (tcap == 0) {
-    PetscCall(SRSuccessorListCopy(C, T)); /* -target certified: T = C */
+    PetscCall(SRSuccessorListFromBoxes(cells, Crows, T)); /* -target certified: T = C */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt k = 0; k < K; k++) {
@@ -100,7 +102,7 @@ static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, PetscInt K, Petsc
 PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
 {
   const PetscInt  P = r->P, K = r->K;
-  SRSuccessorList C = {0, NULL, NULL}, T = {0, NULL, NULL};
+  SRSuccessorList T = {0, NULL, NULL};
   PetscInt        tcap;
 
   PetscFunctionBeginUser;
@@ -133,11 +135,9 @@ PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
   r->th_moves       = is[12];
   r->status      = (SRRunStatus)is[8] == SR_RUN_DIVERGED ? SR_RUN_DIVERGED : SR_RUN_PENDING;
   PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
-  PetscCall(SRSuccessorListFromBoxes(r->cells, is + SR_RUN_NHEAD, &C));
-  PetscCall(SRRunTargetUnpack_Private(r->comm, K, tcap, is + SR_RUN_NHEAD + K * (2 * r->n + 1), &C, &T));
-  PetscCall(SRAbstractionSetLists(r->abs, &C, &T));
+  PetscCall(SRRunTargetUnpack_Private(r->comm, r->cells, tcap, is + SR_RUN_NHEAD + K * (2 * r->n + 1), is + SR_RUN_NHEAD, &T));
+  PetscCall(SRAbstractionSetBoxes(r->abs, r->cells, is + SR_RUN_NHEAD, &T));
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r)); /* the checkpoint's triple */
-  PetscCall(SRSuccessorListDestroy(&C));
   PetscCall(SRSuccessorListDestroy(&T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

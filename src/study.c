@@ -340,15 +340,12 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   SRModel                model;
   SRCells                cells;
   SRAbstraction          abs;
-  const SRSuccessorList *C;
   double                *theta;
-  PetscInt              *boxes;
+  const PetscInt        *boxes;
 
   PetscFunctionBeginUser;
   PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
-  PetscCall(SRAbstractionGetCertified(abs, &C));
-  PetscCall(PetscMalloc1(cells->K * (2 * cells->n + 1), &boxes));
-  PetscCall(SRSuccessorListToBoxes(cells, C, boxes));
+  PetscCall(SRAbstractionGetCertifiedBoxes(abs, cells, &boxes));
   PetscCall(PetscMalloc1(2 * cells->n * cells->K + 1, &theta));
   if (cells->partition) { /* the exact faces: the interior boundaries (the resume-state layout), then zeros */
     PetscCall(PetscArrayzero(theta, 2 * cells->n * cells->K));
@@ -359,7 +356,6 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   }
   PetscCall(SRResultsWriteAbstraction(res, r, initial, initial ? NULL : model->mlp->params, theta, boxes));
   PetscCall(PetscFree(theta));
-  PetscCall(PetscFree(boxes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

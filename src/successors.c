@@ -466,45 +466,113 @@ PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* rows[k] = lo[0..n), hi[0..n), flags (1 = sink) of the index box of C(k); error if a list is not
-   exactly its index box (increasing, the sink last). */
+/* SPEC §5 storage, one cell: row = lo[0..n), hi[0..n), flags (1 = sink) of the bounding index box
+   of list[0..nlist) (no cell listed: lo = 0, hi = -1 in every dimension).  The number of entries
+   the row stands for (the sink counts one) in *count when non-NULL. */
+PetscErrorCode SRIndexBoxBound(SRCells cells, PetscInt nlist, const PetscInt *list, PetscInt *row)
+{
+  const PetscInt n = cells->n, K = cells->K;
+  PetscBool      any = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) {
+    row[d]     = PETSC_MAX_INT;
+    row[n + d] = -1;
+  }
+  row[2 * n] = 0;
+  for (PetscInt t = 0; t < nlist; t++) {
+    const PetscInt j = list[t];
+    if (j == K) {
+      row[2 * n] = 1;
+      continue;
+    }
+    any = PETSC_TRUE;
+    for (PetscInt d = 0; d < n; d++) {
+      const PetscInt i = SRCellIndex1_Private(cells, j, d);
+      row[d]           = PetscMin(row[d], i);
+      row[n + d]       = PetscMax(row[n + d], i);
+    }
+  }
+  if (!any)
+    for (PetscInt d = 0; d < n; d++) row[d] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt SRIndexBoxCount(PetscInt n, const PetscInt *row)
+{
+  PetscInt m = 1;
+  for (PetscInt d = 0; d < n; d++) m = row[d] > row[n + d] ? 0 : m * (row[n + d] - row[d] + 1);
+  return m + (row[2 * n] ? 1 : 0);
+}
+
+/* Appends the list a row stands for: every cell of the index box, increasing, then the sink.
+   The row is validated (a file or a caller may hand in anything); a row that lists nothing is
+   refused, since C(k) never is empty. */
+PetscErrorCode SRIndexBoxAppend_Private(PetscInt n, const PetscInt *grid, PetscInt K, PetscInt k, const PetscInt *row, SRIntBuf *out)
+{
+  PetscInt       stride[SR_MAX_DIM] = {0, 0, 0}, a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, s = 1, total;
+  PetscBool      empty = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCheck(row[2 * n] == 0 || row[2 * n] == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": flags %" PetscInt_FMT "; allowed are 0, 1 (sink)", k, row[2 * n]);
+  for (PetscInt d = 0; d < n; d++) {
+    if (row[d] > row[n + d]) empty = PETSC_TRUE;
+    else PetscCheck(row[d] >= 0 && row[n + d] < grid[d], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": index range %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT " in dimension %" PetscInt_FMT, k, row[d], row[n + d], grid[d] - 1, d);
+    stride[d] = s;
+    s *= grid[d];
+  }
+  PetscCheck(!empty || row[2 * n], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT " is empty (C(k) never is)", k);
+  total = SRIndexBoxCount(n, row);
+  PetscCall(SRIntBufReserve_Private(out, out->n + total));
+  if (!empty) {
+    for (PetscInt d = 0; d < n; d++) {
+      a[d] = row[d];
+      z[d] = row[n + d];
+    }
+    for (PetscInt i2 = a[2]; i2 <= z[2]; i2++)
+      for (PetscInt i1 = a[1]; i1 <= z[1]; i1++)
+        for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) out->a[out->n++] = i0 + i1 * stride[1] + i2 * stride[2];
+  }
+  if (row[2 * n]) out->a[out->n++] = K;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The row of list[0..nlist) when the list is exactly its index box (increasing, the sink last);
+   *exact says whether it is. */
+PetscErrorCode SRIndexBoxFromList_Private(SRCells cells, PetscInt nlist, const PetscInt *list, PetscInt *row, PetscBool *exact)
+{
+  const PetscInt n = cells->n;
+  PetscInt       stride[SR_MAX_DIM] = {0, 0, 0}, s = 1, t = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRIndexBoxBound(cells, nlist, list, row));
+  *exact = (PetscBool)(nlist >= 1 && SRIndexBoxCount(n, row) == nlist);
+  if (!*exact) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 0; d < n; d++) {
+    stride[d] = s;
+    s *= cells->grid[d];
+  }
+  /* same count as the box: equal iff the entries are the box's cells in increasing order */
+  if (SRIndexBoxCount(n, row) > row[2 * n])
+    for (PetscInt i2 = (n > 2 ? row[2] : 0); i2 <= (n > 2 ? row[n + 2] : 0) && *exact; i2++)
+      for (PetscInt i1 = (n > 1 ? row[1] : 0); i1 <= (n > 1 ? row[n + 1] : 0) && *exact; i1++)
+        for (PetscInt i0 = row[0]; i0 <= row[n] && *exact; i0++) *exact = (PetscBool)(list[t++] == i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0));
+  if (*exact && row[2 * n]) *exact = (PetscBool)(list[t] == cells->K);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rows[k] = the index box of C(k); error if a list is not exactly its index box. */
 PetscErrorCode SRSuccessorListToBoxes(SRCells cells, const SRSuccessorList *L, PetscInt *rows)
 {
   const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
-  SRIntBuf       b = {0, 0, NULL};
 
   PetscFunctionBeginUser;
   PetscCheck(L->K == K, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "successor list for %" PetscInt_FMT " cells, the cells have %" PetscInt_FMT, L->K, K);
   for (PetscInt k = 0; k < K; k++) {
-    PetscInt *row = rows + rl * k, nl = L->ptr[k + 1] - L->ptr[k];
-    PetscBool same;
-    b.n = 0;
-    PetscCall(SRIntBufReserve_Private(&b, nl + 1));
-    for (PetscInt t = L->ptr[k]; t < L->ptr[k + 1]; t++) b.a[b.n++] = L->idx[t];
-    for (PetscInt d = 0; d < n; d++) {
-      row[d]     = 0;
-      row[n + d] = -1;
-    }
-    row[2 * n] = 0;
-    for (PetscInt t = L->ptr[k]; t < L->ptr[k + 1]; t++) {
-      const PetscInt j = L->idx[t];
-      if (j == K) {
-        row[2 * n] = 1;
-        continue;
-      }
-      for (PetscInt d = 0; d < n; d++) {
-        const PetscInt i = SRCellIndex1_Private(cells, j, d);
-        if (t == L->ptr[k] || row[n + d] < row[d]) row[d] = row[n + d] = i;
-        row[d]     = PetscMin(row[d], i);
-        row[n + d] = PetscMax(row[n + d], i);
-      }
-    }
-    PetscCall(SRSuccessorsBoxClose_Private(cells, &b, 0));
-    same = (PetscBool)(b.n == nl);
-    for (PetscInt t = 0; t < nl && same; t++) same = (PetscBool)(b.a[t] == L->idx[L->ptr[k] + t]);
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "certified list of cell %" PetscInt_FMT " (%" PetscInt_FMT " entries) is not an index box", k, nl);
+    PetscBool exact;
+    PetscCall(SRIndexBoxFromList_Private(cells, L->ptr[k + 1] - L->ptr[k], L->idx + L->ptr[k], rows + rl * k, &exact));
+    PetscCheck(exact, PETSC_COMM_SELF, PETSC_ERR_PLIB, "certified list of cell %" PetscInt_FMT " (%" PetscInt_FMT " entries) is not an index box", k, L->ptr[k + 1] - L->ptr[k]);
   }
-  PetscCall(SRIntBufDestroy_Private(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -518,28 +586,7 @@ PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRS
   PetscCall(PetscMalloc1(K + 1, &ptr));
   ptr[0] = 0;
   for (PetscInt k = 0; k < K; k++) {
-    const PetscInt *row = rows + rl * k;
-    const PetscInt  start = b.n;
-    PetscBool       empty = PETSC_FALSE;
-    PetscCheck(row[2 * n] == 0 || row[2 * n] == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": flags %" PetscInt_FMT "; allowed are 0, 1 (sink)", k, row[2 * n]);
-    for (PetscInt d = 0; d < n; d++) {
-      if (row[d] > row[n + d]) empty = PETSC_TRUE;
-      else PetscCheck(row[d] >= 0 && row[n + d] < cells->grid[d], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT ": index range %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT " in dimension %" PetscInt_FMT, k, row[d], row[n + d], cells->grid[d] - 1, d);
-    }
-    if (!empty) {
-      /* the two corners, then close */
-      PetscInt lo = 0, hi = 0, s = 1;
-      for (PetscInt d = 0; d < n; d++) {
-        lo += row[d] * s;
-        hi += row[n + d] * s;
-        s *= cells->grid[d];
-      }
-      PetscCall(SRIntBufPush_Private(&b, lo));
-      if (hi != lo) PetscCall(SRIntBufPush_Private(&b, hi));
-    }
-    if (row[2 * n]) PetscCall(SRIntBufPush_Private(&b, K));
-    PetscCheck(b.n > start, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "list of cell %" PetscInt_FMT " is empty (C(k) never is)", k);
-    PetscCall(SRSuccessorsBoxClose_Private(cells, &b, start));
+    PetscCall(SRIndexBoxAppend_Private(n, cells->grid, K, k, rows + rl * k, &b));
     ptr[k + 1] = b.n;
   }
   PetscCall(SRSuccessorListDestroy(L));

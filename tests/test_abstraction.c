@@ -531,11 +531,80 @@ static void test_options_checked(void **state)
   CHK(SRAbstractionDestroy(&a));
 }
 
+/* SPEC §5 storage: C(k) is held as index boxes (2n + 1 numbers per cell) on every rank.  The
+   boxes, one cell's expansion and the whole explicit CSR agree; SetBoxes round-trips (lists
+   and targets, and then the same pruning as the built abstraction); CopyLists keeps them; a
+   corrupt row or a target outside its box is refused with the cell named. */
+static void test_index_box_storage(void **state)
+{
+  (void)state;
+  for (int sy = 0; sy < 3; sy++)
+    for (int fr = 0; fr < 2; fr++) {
+      Setup                  s;
+      SRAbstraction          a, b, c;
+      const SRSuccessorList *C, *T, *Cb, *Tb;
+      const PetscInt        *rows;
+      PetscInt              *bad, rl;
+      SRSuccessorList        Tbad = {0, NULL, NULL};
+      int                    ok = 1;
+
+      setup(&s, sysnames[sy], counts[sy], fr, 0.3);
+      rl = 2 * s.cells->n + 1;
+      make_abs(PETSC_COMM_WORLD, SR_TARGET_EMPIRICAL, &a);
+      make_abs(PETSC_COMM_WORLD, SR_TARGET_EMPIRICAL, &b);
+      make_abs(PETSC_COMM_WORLD, SR_TARGET_EMPIRICAL, &c);
+      CHK(SRAbstractionBuild(a, s.model, s.cells));
+      CHK(SRAbstractionGetCertifiedBoxes(a, s.cells, &rows));
+      CHK(SRAbstractionGetCertified(a, &C));
+      CHK(SRAbstractionGetTargets(a, &T));
+      for (PetscInt k = 0; k < s.cells->K && ok; k++) {
+        PetscInt        nl, row[2 * SR_MAX_DIM + 1];
+        const PetscInt *l;
+        CHK(SRAbstractionGetCertifiedCell(a, k, &nl, &l));
+        ok = nl == C->ptr[k + 1] - C->ptr[k] && !memcmp(l, C->idx + C->ptr[k], sizeof(PetscInt) * nl) && SRIndexBoxCount(s.cells->n, rows + rl * k) == nl;
+        CHK(SRIndexBoxBound(s.cells, nl, l, row));
+        ok = ok && !memcmp(row, rows + rl * k, sizeof(PetscInt) * rl);
+      }
+      CHK(SRAbstractionSetBoxes(b, s.cells, rows, T));
+      CHK(SRAbstractionGetCertified(b, &Cb));
+      CHK(SRAbstractionGetTargets(b, &Tb));
+      ok = ok && lists_equal(C, Cb) && lists_equal(T, Tb);
+      CHK(SRAbstractionCopyLists(b, c));
+      for (PetscInt p = 0; p < s.model->mlp->nparams; p++) s.model->mlp->params[p] *= 0.5; /* narrower E_k: pruning removes cells */
+      CHK(SRAbstractionPrune(a, s.model, s.cells));
+      CHK(SRAbstractionPrune(c, s.model, s.cells));
+      CHK(SRAbstractionGetCertified(a, &C));
+      CHK(SRAbstractionGetCertified(c, &Cb));
+      ok = ok && lists_equal(C, Cb);
+      /* refused: a range past the grid; a target outside C(k) */
+      CHK(PetscMalloc1(rl * s.cells->K, &bad));
+      CHK(PetscArraycpy(bad, rows, rl * s.cells->K));
+      bad[rl * 1 + s.cells->n] = s.cells->grid[0];
+      CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ok = ok && SRAbstractionSetBoxes(b, s.cells, bad, T) != 0;
+      CHK(PetscPopErrorHandler());
+      CHK(SRAbstractionGetTargets(b, &Tb));
+      CHK(SRSuccessorListCopy(Tb, &Tbad));
+      Tbad.idx[Tbad.ptr[2]] = -1;
+      CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ok = ok && SRAbstractionSetBoxes(b, s.cells, rows, &Tbad) != 0;
+      CHK(PetscPopErrorHandler());
+      CHK(SRSuccessorListDestroy(&Tbad));
+      CHK(PetscFree(bad));
+      all_true(ok);
+      CHK(SRAbstractionDestroy(&a));
+      CHK(SRAbstractionDestroy(&b));
+      CHK(SRAbstractionDestroy(&c));
+      teardown(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lists_match_brute_force),          cmocka_unit_test(test_metrics_identical_and_correct), cmocka_unit_test(test_pruning_shrinks_and_stays_contained),
     cmocka_unit_test(test_planted_violation_found_by_check), cmocka_unit_test(test_nonfinite_model),               cmocka_unit_test(test_options_checked),
+    cmocka_unit_test(test_index_box_storage),
   };
   int fails;
 

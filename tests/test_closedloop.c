@@ -5,6 +5,7 @@
    the same random graph and owns an uneven block, so the 1-, 2- and 4-rank runs check that
    the answers do not depend on the decomposition. */
 #include <simreach/closedloop.h>
+#include <simreach/abstraction.h>
 #include <simreach/random.h>
 #include <simreach/system.h>
 #include <simreach/cells.h>
@@ -315,7 +316,7 @@ static void test_checkpoint_metrics(void **state)
   SRSuccessorList     C;
   Graph               g;
   SRClosedLoopMetrics m;
-  PetscInt           *href, nnz = 0;
+  PetscInt           *href, *rows, nnz = 0;
   double             *Et, vD, vsafe = 0, hmean = 0;
 
   ctr = 5000;
@@ -338,6 +339,9 @@ static void test_checkpoint_metrics(void **state)
     C.ptr[k + 1] = nnz;
   }
   Own(&g, &ks, &ke);
+  /* the rows of the owned cells: each explicit list's index box */
+  rows = malloc(sizeof(PetscInt) * 5 * PetscMax(ke - ks, 1));
+  for (PetscInt64 k = ks; k < ke; k++) CHK(SRIndexBoxBound(cells, C.ptr[k + 1] - C.ptr[k], C.idx + C.ptr[k], rows + 5 * (k - ks)));
   /* E_tight: a point enclosure in the middle of cell k's own box (M_tight(k) = that cell), or
      outside D for the sink cells */
   Et = malloc(sizeof(double) * 4 * PetscMax(ke - ks, 1));
@@ -350,7 +354,7 @@ static void test_checkpoint_metrics(void **state)
     }
     if (g.sink[k]) Et[4 * (k - ks) + 2] = 10.0; /* leaves D */
   }
-  CHK(SRClosedLoopCheckpoint(PETSC_COMM_WORLD, cells, (PetscInt)ks, (PetscInt)ke, &C, Et, cap, &m));
+  CHK(SRClosedLoopCheckpoint(PETSC_COMM_WORLD, cells, (PetscInt)ks, (PetscInt)ke, rows, Et, cap, &m));
   href = malloc(sizeof(PetscInt) * g.K);
   BruteHorizon(&g, href);
   vD = (g.b[0][counts[0]] - g.b[0][0]) * (g.b[1][counts[1]] - g.b[1][0]);
@@ -377,6 +381,7 @@ static void test_checkpoint_metrics(void **state)
   }
   free(href);
   free(Et);
+  free(rows);
   free(C.ptr);
   free(C.idx);
   FreeGraph(&g);

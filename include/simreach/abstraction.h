@@ -1,10 +1,13 @@
 /* Enclosures, successor lists and the exact containment test (SPEC §5, §7).
 
    The abstraction of a model over a set of cells lives on a communicator: cells are split
-   into contiguous blocks, one per rank; each rank encloses and checks its own block, and
-   the successor lists are gathered so that every rank holds all of them (the training loss
-   needs every cell's target list).  All verdicts are reduced so every rank agrees, and every
-   count and volume is independent of the number of ranks. */
+   into contiguous blocks, one per rank; each rank encloses and checks its own block.  C(k) is
+   held as SPEC §5 index boxes, 2n + 1 numbers per cell, gathered to every rank (fixed-size
+   per-cell data, which SPEC §10 lets a study replicate: the guard and the cell solve read any
+   cell's list); a rank expands a list only while it uses it.  The targets T(k) (at most the
+   target capacity per cell) are gathered too, since the training loss needs every cell's.
+   All verdicts are reduced so every rank agrees, and every count and volume is independent
+   of the number of ranks. */
 #pragma once
 
 #include <simreach/base.h>
@@ -82,10 +85,23 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
 /* Rebuild the targets T(k) (subset of C(k)) for the current model/cells.  Collective. */
 PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCells cells);
 PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells cells, SRAbstractionMetrics *m);
+/* C(k) of every cell as SPEC §5 index-box rows (K rows of 2n + 1; lists set explicitly are
+   converted here and must be index boxes).  Not collective; valid until the lists change. */
+PetscErrorCode SRAbstractionGetCertifiedBoxes(SRAbstraction abs, SRCells cells, const PetscInt **rows);
+/* C(k) of one cell, increasing, the sink K last; valid until the next call.  Not collective. */
+PetscErrorCode SRAbstractionGetCertifiedCell(SRAbstraction abs, PetscInt k, PetscInt *nlist, const PetscInt **list);
+/* Every C(k) as one explicit CSR on this rank: O(entries), expanded on first use.  For tests
+   and small problems; the library itself reads the boxes or one cell at a time. */
 PetscErrorCode SRAbstractionGetCertified(SRAbstraction abs, const SRSuccessorList **C);
 PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList **T);
-/* Replace the lists (resume from a checkpoint).  Collective; every rank passes the same lists. */
+/* Replace the lists by index-box rows (resume from a checkpoint, a file's lists); T within C.
+   Collective; every rank passes the same rows and targets. */
+PetscErrorCode SRAbstractionSetBoxes(SRAbstraction abs, SRCells cells, const PetscInt *rows, const SRSuccessorList *T);
+/* Replace the lists by explicit ones, index boxes or not (planted violations in tests; the
+   abstraction then keeps explicit lists until the next SRAbstractionBuild).  Collective. */
 PetscErrorCode SRAbstractionSetLists(SRAbstraction abs, const SRSuccessorList *C, const SRSuccessorList *T);
+/* to takes a copy of from's lists (a run's last verified triple).  Not collective. */
+PetscErrorCode SRAbstractionCopyLists(SRAbstraction from, SRAbstraction to);
 PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer);
 /* Seconds this rank spent so far in enclosures, list building and containment tests. Not collective. */
 PetscErrorCode SRAbstractionGetPhaseTimes(SRAbstraction abs, double *t_enclosure, double *t_successors, double *t_containment);
@@ -98,3 +114,7 @@ PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList 
    ToBoxes errors if a list is not exactly its index box (the abstraction keeps them so). */
 PetscErrorCode SRSuccessorListToBoxes(SRCells cells, const SRSuccessorList *L, PetscInt *rows);
 PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRSuccessorList *L);
+/* One row: the bounding index box of list[0..nlist) (no cell listed: lo = 0, hi = -1), and the
+   number of entries a row stands for (the sink counts one). */
+PetscErrorCode SRIndexBoxBound(SRCells cells, PetscInt nlist, const PetscInt *list, PetscInt *row);
+PetscInt       SRIndexBoxCount(PetscInt n, const PetscInt *row);

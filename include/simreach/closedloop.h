@@ -45,7 +45,7 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
 
 /* At a study checkpoint (SPEC §12): the verified-safe volume fraction and the mean verified
    horizon (volume-weighted, min(h, cap), safe cells counting cap) of a partition's cells, with
-   their certified lists C (replicated CSR; each list's bounding index box) and with M_tight
+   the index boxes of their certified lists C(k) and with M_tight
    (E_tight: 2n per owned cell [ks, ke), lo then hi; NULL skips it).  NaN for free boxes.
    Collective on comm; identical on any number of ranks. */
 #include <simreach/cells.h>
@@ -53,4 +53,6 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
 typedef struct {
   double safe_C, horizon_C, safe_tight, horizon_tight;
 } SRClosedLoopMetrics;
-PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const SRSuccessorList *C, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m);
+/* Crows: the index-box rows (SPEC §5: lo[0..n), hi[0..n), sink flag) of C(k) for this rank's
+   cells [ks, ke), in order (SRIndexBoxBound of each list). */
+PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const PetscInt *Crows, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m);

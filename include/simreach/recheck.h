@@ -61,13 +61,15 @@ PetscErrorCode SRRecheckParamsSetFromOptions(MPI_Comm comm, SRRecheckParams *par
 PetscErrorCode SRRecheckCell(SRModel model, SRCells cells, PetscInt k, PetscInt nlist, const PetscInt *list, const SRRecheckParams *par, SRRecheckCellResult *res);
 /* Cells [kstart, kend) against C (out: kend - kstart results).  Not collective. */
 PetscErrorCode SRRecheckCells(SRModel model, SRCells cells, const SRSuccessorList *C, PetscInt kstart, PetscInt kend, const SRRecheckParams *par, SRRecheckCellResult *out);
-/* Every cell, split in contiguous blocks over comm (the same blocks as SRAbstraction); the
-   non-proven cells are gathered on every rank.  Collective. */
 /* Collective: res from the outcomes of the nown cells this rank owns (ascending, rank blocks in
    cell order): the counts summed, the non-proven cells gathered on every rank, the time since t0
    (MPI_Wtime, max over ranks).  own is compacted in place. */
 PetscErrorCode SRRecheckGather(MPI_Comm comm, PetscInt K, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res);
+/* Every cell, split in contiguous blocks over comm (the same blocks as SRAbstraction); the
+   non-proven cells are gathered on every rank.  Collective.  Against explicit lists C, or
+   against the lists abs holds (index boxes: one cell's list expanded at a time). */
 PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const SRSuccessorList *C, const SRRecheckParams *par, SRRecheckResult *res);
+PetscErrorCode SRRecheckAllCertified(MPI_Comm comm, SRModel model, SRCells cells, SRAbstraction abs, const SRRecheckParams *par, SRRecheckResult *res);
 PetscErrorCode SRRecheckResultDestroy(SRRecheckResult *res);
 /* One line per non-proven cell (cell, outcome, x, f(x), depth) on the viewer, at most max lines. */
 PetscErrorCode SRRecheckResultView(const SRRecheckResult *res, PetscInt n, PetscInt max, PetscViewer viewer);

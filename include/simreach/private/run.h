@@ -66,7 +66,7 @@ struct _p_SRRun {
   PetscBool       has_verified;
   double         *ver_phi;
   SRCells         ver_cells;
-  SRSuccessorList ver_C, ver_T;
+  SRAbstraction   ver_abs; /* holds only the lists (SRAbstractionCopyLists) */
   SRRecheckResult recheck_last; /* the last checkpoint's re-check (its non-proven cells) */
   /* cells parametrisation and the theta solve (SPEC §4, §8) */
   SRCellsParam cells_param;

@@ -70,3 +70,10 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
 /* SPEC §5 storage: out->a[start..out->n) replaced by every cell of its bounding index box (over
    the initial grid's indices), increasing, then the sink if it was there. */
 PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscInt start);
+
+/* SPEC §5 index-box rows (lo[0..n), hi[0..n), flags): the list a row stands for appended to out
+   (every cell of the box, increasing, then the sink; the row validated, an empty list refused;
+   grid = the initial grid's counts, K the cell count, k the cell for messages); and the row of
+   a list that is exactly an index box (*exact false otherwise). */
+PetscErrorCode SRIndexBoxAppend_Private(PetscInt n, const PetscInt *grid, PetscInt K, PetscInt k, const PetscInt *row, SRIntBuf *out);
+PetscErrorCode SRIndexBoxFromList_Private(SRCells cells, PetscInt nlist, const PetscInt *list, PetscInt *row, PetscBool *exact);
