@@ -459,11 +459,84 @@ static void test_certified_lists_match_brute_force(void **state)
   CHK(PetscFree2(list, got));
 }
 
+/* The verdict-only call (witness NULL: the guard, the metrics) may decide a failure from a
+   verified uncovered point before the box subtraction; it must give the same verdict as the
+   call that asks for a witness, on grid, free, jittered and moved partition cells, on full lists,
+   lists with random entries cut, lists cut to faces only, and the sub-ulp gap case. */
+static void test_verdict_only_matches_witness_call(void **state)
+{
+  PetscInt *list, *cut;
+  CHK(PetscMalloc2(MAXL, &list, MAXL, &cut));
+  for (int s = 0; s < 3; s++)
+    for (int mode = 0; mode < 4; mode++) {
+      SRSystem sys;
+      SRCells  cells;
+      PetscInt fails = 0, oks = 0;
+      make_grid(sysnames[s], counts[s], &sys, &cells);
+      if (mode == 1) CHK(SRCellsSetFree(cells));
+      if (mode == 2) jitter(cells);
+      if (mode == 3) { /* a partition with every interior boundary moved by up to 30 % of a step */
+        PetscInt nt = 0;
+        double   theta[64];
+        CHK(SRCellsDestroy(&cells));
+        CHK(SRCellsCreatePartition(sys, counts[s], &cells));
+        SRCellsPartitionGetTheta(cells, theta);
+        for (PetscInt d = 0; d < cells->n; d++)
+          for (PetscInt i = 1; i < cells->grid[d]; i++, nt++) theta[nt] += urand(-0.3, 0.3) * (cells->dhi[d] - cells->dlo[d]) / (double)cells->grid[d];
+        CHK(SRCellsPartitionSetTheta(cells, theta));
+      }
+      for (int trial = 0; trial < 400; trial++) {
+        double       elo[SR_MAX_DIM], ehi[SR_MAX_DIM], wit[SR_MAX_DIM];
+        SRCellStatus s1, s2;
+        PetscInt     m, mc = 0;
+        random_box(cells, trial % 2, elo, ehi);
+        if (trial % 5 == 4) /* E ending exactly on a face of the grid */
+          for (PetscInt d = 0; d < cells->n; d++) ehi[d] = cells->dlo[d] + (cells->dhi[d] - cells->dlo[d]) * (double)(1 + trial % cells->grid[d]) / (double)cells->grid[d];
+        for (PetscInt d = 0; d < cells->n; d++) elo[d] = PetscMin(elo[d], ehi[d]);
+        m = brute_list(cells, elo, ehi, list);
+        for (PetscInt t = 0; t < m; t++)
+          if (trial % 3 == 0 || urand(0.0, 1.0) > 0.15) cut[mc++] = list[t];
+        if (mc == 0) cut[mc++] = list[0];
+        CHK(SRContainmentTest(cells, mc, cut, elo, ehi, &s1, NULL));
+        CHK(SRContainmentTest(cells, mc, cut, elo, ehi, &s2, wit));
+        assert_int_equal(s1, s2);
+        if (s2 == SR_CELL_OK) oks++;
+        else fails++;
+      }
+      assert_true(oks >= 20 && fails >= 20);
+      CHK(SRCellsDestroy(&cells));
+      CHK(SRSystemDestroy(&sys));
+    }
+  CHK(PetscFree2(list, cut));
+  {
+    /* the sub-ulp gap: no double point is uncovered, the subtraction still reports it */
+    const PetscInt c1[1] = {4};
+    SRSystem       sys;
+    SRCells        cells;
+    PetscInt       l4[4] = {0, 1, 2, 3};
+    double         elo[1] = {-2.0}, ehi[1] = {2.0};
+    SRCellStatus   st;
+    make_grid("toy1d", c1, &sys, &cells);
+    CHK(SRCellsSetFree(cells));
+    for (PetscInt k = 0; k < 4; k++) {
+      cells->c[k] = -1.5 + (double)k;
+      cells->w[k] = 0.5;
+    }
+    cells->w[1] = 0.5 * nextafter(1.0, 0.0);
+    cells->c[1] = -cells->w[1];
+    CHK(SRContainmentTest(cells, 4, l4, elo, ehi, &st, NULL));
+    assert_int_equal(st, SR_CELL_NOT_CONTAINED);
+    CHK(SRCellsDestroy(&cells));
+    CHK(SRSystemDestroy(&sys));
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_grid_cells_cover_exact_grid_boxes), cmocka_unit_test(test_full_lists_are_contained), cmocka_unit_test(test_planted_violations_are_caught), cmocka_unit_test(test_sink_cases),
     cmocka_unit_test(test_nonfinite_never_contained),         cmocka_unit_test(test_shared_faces_and_subulp_gaps), cmocka_unit_test(test_certified_lists_match_brute_force),
+    cmocka_unit_test(test_verdict_only_matches_witness_call),
   };
   int fails;
 
