@@ -7,6 +7,14 @@
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdio.h>
+
+/* A setting's value as C's %g writes it (PETSc's printf writes 3 as "3."); buf holds 32 chars. */
+static const char *SRG_Private(char *buf, double v)
+{
+  snprintf(buf, 32, "%g", v);
+  return buf;
+}
 
 enum { C_CK = 0, C_LSIM = 2, C_H = 3, C_PRED = 5, C_COV = 6, C_SUCC = 7, C_VOLE = 10, C_VOLU = 11, C_GMIN = 12, C_TLN = 13, C_GMAX = 14, C_TLNN = 15, C_FAIL = 19, C_FALS = 20 };
 enum { S_SUCC = 0, S_VOLE = 2, S_VOLU = 4, S_DPRED = 6, S_DCOV = 8, S_SPEAR = 10, S_FAIL = 12, S_PRED = 13, S_COV = 14, S_SUCCM = 15, S_VOLEM = 16, S_NSEED = 17 };
@@ -342,6 +350,7 @@ static PetscErrorCode TrainThenAbstract_Private(MPI_Comm comm, const char file[]
   RunInfo_Private       *binfo;
   PetscInt               bb0 = -1;
 
+  char gb[32], gt[32]; /* SRG_Private buffers */
   PetscFunctionBeginUser;
   PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
   PetscCall(SRResultsGetLayout(res, &bl));
@@ -370,7 +379,7 @@ static PetscErrorCode TrainThenAbstract_Private(MPI_Comm comm, const char file[]
         MeanSE_Private(lay->nseed, vt, &mt, &st, &ut);
         MeanSE_Private(lay->nseed, vv, &mv, &sv, &uv);
         MeanSE_Private(lay->nseed, vp, &mp, &sp, &up);
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  beta=%g tau=%g: |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%, d pred_error %+.3e+-%.1e (%" PetscInt_FMT " seeds)\n", lay->beta[ib], lay->tau[it], 100 * mt, 100 * st, 100 * mv, 100 * sv, mp, sp, ut));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  beta=%s tau=%s: |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%, d pred_error %+.3e+-%.1e (%" PetscInt_FMT " seeds)\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), 100 * mt, 100 * st, 100 * mv, 100 * sv, mp, sp, ut));
       }
   }
   PetscCall(PetscFree2(tables, binfo));
@@ -445,6 +454,7 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
   RunInfo_Private       *info;
   PetscInt               na, ne, nt;
 
+  char gb[32], gt[32], gn[32]; /* SRG_Private buffers */
   PetscFunctionBeginUser;
   PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
   PetscCall(SRResultsGetLayout(res, &lay));
@@ -457,7 +467,7 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
     for (PetscInt it = 0; it < lay->ntau; it++) {
       const double *row = table + (ib * lay->ntau + it) * SR_SUMMARY_NCOLS;
       if (lay->beta[ib] == 0) continue;
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%g tau=%g: acted %s, |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %g pairs), effect %s\n", lay->beta[ib], lay->tau[it], row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], row[S_NACC], row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%s tau=%s: acted %s, |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %s pairs), effect %s\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], SRG_Private(gn, row[S_NACC]), row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
     }
   if (canonical) {
     const char *cc;
@@ -509,6 +519,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
   PetscBool              claims = PETSC_TRUE;
   PetscInt               c3_runs, c3_falsified, c3_unknown;
 
+  char gb[32], gt[32]; /* SRG_Private buffers */
   PetscFunctionBeginUser;
   PetscCall(SRResultsGetLayout(res, &lay));
   PetscCall(PetscObjectGetComm((PetscObject)viewer, &comm));
@@ -661,7 +672,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     }
   PetscCall(PetscViewerASCIIPrintf(viewer, "(reductions 1 - S_beta/S_0 and changes S_beta - S_0 against beta = 0 of the same tau and seed: mean +- sample std over seeds, final checkpoint)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 1, Spearman(L_sim, H) > 0.8 across checkpoints, pooled per tau:"));
-  for (PetscInt it = 0; it < ntau; it++) PetscCall(PetscViewerASCIIPrintf(viewer, " tau=%g: %.4f (%" PetscInt_FMT " pts)", lay->tau[it], s.spearman_tau[it], poolcount[it]));
+  for (PetscInt it = 0; it < ntau; it++) PetscCall(PetscViewerASCIIPrintf(viewer, " tau=%s: %.4f (%" PetscInt_FMT " pts)", SRG_Private(gt, lay->tau[it]), s.spearman_tau[it], poolcount[it]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "; all: %.4f -> %s\n", s.spearman_all, s.verdict[0] == 1 ? "HOLDS" : (s.verdict[0] == 0 ? "DOES NOT HOLD" : (nr - 1 < 3 ? "NOT TESTED (fewer than 3 checkpoints per run)" : "NOT TESTED (no run finished)"))));
   {
     /* Spearman both ways (SPEC §9): held-out H above, H_train beside it */
@@ -677,7 +688,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
             ly[m] = row[C_HTR];
             m++;
           }
-      PetscCall(PetscViewerASCIIPrintf(viewer, " tau=%g: %.4f", lay->tau[it], SRSpearman(m, lx, ly)));
+      PetscCall(PetscViewerASCIIPrintf(viewer, " tau=%s: %.4f", SRG_Private(gt, lay->tau[it]), SRSpearman(m, lx, ly)));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
@@ -731,7 +742,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
         MeanSE_Private(nseed, vv, &mv, &sv, &uv);
         ntau_neg++;
         if (Effect_Private(mt, st, ut) || Effect_Private(mv, sv, uv)) nneg++;
-        PetscCall(PetscViewerASCIIPrintf(viewer, "Negative control tau=%g (beta = 0, seed s+1 against seed s): |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%\n", lay->tau[it], 100 * mt, 100 * st, 100 * mv, 100 * sv));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "Negative control tau=%s (beta = 0, seed s+1 against seed s): |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%\n", SRG_Private(gt, lay->tau[it]), 100 * mt, 100 * st, 100 * mv, 100 * sv));
       }
       PetscCall(PetscViewerASCIIPrintf(viewer, "Negative control: %" PetscInt_FMT " of %" PetscInt_FMT " show an effect beyond the spread -> %s\n", nneg, ntau_neg, nneg ? "FAILED (the effect criterion fires on seed noise)" : "passes"));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Negative control: needs beta = 0 and >= 3 seeds -> not run\n"));
@@ -742,7 +753,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
   }
   if (best_ib >= 0) {
     const double *row = s.table + (best_ib * ntau + best_it) * SR_SUMMARY_NCOLS;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%g tau=%g: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", lay->beta[best_ib], lay->tau[best_it], 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%s tau=%s: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", SRG_Private(gb, lay->beta[best_ib]), SRG_Private(gt, lay->tau[best_it]), 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
   }
   PetscCall(ClosedLoop_Private(lay, tables, info, viewer));
   PetscCall(CellSolve_Private(lay, tables, viewer));

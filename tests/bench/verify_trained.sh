@@ -11,7 +11,6 @@ set -uo pipefail
 build=$(cd "$1" && pwd); src=$(cd "$(dirname "$0")/../.." && pwd)
 results=$(realpath "${2:-$src/results.h5}"); dir=${3:-/tmp/verify_trained}
 S=$build/simreach; MPI="mpiexec --allow-run-as-root --oversubscribe -n 2"
-TIME="/usr/bin/time -f rss_kB=%M_wall=%e"
 mkdir -p "$dir" && cd "$dir" || exit 1
 [ -f "$results" ] || { echo "verify_trained.sh: $results: no results file (run ./jobs/quickstart.sh first)" >&2; exit 2; }
 show() { # label, log, time file
@@ -21,8 +20,8 @@ show() { # label, log, time file
 }
 run() { # label, log stem, simreach args...
   local label=$1 stem=$2; shift 2
-  rm -f "$stem.h5"
-  $MPI $TIME "$S" "$@" > "$stem.log" 2> "$stem.time"; local rc=$?
+  rm -f "$stem.h5" "$stem.time"
+  $MPI /usr/bin/time -a -o "$stem.time" -f "rss_kB=%M_wall=%e" "$S" "$@" > "$stem.log" 2> "$stem.err"; local rc=$?
   show "$label (exit $rc)" "$stem.log" "$stem.time"
 }
 echo "== load: $(uptime)"
