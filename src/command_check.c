@@ -25,13 +25,11 @@ static PetscErrorCode SRCheckTriple_Private(MPI_Comm comm, SRRun run, const SRRe
 {
   SRRecheckParams        par = *par0;
   SRRecheckResult        res;
-  const SRSuccessorList *C;
 
   PetscFunctionBeginUser;
   par.builder = run->enclosure;
   par.seed    = (uint64_t)run->seed;
-  PetscCall(SRAbstractionGetCertified(run->abs, &C));
-  PetscCall(SRRecheckAll(comm, run->model, run->cells, C, &par, &res));
+  PetscCall(SRRecheckAllCertified(comm, run->model, run->cells, run->abs, &par, &res));
   PetscCall(PetscPrintf(comm, "  %s: %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.0f enclosures, at most %" PetscInt_FMT " per cell; %.3g s)\n", label, res.K, res.proven, res.falsified, res.unknown, res.boxes, res.boxes_max, res.seconds));
   PetscCall(SRRecheckResultView(&res, run->n, max_print, PETSC_VIEWER_STDOUT_(comm)));
   tot->triples++;
@@ -186,15 +184,17 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
             for (PetscInt i = 0; i < lay->K * run->n && found; i++)
               if (run->cells->c[i] != theta[i] || run->cells->w[i] != theta[lay->K * run->n + i]) found = PETSC_FALSE;
           if (found && cand == 0) { /* the slot's triple itself? */
-            const SRSuccessorList *C;
+            const PetscInt *rows;
+            PetscInt       *rows_f, nr = lay->K * (2 * run->n + 1);
             same = PETSC_TRUE;
             for (PetscInt p = 0; p < lay->nparams && same; p++)
               if (ds2[p] != dsl[p]) same = PETSC_FALSE;
-            PetscCall(SRAbstractionGetCertified(run->abs, &C));
-            for (PetscInt k = 0; k <= lay->K && same; k++)
-              if (C->ptr[k] != Cf.ptr[k]) same = PETSC_FALSE;
-            for (PetscInt q = 0; same && q < C->ptr[lay->K]; q++)
-              if (C->idx[q] != Cf.idx[q]) same = PETSC_FALSE;
+            PetscCall(SRAbstractionGetCertifiedBoxes(run->abs, run->cells, &rows));
+            PetscCall(PetscMalloc1(nr, &rows_f));
+            PetscCall(SRSuccessorListToBoxes(run->cells, &Cf, rows_f));
+            for (PetscInt q = 0; q < nr && same; q++)
+              if (rows[q] != rows_f[q]) same = PETSC_FALSE;
+            PetscCall(PetscFree(rows_f));
           } else same = PETSC_FALSE;
         }
         if (!found) {
