@@ -9,7 +9,8 @@
    ints: checkpoint, epoch, Adam t, grid flag, accepted, rejected, backtracked, TAO reason,
    status, theta accepted, rejected, backtracked, moves, then C(k) as index boxes (SPEC §5: K
    rows of 2n + 1), then T(k) as K rows of a count and tcap entries padded with -1 (tcap =
-   SRAbstractionGetTargetCapacity; 0 for -target certified, where T = C).  Size O(K), not O(K^2). */
+   SRAbstractionGetTargetCapacity; 0 for -target certified, where T = C and the K counts are
+   0).  Size O(K), not O(K^2). */
 #define SR_RUN_NHEAD 13
 
 PetscErrorCode SRRunGetStateSizes(SRRun r, PetscInt *ndouble, PetscInt *nint)
@@ -27,7 +28,11 @@ PetscErrorCode SRRunGetStateSizes(SRRun r, PetscInt *ndouble, PetscInt *nint)
 static PetscErrorCode SRRunTargetPack_Private(PetscInt K, PetscInt tcap, const SRSuccessorList *T, PetscInt *out)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < K && tcap > 0; k++) {
+  if (tcap == 0) { /* -target certified: T = C, nothing to store; the K counts are 0 (read: ignored) */
+    for (PetscInt k = 0; k < K; k++) out[k] = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt k = 0; k < K; k++) {
     const PetscInt m = T->ptr[k + 1] - T->ptr[k];
     PetscCheck(m <= tcap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "target list of cell %" PetscInt_FMT " has %" PetscInt_FMT " entries, more than the %" PetscInt_FMT " the resume state holds", k, m, tcap);
     out[k * (1 + tcap)] = m;

@@ -24,4 +24,10 @@ if sr_run 1 gather "$dir/partial.h5" -merge "$dir/slice0.h5,$dir/slice1.h5" > "$
 grep -q "finished in none of the slice files" "$dir/partial.log" || { cat "$dir/partial.log"; fail "merge of 2 of 3 slices: no message naming the missing run"; }
 sr_run 2 gather "$dir/merged.h5" -merge "$dir/slice0.h5,$dir/slice1.h5,$dir/slice2.h5" > "$dir/merge.log" 2>&1 || { cat "$dir/merge.log"; fail "simreach gather -merge"; }
 sr_compare "$dir/np1.h5" "$dir/merged.h5" || fail "merged slices differ from the single study"
-echo "PASS: identical on 1, 2, 4 ranks with -cell_ranks 1 and 2, and merged from 3 grid slices"
+# -target certified (T = C, nothing of T in the resume state): the same on 1 and 2 cell ranks,
+# resume state included (it once held K uninitialised numbers there)
+for np in 1 2; do
+  sr_run "$np" study -options_file "$opts" -target certified -cell_ranks "$np" -output "$dir/cert$np.h5" > "$dir/cert$np.log" 2>&1 || { cat "$dir/cert$np.log"; fail "study -target certified on $np ranks"; }
+done
+sr_compare "$dir/cert1.h5" "$dir/cert2.h5" || fail "-target certified: 2 cell ranks differ from 1 rank"
+echo "PASS: identical on 1, 2, 4 ranks with -cell_ranks 1 and 2, merged from 3 grid slices, and with -target certified on 1 and 2 ranks"
