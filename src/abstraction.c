@@ -194,7 +194,8 @@ static PetscErrorCode SRAbstractionRow_Private(SRCells cells, PetscInt k, PetscI
    cover D), certifies nothing: its list is the sink alone and its check fails. */
 PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells)
 {
-  const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
+  const PetscInt  n = cells->n, K = cells->K, rl = 2 * n + 1;
+  const PetscBool certified = (PetscBool)(abs->tp.type == SR_TARGET_CERTIFIED);
   PetscInt       ks, ke, *Crow, *Tcnt;
   double        *E;
   SRCellStatus  *st;
@@ -224,12 +225,13 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
        enclosure the list is the sink alone, and the containment test reports the cell. */
     if (Cent.n == 0) PetscCall(SRIntBufPush_Private(&Cent, K));
     PetscCall(SRAbstractionRow_Private(cells, k, Cent.n, Cent.a, Crow + rl * (k - ks)));
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, NULL));
+    if (!certified) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
   PetscCall(SRCellIndexDestroy(&index));
   PetscCall(SRAbstractionAllgatherRows_Private(abs, cells, Crow));
-  PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
+  if (certified) PetscCall(SRAbstractionTargetsView_Private(abs)); /* T = C */
+  else PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
@@ -309,7 +311,8 @@ static PetscBool SRListContains_Private(PetscInt m, const PetscInt *a, PetscInt 
 PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cells)
 {
   const PetscInt  n = cells->n, K = cells->K, rl = 2 * n + 1;
-  const PetscBool rows = (PetscBool)!abs->explicit_C; /* index boxes in, index boxes out */
+  const PetscBool rows  = (PetscBool)!abs->explicit_C; /* index boxes in, index boxes out */
+  const PetscBool tview = (PetscBool)(rows && abs->T.rows);  /* T = C as a view: nothing to prune */
   PetscInt        ks, ke, *Ccnt, *Crow, *Tcnt, nC;
   const PetscInt *Ck;
   double         *E;
@@ -346,6 +349,8 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
     }
     Ccnt[k - ks] = Cent.n - c0;
     if (rows) PetscCall(SRAbstractionRow_Private(cells, k, Ccnt[k - ks], Cent.a + c0, Crow + rl * (k - ks)));
+    Tcnt[k - ks] = 0;
+    if (tview) continue; /* T = C, a view of the rows */
     for (PetscInt t = abs->T.ptr[k]; t < abs->T.ptr[k + 1]; t++)
       if (SRListContains_Private(Ccnt[k - ks], Cent.a + c0, abs->T.idx[t])) PetscCall(SRIntBufPush_Private(&Tent, abs->T.idx[t]));
     if (Tent.n == t0i) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, &Tent, NULL));
@@ -356,7 +361,8 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
     PetscCall(SRAbstractionAllgatherList_Private(abs, K, Ccnt, &Cent, &abs->C));
     abs->box_valid = PETSC_FALSE;
   }
-  PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
+  if (tview) PetscCall(SRAbstractionTargetsView_Private(abs));
+  else PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
@@ -379,6 +385,10 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
 
   PetscFunctionBeginUser;
   PetscCall(SRAbstractionCheckCells_Private(abs, cells));
+  if (abs->tp.type == SR_TARGET_CERTIFIED && !abs->explicit_C) { /* T = C */
+    PetscCall(SRAbstractionTargetsView_Private(abs));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));

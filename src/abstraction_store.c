@@ -109,6 +109,18 @@ PetscErrorCode SRAbstractionAllgatherList_Private(SRAbstraction abs, PetscInt K,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -target certified with index boxes: T = C is a view of C's rows, nothing expanded (SPEC §10). */
+PetscErrorCode SRAbstractionTargetsView_Private(SRAbstraction abs)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRSuccessorListDestroy(&abs->T));
+  abs->T.K    = abs->K;
+  abs->T.rows = abs->Cbox;
+  abs->T.rn   = abs->n;
+  for (PetscInt d = 0; d < SR_MAX_DIM; d++) abs->T.rgrid[d] = abs->grid[d];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRAbstractionGetCertifiedBoxes(SRAbstraction abs, SRCells cells, const PetscInt **rows)
 {
   PetscFunctionBeginUser;
@@ -165,6 +177,7 @@ PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList 
 {
   PetscFunctionBeginUser;
   PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild first");
+  if (abs->T.rows) abs->T.rows = abs->Cbox; /* the view follows the rows */
   *T = &abs->T;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -183,17 +196,24 @@ PetscErrorCode SRAbstractionSetBoxes(SRAbstraction abs, SRCells cells, const Pet
   SRIntBuf       b = {0, 0, NULL};
 
   PetscFunctionBeginUser;
-  PetscCheck(T->K == K && K >= 1, abs->comm, PETSC_ERR_ARG_SIZ, "successor lists for K = %" PetscInt_FMT " cells and targets for %" PetscInt_FMT ": must agree and be >= 1", K, T->K);
+  PetscCheck(K >= 1 && (!T || T->K == K), abs->comm, PETSC_ERR_ARG_SIZ, "successor lists for K = %" PetscInt_FMT " cells and targets for %" PetscInt_FMT ": must agree and be >= 1", K, T ? T->K : K);
   for (PetscInt k = 0; k < K; k++) {
+    PetscInt        nt;
+    const PetscInt *Tk;
     b.n = 0;
     PetscCall(SRIndexBoxAppend_Private(n, cells->grid, K, k, rows + rl * k, &b)); /* validates the row */
-    PetscCheck(T->ptr[k + 1] > T->ptr[k], abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": empty target list (T is never empty)", k);
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) PetscCheck(SRListHas_Private(b.n, b.a, T->idx[t]), abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": target %" PetscInt_FMT " is not in the certified list", k, T->idx[t]);
+    if (!T) continue;
+    PetscCheck(SRSuccessorListLength(T, k) > 0, abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": empty target list (T is never empty)", k);
+    if (T->rows) continue; /* a view of boxes: T = C */
+    nt = T->ptr[k + 1] - T->ptr[k];
+    Tk = T->idx + T->ptr[k];
+    for (PetscInt t = 0; t < nt; t++) PetscCheck(SRListHas_Private(b.n, b.a, Tk[t]), abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": target %" PetscInt_FMT " is not in the certified list", k, Tk[t]);
   }
   PetscCall(SRIntBufDestroy_Private(&b));
   PetscCall(SRAbstractionSetShape_Private(abs, cells));
   PetscCall(PetscArraycpy(abs->Cbox, rows, K * rl));
-  PetscCall(SRSuccessorListCopy(T, &abs->T));
+  if (T && !T->rows) PetscCall(SRSuccessorListCopy(T, &abs->T));
+  else PetscCall(SRAbstractionTargetsView_Private(abs));
   PetscCall(SRAbstractionBoxMode_Private(abs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -202,6 +222,15 @@ PetscErrorCode SRAbstractionSetBoxes(SRAbstraction abs, SRCells cells, const Pet
 PetscErrorCode SRAbstractionSetLists(SRAbstraction abs, const SRSuccessorList *C, const SRSuccessorList *T)
 {
   PetscFunctionBeginUser;
+  if (C->rows || T->rows) { /* views of index boxes: set their explicit copies */
+    SRSuccessorList Cx = {0}, Tx = {0};
+    PetscCall(SRSuccessorListCopy(C, &Cx));
+    PetscCall(SRSuccessorListCopy(T, &Tx));
+    PetscCall(SRAbstractionSetLists(abs, &Cx, &Tx));
+    PetscCall(SRSuccessorListDestroy(&Cx));
+    PetscCall(SRSuccessorListDestroy(&Tx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(C->K == T->K && C->K >= 1, abs->comm, PETSC_ERR_ARG_SIZ, "successor lists for K = %" PetscInt_FMT " (certified) and %" PetscInt_FMT " (targets) cells: must agree and be >= 1", C->K, T->K);
   for (PetscInt k = 0; k < C->K; k++) {
     PetscCheck(C->ptr[k + 1] > C->ptr[k] && T->ptr[k + 1] > T->ptr[k], abs->comm, PETSC_ERR_ARG_WRONG, "cell %" PetscInt_FMT ": empty successor list (C and T are never empty)", k);
@@ -234,7 +263,8 @@ PetscErrorCode SRAbstractionCopyLists(SRAbstraction from, SRAbstraction to)
   }
   if (from->explicit_C) PetscCall(SRSuccessorListCopy(&from->C, &to->C));
   else PetscCall(SRSuccessorListDestroy(&to->C));
-  PetscCall(SRSuccessorListCopy(&from->T, &to->T));
+  if (from->T.rows) PetscCall(SRAbstractionTargetsView_Private(to));
+  else PetscCall(SRSuccessorListCopy(&from->T, &to->T));
   to->explicit_C = from->explicit_C;
   to->box_valid  = from->box_valid;
   to->C_valid    = from->explicit_C;
@@ -263,7 +293,7 @@ PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "SRAbstraction on %d rank(s): enclosure %s, target %s (mass %g, %" PetscInt_FMT " samples per cell, seed %" PetscInt64_FMT ")\n", abs->size, SREnclosureTypes[abs->etype], SRTargetTypes[abs->tp.type], abs->tp.mass, abs->tp.samples, (PetscInt64)abs->tp.seed));
   if (abs->has_lists)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  K = %" PetscInt_FMT " cells, %" PetscInt64_FMT " certified entries held as %s, %" PetscInt_FMT " target entries (sink = index K)\n", abs->K, SRAbstractionCertifiedEntries_Private(abs), abs->explicit_C ? "explicit lists" : "index boxes", abs->T.ptr[abs->T.K]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  K = %" PetscInt_FMT " cells, %" PetscInt64_FMT " certified entries held as %s, %" PetscInt_FMT " target entries%s (sink = index K)\n", abs->K, SRAbstractionCertifiedEntries_Private(abs), abs->explicit_C ? "explicit lists" : "index boxes", abs->T.rows ? 0 : abs->T.ptr[abs->T.K], abs->T.rows ? " (T = C, a view of the boxes)" : ""));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  no successor lists yet\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -204,7 +204,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
           tot.unknown += lay->K;
         } else if (same) PetscCall(PetscPrintf(comm, "  final triple: identical to checkpoint %" PetscInt_FMT "'s (checked above)\n", isl[0]));
         else {
-          SRSuccessorList T;
+          SRSuccessorList T = {0};
           PetscCall(SRSuccessorListCopy(&Cf, &T));
           PetscCall(SRAbstractionSetLists(run->abs, &Cf, &T));
           PetscCall(SRSuccessorListDestroy(&T));

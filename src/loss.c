@@ -63,23 +63,22 @@ static PetscErrorCode SRLossCheckInput_Private(SRCells cells, const SRSuccessorL
     PetscCheck(par->assign_neighbors >= 1 && par->assign_neighbors <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-assign_neighbors %" PetscInt_FMT ": must be in 1..K = %" PetscInt_FMT, par->assign_neighbors, cells->K);
   *maxT = 0;
   for (PetscInt k = 0; k < cells->K; k++) {
-    *maxT = PetscMax(*maxT, T->ptr[k + 1] - T->ptr[k]);
+    *maxT = PetscMax(*maxT, SRSuccessorListLength(T, k));
+    if (T->rows) continue; /* index boxes: validated when they were set */
     for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++)
       PetscCheck(T->idx[t] >= 0 && T->idx[t] <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "successor %" PetscInt_FMT " of cell %" PetscInt_FMT " is outside 0..K = %" PetscInt_FMT " (K = sink)", T->idx[t], k, cells->K);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* softmin over T(k) of d(y, j); a, wts: buffers of |T(k)|. */
-static PetscErrorCode SRLossSoftminT_Private(SRCells cells, const SRSuccessorList *T, PetscInt k, const double *y, double tau, double *a, double *wts, double *sm, double *amin)
+/* softmin over T(k) = Tk[0..nt) of d(y, j); a, wts: buffers of nt. */
+static PetscErrorCode SRLossSoftminT_Private(SRCells cells, PetscInt nt, const PetscInt *Tk, PetscInt k, const double *y, double tau, double *a, double *wts, double *sm, double *amin)
 {
-  const PetscInt nt = T->ptr[k + 1] - T->ptr[k];
-
   PetscFunctionBeginUser;
   PetscCheck(nt > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "target list T(%" PetscInt_FMT ") is empty: every cell a sample is assigned to needs a successor (the sink counts)", k);
   *amin = INFINITY;
   for (PetscInt t = 0; t < nt; t++) {
-    a[t]  = SRSuccessorDistance_Private(cells, y, T->idx[T->ptr[k] + t], NULL, NULL, NULL);
+    a[t]  = SRSuccessorDistance_Private(cells, y, Tk[t], NULL, NULL, NULL);
     *amin = PetscMin(*amin, a[t]);
   }
   *sm = SRSoftmin(nt, a, tau, wts);
@@ -97,7 +96,8 @@ static PetscErrorCode SRLossSim_Private(SRCells cells, const SRSuccessorList *T,
   const PetscInt n = cells->n, K = cells->K;
   const PetscInt m = (par->assign == SR_ASSIGN_GAUSS && !hat) ? par->assign_neighbors : 1;
   const double   tau = par->tau, eps = par->eps, lam = par->lambda_eps;
-  PetscInt      *kk, maxT, nused = 0;
+  PetscInt      *kk, maxT, nused = 0, *scr = NULL, scap = 0, nt;
+  const PetscInt *Tk;
   double        *aw, *g, *h, *r, *e, *u, *v, *a, *wts, gap_min = 0.0, rmax = -INFINITY;
 
   PetscFunctionBeginUser;
@@ -119,9 +119,10 @@ static PetscErrorCode SRLossSim_Private(SRCells cells, const SRSuccessorList *T,
     for (PetscInt l = 0; l < m; l++) {
       const PetscInt k = kk[i * m + l];
       double         sm, amin, dx;
-      PetscCall(SRLossSoftminT_Private(cells, T, k, y, tau, a, wts, &sm, &amin));
+      PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+      PetscCall(SRLossSoftminT_Private(cells, nt, Tk, k, y, tau, a, wts, &sm, &amin));
       gap_min = PetscMax(gap_min, amin - sm);
-      nused   = PetscMax(nused, T->ptr[k + 1] - T->ptr[k]);
+      nused   = PetscMax(nused, nt);
       dx      = hat ? 0.0 : SRCellsDistance(cells, x, k, NULL, NULL, NULL);
       g[i * m + l] = sm - dx;
       h[i * m + l] = PetscMax(dx - eps, 0.0);
@@ -155,14 +156,14 @@ static PetscErrorCode SRLossSim_Private(SRCells cells, const SRSuccessorList *T,
       }
       for (PetscInt l = 0; l < m; l++) {
         const PetscInt k  = kk[i * m + l];
-        const PetscInt nt = T->ptr[k + 1] - T->ptr[k];
         const double   U  = u[i] * aw[i * m + l];
         double         sm, amin, gy[SR_MAX_DIM], gc[SR_MAX_DIM], gw[SR_MAX_DIM], dx;
 
         /* through the softmin over T(k): weight U wts_j on d(y_i, j) */
-        PetscCall(SRLossSoftminT_Private(cells, T, k, y, tau, a, wts, &sm, &amin));
+        PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+        PetscCall(SRLossSoftminT_Private(cells, nt, Tk, k, y, tau, a, wts, &sm, &amin));
         for (PetscInt t = 0; t < nt; t++) {
-          const PetscInt j = T->idx[T->ptr[k] + t];
+          const PetscInt j = Tk[t];
           const double   s = U * wts[t];
           if (s == 0.0) continue;
           (void)SRSuccessorDistance_Private(cells, y, j, gy, gc, gw);
@@ -199,6 +200,7 @@ static PetscErrorCode SRLossSim_Private(SRCells cells, const SRSuccessorList *T,
     }
   }
   PetscCall(PetscFree2(a, wts));
+  PetscCall(PetscFree(scr));
   PetscCall(PetscFree4(r, e, u, v));
   PetscCall(PetscFree4(kk, aw, g, h));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -228,7 +230,8 @@ PetscErrorCode SRLossSimFrozen(SRCells cells, const SRSuccessorList *T, const SR
 PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossParams *par, PetscInt N, const double *X, const double *Y, SRLossValues *val)
 {
   const PetscInt n = cells->n;
-  PetscInt       maxT, covered = 0, out = 0;
+  PetscInt       maxT, covered = 0, out = 0, *scr = NULL, scap = 0, nt;
+  const PetscInt *Tk;
   double         hr = -INFINITY, he = 0.0;
 
   PetscFunctionBeginUser;
@@ -239,11 +242,12 @@ PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossP
     const double   dx = SRCellsDistance(cells, x, k, NULL, NULL, NULL);
     double         amin = INFINITY, amin_cell = INFINITY;
 
-    PetscCheck(T->ptr[k + 1] > T->ptr[k], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "target list T(%" PetscInt_FMT ") is empty: every cell a sample is assigned to needs a successor (the sink counts)", k);
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) {
-      const double a = SRSuccessorDistance_Private(cells, y, T->idx[t], NULL, NULL, NULL);
+    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+    PetscCheck(nt > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "target list T(%" PetscInt_FMT ") is empty: every cell a sample is assigned to needs a successor (the sink counts)", k);
+    for (PetscInt t = 0; t < nt; t++) {
+      const double a = SRSuccessorDistance_Private(cells, y, Tk[t], NULL, NULL, NULL);
       amin = PetscMin(amin, a);
-      if (T->idx[t] < cells->K) amin_cell = PetscMin(amin_cell, a);
+      if (Tk[t] < cells->K) amin_cell = PetscMin(amin_cell, a);
     }
     hr = PetscMax(hr, amin - dx);
     he = PetscMax(he, dx - par->eps);
@@ -260,5 +264,6 @@ PetscErrorCode SRLossHard(SRCells cells, const SRSuccessorList *T, const SRLossP
   val->H        = hr + par->lambda_eps * he;
   val->coverage = N > 0 ? (double)covered / (double)N : 0.0;
   val->out_of_D = N > 0 ? (double)out / (double)N : 0.0;
+  PetscCall(PetscFree(scr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

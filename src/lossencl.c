@@ -292,6 +292,8 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   SREnclPass_Private p;
   double            *e, *w, *E, *blo, *bhi, *ulo, *uhi;
   PetscLogEvent      ev;
+  PetscInt          *scr = NULL, scap = 0, nt;
+  const PetscInt    *Tk;
 
   PetscFunctionBeginUser;
   PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
@@ -312,8 +314,9 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
       blo[k * n + d] = INFINITY;
       bhi[k * n + d] = -INFINITY;
     }
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) {
-      const PetscInt j = T->idx[t];
+    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+    for (PetscInt t = 0; t < nt; t++) {
+      const PetscInt j = Tk[t];
       if (j >= K) continue;
       nb++;
       for (PetscInt d = 0; d < n; d++) {
@@ -351,6 +354,7 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   PetscCall(PetscFree5(e, w, E, blo, bhi));
   PetscCall(SREnclPassDestroy_Private(&p));
   PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  PetscCall(PetscFree(scr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -359,7 +363,8 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   const PetscInt     n = model->n, K = cells->K;
   SREnclPass_Private p;
   double            *e, *w, *E, *blo, *bhi, *ulo, *uhi;
-  PetscInt          *jlo, *jhi;
+  PetscInt          *jlo, *jhi, *scr = NULL, scap = 0, nt;
+  const PetscInt    *Tk;
 
   PetscFunctionBeginUser;
   PetscCheck(cells->n == n && T->K == K, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "SRLossEnclCells: cells, model and target lists do not match");
@@ -377,8 +382,9 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
       bhi[k * n + d] = -INFINITY;
       jlo[k * n + d] = jhi[k * n + d] = -1;
     }
-    for (PetscInt t = T->ptr[k]; t < T->ptr[k + 1]; t++) {
-      const PetscInt j = T->idx[t];
+    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+    for (PetscInt t = 0; t < nt; t++) {
+      const PetscInt j = Tk[t];
       if (j >= K) continue;
       nb++;
       for (PetscInt d = 0; d < n; d++) {
@@ -434,6 +440,7 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   PetscCall(PetscFree4(ulo, uhi, jlo, jhi));
   PetscCall(PetscFree5(e, w, E, blo, bhi));
   PetscCall(SREnclPassDestroy_Private(&p));
+  PetscCall(PetscFree(scr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

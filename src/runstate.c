@@ -76,16 +76,12 @@ PetscErrorCode SRRunGetState(SRRun r, double *ds, PetscInt *is)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, SRCells cells, PetscInt tcap, const PetscInt *in, const PetscInt *Crows, SRSuccessorList *T)
+static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, SRCells cells, PetscInt tcap, const PetscInt *in, SRSuccessorList *T)
 {
   const PetscInt K   = cells->K;
   PetscInt       nnz = 0;
 
   PetscFunctionBeginUser;
-  if (tcap == 0) {
-    PetscCall(SRSuccessorListFromBoxes(cells, Crows, T)); /* -target certified: T = C */
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   for (PetscInt k = 0; k < K; k++) {
     const PetscInt m = in[k * (1 + tcap)];
     PetscCheck(m >= 1 && m <= tcap, comm, PETSC_ERR_ARG_CORRUPT, "SRRunSetState: target list of cell %" PetscInt_FMT " with %" PetscInt_FMT " entries; allowed are 1 to %" PetscInt_FMT, k, m, tcap);
@@ -107,7 +103,7 @@ static PetscErrorCode SRRunTargetUnpack_Private(MPI_Comm comm, SRCells cells, Pe
 PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
 {
   const PetscInt  P = r->P, K = r->K;
-  SRSuccessorList T = {0, NULL, NULL};
+  SRSuccessorList T = {0};
   PetscInt        tcap;
 
   PetscFunctionBeginUser;
@@ -140,8 +136,8 @@ PetscErrorCode SRRunSetState(SRRun r, const double *ds, const PetscInt *is)
   r->th_moves       = is[12];
   r->status      = (SRRunStatus)is[8] == SR_RUN_DIVERGED ? SR_RUN_DIVERGED : SR_RUN_PENDING;
   PetscCall(SRAbstractionGetTargetCapacity(r->abs, r->n, &tcap));
-  PetscCall(SRRunTargetUnpack_Private(r->comm, r->cells, tcap, is + SR_RUN_NHEAD + K * (2 * r->n + 1), is + SR_RUN_NHEAD, &T));
-  PetscCall(SRAbstractionSetBoxes(r->abs, r->cells, is + SR_RUN_NHEAD, &T));
+  if (tcap > 0) PetscCall(SRRunTargetUnpack_Private(r->comm, r->cells, tcap, is + SR_RUN_NHEAD + K * (2 * r->n + 1), &T));
+  PetscCall(SRAbstractionSetBoxes(r->abs, r->cells, is + SR_RUN_NHEAD, tcap > 0 ? &T : NULL)); /* NULL: T = C */
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r)); /* the checkpoint's triple */
   PetscCall(SRSuccessorListDestroy(&T));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -10,10 +10,37 @@ PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *
 {
   PetscFunctionBeginUser;
   PetscCheck(K >= 0 && nnz >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "successor list: K = %" PetscInt_FMT " and nnz = %" PetscInt_FMT " must be >= 0", K, nnz);
-  L->K = K;
+  L->K    = K;
+  L->rows = NULL;
   PetscCall(PetscCalloc1(K + 1, &L->ptr));
   PetscCall(PetscMalloc1(PetscMax(nnz, 1), &L->idx));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSuccessorListGet(const SRSuccessorList *L, PetscInt k, PetscInt **scratch, PetscInt *scap, PetscInt *n, const PetscInt **list)
+{
+  SRIntBuf b;
+
+  PetscFunctionBeginUser;
+  if (!L->rows) {
+    *n    = L->ptr[k + 1] - L->ptr[k];
+    *list = L->idx + L->ptr[k];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  b.n   = 0;
+  b.cap = *scap;
+  b.a   = *scratch;
+  PetscCall(SRIndexBoxAppend_Private(L->rn, L->rgrid, L->K, k, L->rows + (2 * L->rn + 1) * k, &b));
+  *scratch = b.a;
+  *scap    = b.cap;
+  *n       = b.n;
+  *list    = b.a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt SRSuccessorListLength(const SRSuccessorList *L, PetscInt k)
+{
+  return L->rows ? SRIndexBoxCount(L->rn, L->rows + (2 * L->rn + 1) * k) : L->ptr[k + 1] - L->ptr[k];
 }
 
 /* Accepts a zeroed or already destroyed list. */
@@ -23,18 +50,33 @@ PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L)
   if (!L) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(L->ptr));
   PetscCall(PetscFree(L->idx));
-  L->K = 0;
+  L->K    = 0;
+  L->rows = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* to must be zeroed or a list from SRSuccessorListCreate; its storage is replaced. */
+/* to must be zeroed or a list from SRSuccessorListCreate; its storage is replaced.  A view of
+   index boxes is copied as explicit lists. */
 PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList *to)
 {
   PetscInt nnz;
 
   PetscFunctionBeginUser;
-  PetscCheck(from->ptr, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "successor list copy: the source list was never created");
   if (from == to) PetscFunctionReturn(PETSC_SUCCESS);
+  if (from->rows) {
+    SRIntBuf b = {0, 0, NULL};
+    PetscCall(SRSuccessorListDestroy(to));
+    PetscCall(SRSuccessorListCreate(from->K, 0, to));
+    for (PetscInt k = 0; k < from->K; k++) {
+      PetscCall(SRIndexBoxAppend_Private(from->rn, from->rgrid, from->K, k, from->rows + (2 * from->rn + 1) * k, &b));
+      to->ptr[k + 1] = b.n;
+    }
+    PetscCall(PetscFree(to->idx));
+    to->idx = b.a;
+    if (!to->idx) PetscCall(PetscMalloc1(1, &to->idx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(from->ptr, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "successor list copy: the source list was never created");
   nnz = from->ptr[from->K];
   PetscCall(SRSuccessorListDestroy(to));
   PetscCall(SRSuccessorListCreate(from->K, nnz, to));

@@ -326,7 +326,7 @@ static void test_pruning_shrinks_and_stays_contained(void **state)
     for (int fr = 0; fr < 2; fr++) {
       Setup                  s;
       SRAbstraction          a, aself;
-      SRSuccessorList        all = {0, NULL, NULL}, before = {0, NULL, NULL};
+      SRSuccessorList        all = {0}, before = {0};
       const SRSuccessorList *C, *T, *Cs;
       double                *E;
       PetscInt               K, list[512], nfail, first, nfail0;
@@ -423,7 +423,7 @@ static void test_planted_violation_found_by_check(void **state)
       Setup                  s;
       SRAbstraction          a;
       const SRSuccessorList *C;
-      SRSuccessorList        Cp = {0, NULL, NULL}, Tp = {0, NULL, NULL};
+      SRSuccessorList        Cp = {0}, Tp = {0};
       double                *E, wit[SR_MAX_DIM];
       PetscInt               K, nfail, first, planted = 0, lowest = -1, e = 0;
       const PetscInt         n = (PetscInt)(sy + 1);
@@ -545,7 +545,7 @@ static void test_index_box_storage(void **state)
       const SRSuccessorList *C, *T, *Cb, *Tb;
       const PetscInt        *rows;
       PetscInt              *bad, rl;
-      SRSuccessorList        Tbad = {0, NULL, NULL};
+      SRSuccessorList        Tbad = {0};
       int                    ok = 1;
 
       setup(&s, sysnames[sy], counts[sy], fr, 0.3);
@@ -599,12 +599,67 @@ static void test_index_box_storage(void **state)
     }
 }
 
+/* -target certified: T = C is held as a view of the index boxes (no expanded copy).  Each of
+   its lists is C(k); the loss and the hard metric on the view equal those on an explicit copy,
+   bit for bit; a copy of the view is explicit; pruning keeps T = C. */
+static void test_certified_targets_view(void **state)
+{
+  (void)state;
+  for (int sy = 0; sy < 3; sy++) {
+    Setup                  s;
+    SRAbstraction          a;
+    const SRSuccessorList *C, *T;
+    SRSuccessorList        Tx = {0};
+    SRLossParams           par = {0.05, 0.0, 0.0, SR_ASSIGN_HARD, 1};
+    SRLossValues           v1, v2, h1, h2;
+    const PetscInt         N = 200;
+    double                 X[600], Y[600], g1[600], g2[600];
+    PetscInt              *scr = NULL, scap = 0;
+    int                    ok = 1;
+
+    setup(&s, sysnames[sy], counts[sy], 0, 0.3);
+    make_abs(PETSC_COMM_WORLD, SR_TARGET_CERTIFIED, &a);
+    CHK(SRAbstractionBuild(a, s.model, s.cells));
+    CHK(SRAbstractionGetCertified(a, &C));
+    CHK(SRAbstractionGetTargets(a, &T));
+    ok = T->rows != NULL && T->ptr == NULL;
+    for (PetscInt k = 0; k < s.cells->K && ok; k++) {
+      PetscInt        nt;
+      const PetscInt *Tk;
+      CHK(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+      ok = nt == C->ptr[k + 1] - C->ptr[k] && nt == SRSuccessorListLength(T, k) && !memcmp(Tk, C->idx + C->ptr[k], sizeof(PetscInt) * nt);
+    }
+    CHK(PetscFree(scr));
+    CHK(SRSuccessorListCopy(T, &Tx));
+    ok = ok && Tx.rows == NULL && lists_equal(C, &Tx);
+    for (PetscInt i = 0; i < N * s.cells->n; i++) X[i] = SRRandomRange(11, SR_STREAM_TEST, i, s.cells->dlo[i % s.cells->n], s.cells->dhi[i % s.cells->n]);
+    CHK(SRModelEvaluate(s.model, N, X, Y));
+    CHK(SRLossSim(s.cells, T, &par, N, X, Y, &v1, g1, NULL));
+    CHK(SRLossSim(s.cells, &Tx, &par, N, X, Y, &v2, g2, NULL));
+    CHK(SRLossHard(s.cells, T, &par, N, X, Y, &h1));
+    CHK(SRLossHard(s.cells, &Tx, &par, N, X, Y, &h2));
+    ok = ok && v1.Lsim == v2.Lsim && h1.H == h2.H && h1.coverage == h2.coverage && !memcmp(g1, g2, sizeof(double) * N * s.cells->n);
+    for (PetscInt p = 0; p < s.model->mlp->nparams; p++) s.model->mlp->params[p] *= 0.5;
+    CHK(SRAbstractionPrune(a, s.model, s.cells));
+    CHK(SRAbstractionGetCertified(a, &C));
+    CHK(SRAbstractionGetTargets(a, &T));
+    CHK(SRSuccessorListDestroy(&Tx));
+    CHK(SRSuccessorListCopy(T, &Tx));
+    ok = ok && T->rows != NULL && lists_equal(C, &Tx);
+    all_true(ok);
+    CHK(SRSuccessorListDestroy(&Tx));
+    CHK(SRAbstractionDestroy(&a));
+    teardown(&s);
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lists_match_brute_force),          cmocka_unit_test(test_metrics_identical_and_correct), cmocka_unit_test(test_pruning_shrinks_and_stays_contained),
     cmocka_unit_test(test_planted_violation_found_by_check), cmocka_unit_test(test_nonfinite_model),               cmocka_unit_test(test_options_checked),
     cmocka_unit_test(test_index_box_storage),
+    cmocka_unit_test(test_certified_targets_view),
   };
   int fails;
 

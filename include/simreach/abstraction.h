@@ -94,8 +94,9 @@ PetscErrorCode SRAbstractionGetCertifiedCell(SRAbstraction abs, PetscInt k, Pets
    and small problems; the library itself reads the boxes or one cell at a time. */
 PetscErrorCode SRAbstractionGetCertified(SRAbstraction abs, const SRSuccessorList **C);
 PetscErrorCode SRAbstractionGetTargets(SRAbstraction abs, const SRSuccessorList **T);
-/* Replace the lists by index-box rows (resume from a checkpoint, a file's lists); T within C.
-   Collective; every rank passes the same rows and targets. */
+/* Replace the lists by index-box rows (resume from a checkpoint, a file's lists); T within C,
+   or NULL for T = C (-target certified: held as a view of the rows).  Collective; every rank
+   passes the same rows and targets. */
 PetscErrorCode SRAbstractionSetBoxes(SRAbstraction abs, SRCells cells, const PetscInt *rows, const SRSuccessorList *T);
 /* Replace the lists by explicit ones, index boxes or not (planted violations in tests; the
    abstraction then keeps explicit lists until the next SRAbstractionBuild).  Collective. */

@@ -43,3 +43,5 @@ PetscErrorCode SRAbstractionAllgatherRows_Private(SRAbstraction abs, SRCells cel
 PetscErrorCode SRAbstractionAllgatherList_Private(SRAbstraction abs, PetscInt K, const PetscInt *cnt, const SRIntBuf *ent, SRSuccessorList *L);
 /* Entries of every C(k) together (the sink counts one); the same on every rank. */
 PetscInt64 SRAbstractionCertifiedEntries_Private(SRAbstraction abs);
+/* -target certified with index boxes: T becomes a view of C's rows (T = C), nothing expanded. */
+PetscErrorCode SRAbstractionTargetsView_Private(SRAbstraction abs);
