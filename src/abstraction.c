@@ -262,7 +262,7 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
     if (s != SR_CELL_NONFINITE) {
-      PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
       PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
     }
     if (s != SR_CELL_OK) {
@@ -282,7 +282,7 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
     }
     if (owner == abs->rank && st[gfirst - ks] != SR_CELL_NONFINITE) {
       SRCellStatus s;
-      PetscCall(SRAbstractionCellList_Private(abs, cells, gfirst, &buf, &nC, &Ck));
+      PetscCall(SRAbstractionCellList_Private(abs, gfirst, &buf, &nC, &Ck));
       PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (gfirst - ks), E + 2 * n * (gfirst - ks) + n, &s, w));
     }
     PetscCallMPI(MPI_Bcast(w, (PetscMPIInt)n, MPI_DOUBLE, owner, abs->comm));
@@ -333,7 +333,7 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
     PetscInt       c0;
     if (rows) Cent.n = 0; /* one cell at a time; only its index box is kept */
     c0 = Cent.n;
-    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+    PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
     if (st[k - ks] == SR_CELL_NONFINITE) {
       for (PetscInt t = 0; t < nC; t++) PetscCall(SRIntBufPush_Private(&Cent, Ck[t]));
     } else {
@@ -395,7 +395,7 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &Tcnt));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt t0i = Tent.n;
-    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+    PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
     PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, &Tent, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
@@ -441,7 +441,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
     const PetscInt *Ck;
     SRTargetParams  tp = abs->tp;
 
-    PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+    PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
     if (st[k - ks] == SR_CELL_NONFINITE) {
       lsum[0] += K + 1;
       lsum[3]++;
@@ -472,7 +472,7 @@ PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells
     if (s != SR_CELL_NONFINITE) {
       PetscInt        nC;
       const PetscInt *Ck;
-      PetscCall(SRAbstractionCellList_Private(abs, cells, k, &buf, &nC, &Ck));
+      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
       PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
     }
     if (s != SR_CELL_OK) lsum[2]++;

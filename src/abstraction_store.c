@@ -10,11 +10,9 @@
 #include <simreach/private/abstraction_impl.h>
 #include <petscviewer.h>
 
-PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, SRCells cells, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list)
+PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list)
 {
   PetscFunctionBeginUser;
-  PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild (or SRAbstractionSetBoxes) first");
-  PetscCheck(abs->K == cells->K, abs->comm, PETSC_ERR_ARG_SIZ, "the successor lists are for K = %" PetscInt_FMT " cells, the cells given have K = %" PetscInt_FMT, abs->K, cells->K);
   if (abs->explicit_C) {
     *nlist = abs->C.ptr[k + 1] - abs->C.ptr[k];
     *list  = abs->C.idx + abs->C.ptr[k];
@@ -140,15 +138,7 @@ PetscErrorCode SRAbstractionGetCertifiedCell(SRAbstraction abs, PetscInt k, Pets
   PetscFunctionBeginUser;
   PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild first");
   PetscCheck(k >= 0 && k < abs->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell %" PetscInt_FMT " outside 0..%" PetscInt_FMT, k, abs->K - 1);
-  if (abs->explicit_C) {
-    *nlist = abs->C.ptr[k + 1] - abs->C.ptr[k];
-    *list  = abs->C.idx + abs->C.ptr[k];
-  } else {
-    abs->cell.n = 0;
-    PetscCall(SRIndexBoxAppend_Private(abs->n, abs->grid, abs->K, k, abs->Cbox + abs->rl * k, &abs->cell));
-    *nlist = abs->cell.n;
-    *list  = abs->cell.a;
-  }
+  PetscCall(SRAbstractionCellList_Private(abs, k, &abs->cell, nlist, list));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -157,16 +147,7 @@ PetscErrorCode SRAbstractionGetCertified(SRAbstraction abs, const SRSuccessorLis
   PetscFunctionBeginUser;
   PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild first");
   if (!abs->C_valid) {
-    SRIntBuf b = {0, 0, NULL};
-    PetscCall(SRSuccessorListDestroy(&abs->C));
-    PetscCall(SRSuccessorListCreate(abs->K, 0, &abs->C));
-    for (PetscInt k = 0; k < abs->K; k++) {
-      PetscCall(SRIndexBoxAppend_Private(abs->n, abs->grid, abs->K, k, abs->Cbox + abs->rl * k, &b));
-      abs->C.ptr[k + 1] = b.n;
-    }
-    PetscCall(PetscFree(abs->C.idx));
-    abs->C.idx = b.a; /* the buffer becomes the list's entries */
-    if (!abs->C.idx) PetscCall(PetscMalloc1(1, &abs->C.idx));
+    PetscCall(SRIndexBoxesToList_Private(abs->n, abs->grid, abs->K, abs->Cbox, &abs->C));
     abs->C_valid = PETSC_TRUE;
   }
   *C = &abs->C;

@@ -87,7 +87,7 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   SRModel                    model;
   SRCells                    cells;
   PetscMPIInt                size, rank;
-  PetscInt                   K, ks, ke, q, rem, cap = 0, nlist = 0, *list = NULL;
+  PetscInt                   K, ks, ke, cap = 0, nlist = 0, *list = NULL;
   SRRecheckCellResult       *loc;
   int32_t                   *rows;
   const double               t0 = MPI_Wtime();
@@ -105,10 +105,12 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   PetscCall(SRCheckAbsCells_Private(sys, ax, &cells));
   K = (PetscInt)h->K;
   par->builder = !strcmp(h->enclosure, "taylor1") ? SR_ENCLOSURE_TAYLOR1 : (!strcmp(h->enclosure, "both") ? SR_ENCLOSURE_BOTH : SR_ENCLOSURE_INTERVAL);
-  q   = K / size;
-  rem = K % size;
-  ks  = rank * q + PetscMin((PetscInt)rank, rem); /* the blocks of SRRecheckAll */
-  ke  = ks + q + ((PetscInt)rank < rem ? 1 : 0);
+  {
+    PetscInt64 a, b;
+    SRVerifyOwnership(K, size, rank, &a, &b); /* the blocks of SRRecheckAll */
+    ks = (PetscInt)a;
+    ke = (PetscInt)b;
+  }
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &loc, SR_CHECK_CHUNK * SRListRowLength(ax->n), &rows));
   for (PetscInt k0 = ks; k0 < ke; k0 += SR_CHECK_CHUNK) {
     const PetscInt nb = PetscMin((PetscInt)SR_CHECK_CHUNK, ke - k0);

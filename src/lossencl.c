@@ -286,14 +286,56 @@ static double SREnclExcess_Private(SRNorm p, PetscInt n, const double *E, const 
   return e;
 }
 
+/* The forward pass of SRLossEncl and SRLossEnclCells (SPEC §6), every cell k: E_k with its saved
+   pre-activations (ulo, uhi), the hull B_k = [blo, bhi] of the non-sink boxes of T(k), the cells
+   whose faces attain it (jlo, jhi; NULL when not wanted) and e_k (0 when T(k) is the sink alone). */
+static PetscErrorCode SREnclForwardCells_Private(SREnclPass_Private *p, SRCells cells, const SRSuccessorList *T, double *E, double *ulo, double *uhi, double *blo, double *bhi, PetscInt *jlo, PetscInt *jhi, double *e)
+{
+  const PetscInt  n = cells->n, K = cells->K;
+  PetscInt       *scr = NULL, scap = 0, nt;
+  const PetscInt *Tk;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < K; k++) {
+    double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM];
+    PetscInt nb = 0;
+    for (PetscInt d = 0; d < n; d++) {
+      lo[d]          = cells->c[k * n + d] - cells->w[k * n + d];
+      hi[d]          = cells->c[k * n + d] + cells->w[k * n + d];
+      blo[k * n + d] = INFINITY;
+      bhi[k * n + d] = -INFINITY;
+      if (jlo) jlo[k * n + d] = jhi[k * n + d] = -1;
+    }
+    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
+    for (PetscInt t = 0; t < nt; t++) {
+      const PetscInt j = Tk[t];
+      if (j >= K) continue;
+      nb++;
+      for (PetscInt d = 0; d < n; d++) {
+        const double a = cells->c[j * n + d] - cells->w[j * n + d], b = cells->c[j * n + d] + cells->w[j * n + d];
+        if (a < blo[k * n + d]) {
+          blo[k * n + d] = a;
+          if (jlo) jlo[k * n + d] = j;
+        }
+        if (b > bhi[k * n + d]) {
+          bhi[k * n + d] = b;
+          if (jhi) jhi[k * n + d] = j;
+        }
+      }
+    }
+    SREnclForward_Private(p, lo, hi, E + 2 * n * k, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k);
+    e[k] = nb ? SREnclExcess_Private(cells->p, n, E + 2 * n * k, blo + n * k, bhi + n * k, v, dv) : 0.0;
+  }
+  PetscCall(PetscFree(scr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double scale, double *L, double *grad, double *eout)
 {
   const PetscInt     n = model->n, K = cells->K;
   SREnclPass_Private p;
   double            *e, *w, *E, *blo, *bhi, *ulo, *uhi;
   PetscLogEvent      ev;
-  PetscInt          *scr = NULL, scap = 0, nt;
-  const PetscInt    *Tk;
 
   PetscFunctionBeginUser;
   PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
@@ -305,28 +347,7 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   PetscCall(PetscMalloc5(K, &e, K, &w, 2 * n * K, &E, n * K, &blo, n * K, &bhi));
   PetscCall(PetscMalloc2(SR_MAX_DIM * K, &ulo, SR_MAX_DIM * K, &uhi));
   /* forward: E_k, the hull B_k of T(k)'s non-sink boxes, e_k */
-  for (PetscInt k = 0; k < K; k++) {
-    double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM];
-    PetscInt nb = 0;
-    for (PetscInt d = 0; d < n; d++) {
-      lo[d] = cells->c[k * n + d] - cells->w[k * n + d];
-      hi[d] = cells->c[k * n + d] + cells->w[k * n + d];
-      blo[k * n + d] = INFINITY;
-      bhi[k * n + d] = -INFINITY;
-    }
-    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
-    for (PetscInt t = 0; t < nt; t++) {
-      const PetscInt j = Tk[t];
-      if (j >= K) continue;
-      nb++;
-      for (PetscInt d = 0; d < n; d++) {
-        blo[k * n + d] = PetscMin(blo[k * n + d], cells->c[j * n + d] - cells->w[j * n + d]);
-        bhi[k * n + d] = PetscMax(bhi[k * n + d], cells->c[j * n + d] + cells->w[j * n + d]);
-      }
-    }
-    SREnclForward_Private(&p, lo, hi, E + 2 * n * k, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k);
-    e[k] = nb ? SREnclExcess_Private(cells->p, n, E + 2 * n * k, blo + n * k, bhi + n * k, v, dv) : 0.0;
-  }
+  PetscCall(SREnclForwardCells_Private(&p, cells, T, E, ulo, uhi, blo, bhi, NULL, NULL, e));
   *L = SRSoftmax(K, e, tau, w);
   if (eout) PetscCall(PetscArraycpy(eout, e, K));
   if (grad) {
@@ -354,7 +375,6 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   PetscCall(PetscFree5(e, w, E, blo, bhi));
   PetscCall(SREnclPassDestroy_Private(&p));
   PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
-  PetscCall(PetscFree(scr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -363,8 +383,7 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   const PetscInt     n = model->n, K = cells->K;
   SREnclPass_Private p;
   double            *e, *w, *E, *blo, *bhi, *ulo, *uhi;
-  PetscInt          *jlo, *jhi, *scr = NULL, scap = 0, nt;
-  const PetscInt    *Tk;
+  PetscInt          *jlo, *jhi;
 
   PetscFunctionBeginUser;
   PetscCheck(cells->n == n && T->K == K, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "SRLossEnclCells: cells, model and target lists do not match");
@@ -372,36 +391,7 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   PetscCall(SREnclPassCreate_Private(model, &p));
   PetscCall(PetscMalloc5(K, &e, K, &w, 2 * n * K, &E, n * K, &blo, n * K, &bhi));
   PetscCall(PetscMalloc4(SR_MAX_DIM * K, &ulo, SR_MAX_DIM * K, &uhi, n * K, &jlo, n * K, &jhi));
-  for (PetscInt k = 0; k < K; k++) {
-    double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM];
-    PetscInt nb = 0;
-    for (PetscInt d = 0; d < n; d++) {
-      lo[d]          = cells->c[k * n + d] - cells->w[k * n + d];
-      hi[d]          = cells->c[k * n + d] + cells->w[k * n + d];
-      blo[k * n + d] = INFINITY;
-      bhi[k * n + d] = -INFINITY;
-      jlo[k * n + d] = jhi[k * n + d] = -1;
-    }
-    PetscCall(SRSuccessorListGet(T, k, &scr, &scap, &nt, &Tk));
-    for (PetscInt t = 0; t < nt; t++) {
-      const PetscInt j = Tk[t];
-      if (j >= K) continue;
-      nb++;
-      for (PetscInt d = 0; d < n; d++) {
-        const double a = cells->c[j * n + d] - cells->w[j * n + d], b = cells->c[j * n + d] + cells->w[j * n + d];
-        if (a < blo[k * n + d]) {
-          blo[k * n + d] = a;
-          jlo[k * n + d] = j;
-        }
-        if (b > bhi[k * n + d]) {
-          bhi[k * n + d] = b;
-          jhi[k * n + d] = j;
-        }
-      }
-    }
-    SREnclForward_Private(&p, lo, hi, E + 2 * n * k, ulo + SR_MAX_DIM * k, uhi + SR_MAX_DIM * k);
-    e[k] = nb ? SREnclExcess_Private(cells->p, n, E + 2 * n * k, blo + n * k, bhi + n * k, v, dv) : 0.0;
-  }
+  PetscCall(SREnclForwardCells_Private(&p, cells, T, E, ulo, uhi, blo, bhi, jlo, jhi, e));
   *L = SRSoftmax(K, e, tau, w);
   if (gcw) {
     for (PetscInt i = 0; i < 2 * n * K; i++) gcw[i] = 0.0;
@@ -440,7 +430,6 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   PetscCall(PetscFree4(ulo, uhi, jlo, jhi));
   PetscCall(PetscFree5(e, w, E, blo, bhi));
   PetscCall(SREnclPassDestroy_Private(&p));
-  PetscCall(PetscFree(scr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -2,6 +2,7 @@
    outcome means and why it is sound).  One piece of code for a run's checkpoints and for
    `simreach check`. */
 #include <simreach/recheck.h>
+#include <simreach/verify.h>
 #include <simreach/random.h>
 #include <simreach/private/enclosure.h>
 #include <petscviewer.h>
@@ -446,7 +447,8 @@ PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const S
 {
   const PetscInt       K = cells->K;
   PetscMPIInt          size, rank;
-  PetscInt             ks, ke, q, rem;
+  PetscInt             ks, ke;
+  PetscInt64           a, b;
   SRRecheckCellResult *all;
   const double         t0 = MPI_Wtime();
 
@@ -454,10 +456,9 @@ PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const S
   PetscCall(PetscMemzero(res, sizeof(*res)));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  q  = K / size;
-  rem = K % size;
-  ks = rank * q + PetscMin((PetscInt)rank, rem); /* the blocks of SRAbstractionGetOwnership */
-  ke = ks + q + ((PetscInt)rank < rem ? 1 : 0);
+  SRVerifyOwnership(K, size, rank, &a, &b); /* the blocks of SRAbstractionGetOwnership */
+  ks = (PetscInt)a;
+  ke = (PetscInt)b;
   PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &all));
   PetscCall(SRRecheckCells(model, cells, C, ks, ke, par, all));
   PetscCall(SRRecheckGather(comm, K, ke - ks, all, t0, res));

@@ -4,6 +4,7 @@
    is flushed once, and the file is renamed into place; after that only raw data is written
    (independent transfers from one rank), which never touches HDF5 metadata. */
 #include <simreach/private/results.h>
+#include <simreach/private/h5attr.h>
 #include <simreach/private/fileio.h>
 #include <errno.h>
 #include <stdio.h>
@@ -76,21 +77,12 @@ static PetscErrorCode Hyperslab_Private(hid_t dset, hid_t memtype, int rank, con
 
 static PetscErrorCode WriteStringAttribute_Private(hid_t loc, const char name[], const char value[])
 {
-  hid_t  type, space, attr;
-  size_t len = strlen(value) + 1;
+  const size_t len = strlen(value) + 1;
 
   PetscFunctionBeginUser;
   /* Attributes live in the object header (64 KiB in the default format). */
   PetscCheck(len < 60000, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "attribute %s of the results file is %zu bytes; at most 60000 are allowed (too many options?)", name, len);
-  SRCallHDF5Id(type, H5Tcopy(H5T_C_S1));
-  SRCallHDF5(H5Tset_size(type, len));
-  SRCallHDF5(H5Tset_strpad(type, H5T_STR_NULLTERM));
-  SRCallHDF5Id(space, H5Screate(H5S_SCALAR));
-  SRCallHDF5Id(attr, H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5(H5Awrite(attr, type, value));
-  SRCallHDF5(H5Aclose(attr));
-  SRCallHDF5(H5Sclose(space));
-  SRCallHDF5(H5Tclose(type));
+  PetscCall(SRH5AttrWriteString(loc, name, value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

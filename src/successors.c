@@ -64,16 +64,7 @@ PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList 
   PetscFunctionBeginUser;
   if (from == to) PetscFunctionReturn(PETSC_SUCCESS);
   if (from->rows) {
-    SRIntBuf b = {0, 0, NULL};
-    PetscCall(SRSuccessorListDestroy(to));
-    PetscCall(SRSuccessorListCreate(from->K, 0, to));
-    for (PetscInt k = 0; k < from->K; k++) {
-      PetscCall(SRIndexBoxAppend_Private(from->rn, from->rgrid, from->K, k, from->rows + (2 * from->rn + 1) * k, &b));
-      to->ptr[k + 1] = b.n;
-    }
-    PetscCall(PetscFree(to->idx));
-    to->idx = b.a;
-    if (!to->idx) PetscCall(PetscMalloc1(1, &to->idx));
+    PetscCall(SRIndexBoxesToList_Private(from->rn, from->rgrid, from->K, from->rows, to));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(from->ptr, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "successor list copy: the source list was never created");
@@ -618,24 +609,27 @@ PetscErrorCode SRSuccessorListToBoxes(SRCells cells, const SRSuccessorList *L, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRSuccessorList *L)
+/* Every row of rows (K rows over a grid of counts grid) expanded into L (replaced). */
+PetscErrorCode SRIndexBoxesToList_Private(PetscInt n, const PetscInt *grid, PetscInt K, const PetscInt *rows, SRSuccessorList *L)
 {
-  const PetscInt n = cells->n, K = cells->K, rl = 2 * n + 1;
-  SRIntBuf       b = {0, 0, NULL};
-  PetscInt      *ptr;
+  SRIntBuf b = {0, 0, NULL};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(K + 1, &ptr));
-  ptr[0] = 0;
-  for (PetscInt k = 0; k < K; k++) {
-    PetscCall(SRIndexBoxAppend_Private(n, cells->grid, K, k, rows + rl * k, &b));
-    ptr[k + 1] = b.n;
-  }
   PetscCall(SRSuccessorListDestroy(L));
-  PetscCall(SRSuccessorListCreate(K, b.n, L));
-  PetscCall(PetscArraycpy(L->ptr, ptr, K + 1));
-  PetscCall(PetscArraycpy(L->idx, b.a, b.n));
-  PetscCall(PetscFree(ptr));
-  PetscCall(SRIntBufDestroy_Private(&b));
+  PetscCall(SRSuccessorListCreate(K, 0, L));
+  for (PetscInt k = 0; k < K; k++) {
+    PetscCall(SRIndexBoxAppend_Private(n, grid, K, k, rows + (2 * n + 1) * k, &b));
+    L->ptr[k + 1] = b.n;
+  }
+  PetscCall(PetscFree(L->idx));
+  L->idx = b.a; /* the buffer becomes the list's entries */
+  if (!L->idx) PetscCall(PetscMalloc1(1, &L->idx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSuccessorListFromBoxes(SRCells cells, const PetscInt *rows, SRSuccessorList *L)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRIndexBoxesToList_Private(cells->n, cells->grid, cells->K, rows, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <simreach/private/successors.h>
+#include <simreach/verify.h>
 
 struct _p_SRAbstraction {
   MPI_Comm        comm;
@@ -26,17 +27,20 @@ struct _p_SRAbstraction {
   SRIntBuf        cell;      /* one expanded C(k) (SRAbstractionGetCertifiedCell) */
 };
 
-/* The contiguous block [ks, ke) of rank r for K cells: sizes differ by at most one, larger first. */
+/* The contiguous block [ks, ke) of rank r for K cells: SRVerifyOwnership's blocks (sizes differ
+   by at most one, larger first), so that verify, check and the abstraction split cells alike. */
 static inline void SRAbstractionBlock_Private(PetscInt K, PetscMPIInt size, PetscMPIInt r, PetscInt *ks, PetscInt *ke)
 {
-  const PetscInt q = K / size, rem = K % size;
-  *ks = r * q + PetscMin((PetscInt)r, rem);
-  *ke = *ks + q + ((PetscInt)r < rem ? 1 : 0);
+  PetscInt64 a, b;
+  SRVerifyOwnership(K, size, r, &a, &b);
+  *ks = (PetscInt)a;
+  *ke = (PetscInt)b;
 }
 
 /* C(k) as an increasing list (the sink K last): a pointer into the explicit lists, or the row
-   expanded into buf.  Valid until buf is next used. */
-PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, SRCells cells, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list);
+   expanded into buf.  Valid until buf is next used.  The caller has checked that lists exist
+   for its cells (SRAbstractionCheckCells_Private). */
+PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list);
 /* This rank's rows of C (cells [ks, ke) in order) to every rank: C becomes K index boxes. */
 PetscErrorCode SRAbstractionAllgatherRows_Private(SRAbstraction abs, SRCells cells, const PetscInt *rows);
 /* This rank's lists (cnt[k - ks] entries each, concatenated in ent) to every rank as one CSR. */

@@ -77,3 +77,5 @@ PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscI
    a list that is exactly an index box (*exact false otherwise). */
 PetscErrorCode SRIndexBoxAppend_Private(PetscInt n, const PetscInt *grid, PetscInt K, PetscInt k, const PetscInt *row, SRIntBuf *out);
 PetscErrorCode SRIndexBoxFromList_Private(SRCells cells, PetscInt nlist, const PetscInt *list, PetscInt *row, PetscBool *exact);
+/* All K rows expanded into one explicit list L (its storage replaced). */
+PetscErrorCode SRIndexBoxesToList_Private(PetscInt n, const PetscInt *grid, PetscInt K, const PetscInt *rows, SRSuccessorList *L);
