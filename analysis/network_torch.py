@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch <-> simreach network files (SPEC §10; layout in src/network_file.c and
+"""PyTorch <-> simreach network files (SPEC §10; layout in src/model/network_file.c and
 analysis/abstraction-schema.md).
 
   write_network(path, seq, sys, model)  an nn.Sequential of Linear/Tanh layers -> our file

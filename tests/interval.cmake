@@ -1,4 +1,4 @@
-# Interval arithmetic (include/simreach/interval.h, src/interval.c): ITF1788 conformance,
+# Interval arithmetic (include/simreach/interval.h, src/numerics/interval.c): ITF1788 conformance,
 # cmocka special cases, and the MPFR differential test at the issue's 10^6 random intervals
 # per function (about a minute of CPU).
 # The ITF1788 vectors of the project's shared/ folder; a checkout without it (a clone on its own)

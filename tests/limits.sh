@@ -80,7 +80,7 @@ refuse() {
 }
 W=4294967297 # 2^32 + 1: a 32-bit PetscInt would read 1
 # item 2: one wrap case per integer option of every command
-# (the run's options all go through the same table, src/options.c; a few stand for them)
+# (the run's options all go through the same table, src/commands/options.c; a few stand for them)
 for o in epochs checkpoints samples target_samples seed tao_max_it; do
   refuse 2 "option -$o $W: $W is out of range; allowed are integers" train -sys pendulum -$o $W
 done

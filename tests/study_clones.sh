@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MLP, Adam and enclosure kernels are compiled for AVX-512, AVX2 and the x86-64 baseline and
-# picked at load time (src/mlp.c).  Valgrind's CPU has no AVX-512, so under valgrind the AVX2
+# picked at load time (src/model/mlp.c).  Valgrind's CPU has no AVX-512, so under valgrind the AVX2
 # clones run: the small study run there must give the same file, bit for bit, as the natively
 # run one (tests/study_ranks.sh's np1.h5), and valgrind must report no memory error.
 # Usage: study_clones.sh OPTIONS_FILE REFERENCE.h5 WORKDIR   (environment: see study_common.sh)

@@ -1,4 +1,4 @@
-/* Tests of the partitioned abstraction (src/abstraction.c; SPEC §5, §6, §8 pruning).
+/* Tests of the partitioned abstraction (src/abstraction/abstraction.c; SPEC §5, §6, §8 pruning).
    Runs on 1, 2 and 3 ranks.  Oracles, written here and run serially on every rank: a scan
    over all K cells for the certified lists, the targets recomputed from their definition,
    a recursive slab-sweep for union volumes, MPFR-exact box membership for witnesses; and the

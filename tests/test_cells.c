@@ -1,4 +1,4 @@
-/* Tests of the cells (src/cells.c, SPEC §4).
+/* Tests of the cells (src/abstraction/cells.c, SPEC §4).
    Oracles: exact rational comparisons in MPFR for the grid boxes, the clamp formula
    ||x - proj_box(x)||_p for the distance, central finite differences for the gradients,
    ray exits for the sink distance, and brute-force scans for both assignments.  Serial. */

@@ -1,5 +1,5 @@
 /* Tests of the exact containment test, the certified lists and the cell index
-   (src/containment.c, src/successors.c, src/cellindex.c; SPEC §5, §7).
+   (src/abstraction/containment.c, src/abstraction/successors.c, src/abstraction/cellindex.c; SPEC §5, §7).
    Oracles, all written here: exact real-box membership in MPFR (c - w and c + w computed
    exactly), brute-force scans over all K cells, and planted violations whose uncovered point
    is checked independently.  Serial. */

@@ -1,4 +1,4 @@
-/* Tests of the losses (src/loss.c, SPEC §6).
+/* Tests of the losses (src/model/loss.c, SPEC §6).
    Oracles: 256-bit MPFR log-sum-exp for softmin / softmax, central finite differences for
    every gradient of L_sim, straightforward loops (brute-force assignment, min, max) for H
    and eps-coverage, and the O(tau log n) sandwich for tau -> 0.  Serial. */

@@ -1,4 +1,4 @@
-/* Tests of L_encl (src/lossencl.c, SPEC §6).
+/* Tests of L_encl (src/model/lossencl.c, SPEC §6).
    Oracles: central finite differences of L_encl for its gradient w.r.t. phi (world model and
    controller, with and without a control period, norms 1, 2, inf), and the outward-rounded
    interval enclosure of SPEC §7 (SREnclosureCompute) for the training copy of E_k: the two

@@ -1,4 +1,4 @@
-/* Tests of the tightest-enclosure metrics (src/metrics.c; SPEC §5, §6).  Runs on 1 and 2 ranks.
+/* Tests of the tightest-enclosure metrics (src/abstraction/metrics.c; SPEC §5, §6).  Runs on 1 and 2 ranks.
    Oracles: a brute-force scan over all cells for the number of cells (+ sink) meeting a box;
    the interval and `both` enclosures of the whole cell (the tightest one must lie inside
    `both` and be no wider); the sampled images of each cell (they must lie in the tightest

@@ -1,4 +1,4 @@
-/* Tests of the fast point-training path (src/mlp.c kernels, private/fasttanh.h, src/adam.c;
+/* Tests of the fast point-training path (src/model/mlp.c kernels, private/fasttanh.h, src/model/adam.c;
    SPEC §3 and the phi steps of §8).  Oracles: MPFR (128 bits) for tanh, for N on wide nets
    and for Adam; a naive long double reverse mode written here for the gradients; the same
    sample evaluated alone.  Serial. */

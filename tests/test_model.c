@@ -1,4 +1,4 @@
-/* Tests of the MLP and the model (src/mlp.c, src/model.c, SPEC §3, §7 interval).
+/* Tests of the MLP and the model (src/model/mlp.c, src/model/model.c, SPEC §3, §7 interval).
    Oracles: MPFR (128 bits) evaluation of N and f written here from the SPEC formulae, central
    finite differences with Richardson extrapolation for every gradient, the Glorot bound, and
    closed-form task losses at zero weights.  Serial. */

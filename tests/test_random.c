@@ -1,4 +1,4 @@
-/* Tests of the counter-based random streams (src/random.c, SPEC §3, §6).
+/* Tests of the counter-based random streams (src/numerics/random.c, SPEC §3, §6).
    Oracles: the Random123 known-answer vectors of Philox4x32-10, and moments / bin counts of the
    exact distributions with 5-sigma (or chi-square) tolerances.  Serial. */
 #include <simreach/base.h>

@@ -1,4 +1,4 @@
-/* The three-outcome re-check of SPEC §11 (src/recheck.c).
+/* The three-outcome re-check of SPEC §11 (src/abstraction/recheck.c).
    - tight lists that are sound (toy1d 1000 cells, taylor1, -succ_margin 0; pendulum world model
      `both`) give 0 falsified and 0 unknown: no false alarm;
    - planted violations are falsified with a witness that this test checks on its own (a point

@@ -1,5 +1,5 @@
-/* The batched taylor1 kernel (src/enclosure_taylor.c) against the per-cell Taylor path of
-   src/taylor.c and against the MPFR oracle (SPEC §7).
+/* The batched taylor1 kernel (src/abstraction/enclosure_taylor.c) against the per-cell Taylor path of
+   src/numerics/taylor.c and against the MPFR oracle (SPEC §7).
 
    For every system and model: random networks (1..3 hidden layers of width 4..64, weight
    scale 0.1..3) x random small cells (half-widths 1e-7 .. 1e-2 |D|, where the batched

@@ -55,7 +55,7 @@ grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" 
 # simreach check on abstraction files: the untouched one passes, the planted one exits non-zero
 sr_run 2 check "$dir/p1.h5" > "$dir/check1.log" 2>&1 || { cat "$dir/check1.log"; fail "simreach check of an untouched abstraction file"; }
 grep -q "every cell proven" "$dir/check1.log" || fail "simreach check: no verdict"
-# (the three-outcome re-check of src/recheck.c: the planted cell falsified with a witness, exit 5,
+# (the three-outcome re-check of src/abstraction/recheck.c: the planted cell falsified with a witness, exit 5,
 # the same verdict lines on 1 and 2 ranks).  The plant above may remove a cell only the loose
 # interval box met (the re-check then rightly proves the cell with taylor1), so this one keeps
 # a single column of the list in dimension 0, where the image spans at least three.

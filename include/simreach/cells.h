@@ -7,7 +7,7 @@
    neighbouring cells overlap instead of leaving a rounding gap), which allows O(1) lookup
    and grid index arithmetic in the containment test.
 
-   -cells_param partition (SPEC §4, the default of a run; src/partition.c): the cells are the
+   -cells_param partition (SPEC §4, the default of a run; src/abstraction/partition.c): the cells are the
    products of per-dimension boundaries lo_d = b_d0 < ... < b_dm = hi_d.  Cell k of index
    (i_0, ..., i_{n-1}) is exactly the box [b_{d,i_d}, b_{d,i_d + 1}] of stored doubles, so
    neighbours share one double as their face: outer and inner boxes are the same, there is no
@@ -64,7 +64,7 @@ void SRCellsGridIndex(SRCells cells, PetscInt k, PetscInt *idx);
 /* Exact real grid line g_i of dimension d enclosed as [lo, hi] (g_i = dlo + i (dhi - dlo) / N). */
 void SRCellsGridLine(SRCells cells, PetscInt d, PetscInt i, double *lo, double *hi);
 
-/* ---- partitions (src/partition.c, SPEC §4) ---- */
+/* ---- partitions (src/abstraction/partition.c, SPEC §4) ---- */
 /* The regular partition of D with counts[d] intervals per dimension: b_di = fl(lo_d + i (hi_d - lo_d) / m_d),
    the ends exactly lo_d and hi_d.  Errors if two boundaries round to the same double. */
 PetscErrorCode SRCellsCreatePartition(SRSystem sys, const PetscInt counts[], SRCells *cells);

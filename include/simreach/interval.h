@@ -7,10 +7,10 @@
    every point of the operands (outward rounding).  Basic operations round to nearest and
    then correct with an error-free transformation (TwoSum / FMA remainder), which gives the
    exact directed rounding; libm-based functions are widened by a justified ulp bound
-   (see src/interval.c).  Not collective; thread-safe; no global state.
+   (see src/numerics/interval.c).  Not collective; thread-safe; no global state.
 
    The hot basic operations are static inline here (house style: tiny value types may have
-   inline operations in the header); the elementary functions live in src/interval.c.
+   inline operations in the header); the elementary functions live in src/numerics/interval.c.
    Semantics follow IEEE 1788 set-based intervals: 0 * inf inside a product counts as 0,
    division by an interval containing 0 gives the single-interval hull, sqrt intersects
    with [0, inf], and mid / rad / width of the empty set are NaN. */
@@ -245,7 +245,7 @@ static inline SRInterval SRIntervalClip(SRInterval x, double lo, double hi)
   return (SRInterval){SRMin_Private(SRMax_Private(x.lo, lo), hi), SRMin_Private(SRMax_Private(x.hi, lo), hi)};
 }
 
-/* ---- elementary functions (libm evaluation + proven widening, src/interval.c) ---- */
+/* ---- elementary functions (libm evaluation + proven widening, src/numerics/interval.c) ---- */
 SRInterval SRIntervalExp(SRInterval x);
 SRInterval SRIntervalTanh(SRInterval x);
 SRInterval SRIntervalSin(SRInterval x);

@@ -85,7 +85,7 @@ PetscErrorCode SRVerifyRun(MPI_Comm comm, SRModel model, SRAxes ax, SREnclosureT
    witnesses printed (the first max_print) and counted.  Collective. */
 PetscErrorCode SRVerifyCheckFile(MPI_Comm comm, const char path[], SREnclosureType type, PetscInt depth, PetscInt max_print, SRVerifyMetrics *m);
 
-/* The network file (SPEC §10; layout in src/network_file.c and analysis/abstraction-schema.md).
+/* The network file (SPEC §10; layout in src/model/network_file.c and analysis/abstraction-schema.md).
    Write: rank 0 writes path.part and renames it (an existing path only with force).
    Read: every rank reads the file (a bad file fails identically everywhere).  */
 PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, PetscInt control_steps, SRMLP mlp);

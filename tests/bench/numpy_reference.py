@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """NumPy reference for tests/bench/bench_enclosure.sh: the same midpoint-radius interval
-propagation as src/enclosure.c (SPEC 7; same a-priori rounding terms, np.tanh widened by the
+propagation as src/abstraction/enclosure.c (SPEC 7; same a-priori rounding terms, np.tanh widened by the
 same absolute margin), vectorised over the cells in chunks, on the boxes and weights that
 bench_enclosure -dump wrote.  Run with Debian's /usr/bin/python3 (python3-numpy).
 

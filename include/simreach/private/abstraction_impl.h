@@ -1,5 +1,5 @@
-/* The SRAbstraction object and its list storage, shared by src/abstraction.c (the SPEC §5-§7
-   operations) and src/abstraction_store.c (how C(k) and T(k) are held and exchanged). */
+/* The SRAbstraction object and its list storage, shared by src/abstraction/abstraction.c (the SPEC §5-§7
+   operations) and src/abstraction/abstraction_store.c (how C(k) and T(k) are held and exchanged). */
 #pragma once
 
 #include <simreach/private/successors.h>

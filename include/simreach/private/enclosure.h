@@ -1,4 +1,4 @@
-/* Private pieces of the enclosure kernels (src/taylor.c, src/enclosure.c; SPEC §7). */
+/* Private pieces of the enclosure kernels (src/numerics/taylor.c, src/abstraction/enclosure.c; SPEC §7). */
 #pragma once
 
 #include <simreach/model.h>
@@ -10,14 +10,14 @@
 PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTaylor *Y, SRTaylor *work);
 PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work);
 /* the cell's normalised coordinates x_i = c_i + h_i xi_i (SPEC §7), and the part of the
-   Taylor enclosure after the MLP (src/taylor.c) */
+   Taylor enclosure after the MLP (src/numerics/taylor.c) */
 void           SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi, SRTaylor *X);
 PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi);
 
 /* Cells per block of the batched kernels (structure-of-arrays: value d of cell c at d * SR_ENC_BLOCK + c) */
 #define SR_ENC_BLOCK 64
 
-/* Batched first-order Taylor-model enclosure (src/enclosure_taylor.c): the same enclosure as
+/* Batched first-order Taylor-model enclosure (src/abstraction/enclosure_taylor.c): the same enclosure as
    SRModelEncloseTaylorWork_Private (sound, SPEC §7) over a block of cells. */
 typedef struct _p_SRTMBatch *SRTMBatch;
 PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb);

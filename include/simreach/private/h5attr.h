@@ -1,5 +1,5 @@
-/* Small HDF5 attribute helpers shared by the file formats of src/abstraction_file.c,
-   src/network_file.c and src/closedloop_file.c.  Not collective; a failing HDF5 call is
+/* Small HDF5 attribute helpers shared by the file formats of src/abstraction/abstraction_file.c,
+   src/model/network_file.c and src/closedloop/closedloop_file.c.  Not collective; a failing HDF5 call is
    PETSC_ERR_LIB (SRCallHDF5), a missing or malformed attribute PETSC_ERR_FILE_UNEXPECTED. */
 #pragma once
 

@@ -1,5 +1,5 @@
 /* Kernels shared by the successor lists, the containment test and the abstraction
-   (SPEC §5, §6, §7).  Private to src/successors.c, src/containment.c, src/abstraction.c. */
+   (SPEC §5, §6, §7).  Private to src/abstraction/successors.c, src/abstraction/containment.c, src/abstraction/abstraction.c. */
 #pragma once
 
 #include <simreach/abstraction.h>

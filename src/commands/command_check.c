@@ -1,5 +1,5 @@
 /* simreach check FILE.h5: re-verify every stored triple (network, cells, C(k)) of a results
-   file with the three-outcome re-check of SPEC §11 (src/recheck.c), cells distributed over
+   file with the three-outcome re-check of SPEC §11 (src/abstraction/recheck.c), cells distributed over
    the ranks.
 
      simreach check results.h5 [-recheck_depth d] [-recheck_boxes b] [-falsify_samples s]
@@ -74,7 +74,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
 
   PetscFunctionBeginUser;
   *exit_code = SR_EXIT_UNPROVEN;
-  if (file) { /* an abstraction file of simreach verify: its own re-check (src/command_verify.c) */
+  if (file) { /* an abstraction file of simreach verify: its own re-check (src/commands/command_verify.c) */
     PetscBool abs_file;
     PetscCall(SRAbstractionFileProbe(comm, file, &abs_file));
     if (abs_file) {

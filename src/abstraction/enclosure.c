@@ -303,7 +303,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     if (type != SR_ENCLOSURE_TAYLOR1) SREncBlockInterval_Private(&w, model, nb, Eb, sb);
     if (type != SR_ENCLOSURE_INTERVAL) {
       double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
-      PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo)); /* src/enclosure_taylor.c */
+      PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo)); /* src/abstraction/enclosure_taylor.c */
       for (PetscInt c = 0; c < nb; c++) {
         double   *Ec  = Eo + 2 * n * c;
         PetscBool fin = PETSC_TRUE;

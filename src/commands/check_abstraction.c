@@ -1,5 +1,5 @@
 /* simreach check on an abstraction file of simreach verify (SPEC §10, §11): the same
-   three-outcome re-check (src/recheck.c, SRRecheckCell) as on a results file, so each cell is
+   three-outcome re-check (src/abstraction/recheck.c, SRRecheckCell) as on a results file, so each cell is
    proven, falsified (a witness x in the exact cell whose directed-rounding image lies wholly
    outside its stored list) or unknown.
 

@@ -3,7 +3,7 @@
 
    Rank r owns the contiguous block of cells [kstart, kend) of SRAbstractionGetOwnership; it
    encloses and checks only those, then the lists are allgathered so that every rank holds all
-   of them: C(k) as index-box rows, T(k) as a short CSR (src/abstraction_store.c).  Every per-cell value is a function of the cell alone (enclosure, rank-independent
+   of them: C(k) as index-box rows, T(k) as a short CSR (src/abstraction/abstraction_store.c).  Every per-cell value is a function of the cell alone (enclosure, rank-independent
    sample indices), and every reduction is exact: integer sums, or per-cell doubles gathered
    and summed in cell order on every rank.  So every verdict, count and volume is identical
    on any number of ranks. */

@@ -5,7 +5,7 @@
    p_j (products rounded or fused) satisfies |s - sum p_j(exact)| <= gamma_m sum |p_j| (Higham,
    Thm 3.1), and that bound, evaluated from the computed sum of absolute values with a factor-2
    margin (SRSumErr_Private), is swept into the interval remainder.  Remainders themselves are
-   added with directed rounding (SRAddUp / SRSubDown of src/interval.c).
+   added with directed rounding (SRAddUp / SRSubDown of src/numerics/interval.c).
 
    Nonlinearities (tanh, sin, cos).  Over the range R = [l, u] of the argument the function is
    replaced by the line lambda x plus an enclosure of g(x) = f(x) - lambda x over R.  Narrow
@@ -302,7 +302,7 @@ PetscErrorCode SRMLPForwardTaylor(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The Taylor steps of SPEC §2, written like the interval steps of src/system.c (inexact
+/* The Taylor steps of SPEC §2, written like the interval steps of src/model/system.c (inexact
    constant products such as dt g enclosed as intervals). */
 static void SRStepTaylorToy1d_Private(SRSystem sys, const SRTaylor *X, SRTaylor *Y)
 {
@@ -361,7 +361,7 @@ void SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi
 
 /* The part of the Taylor enclosure after the MLP: X the cell's variables, N the network's
    output Taylor models; writes the range of f_phi (NaN bounds when not finite).  Shared by the
-   per-cell path below and the batched kernel of src/enclosure_taylor.c. */
+   per-cell path below and the batched kernel of src/abstraction/enclosure_taylor.c. */
 PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi)
 {
   const PetscInt n = model->n;

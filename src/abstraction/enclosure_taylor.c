@@ -1,6 +1,6 @@
 /* Batched first-order Taylor-model enclosure (SPEC §7, taylor1) over a block of SR_ENC_BLOCK
    cells, structure-of-arrays so that every inner loop runs over cells and vectorises.  It
-   computes the same kind of Taylor model as the per-cell path of src/taylor.c (an affine form
+   computes the same kind of Taylor model as the per-cell path of src/numerics/taylor.c (an affine form
    in the cell's normalised coordinates xi in [-1,1]^n plus a remainder), with the remainder
    kept symmetric, [-rr, rr], so that a neuron is n + 2 numbers per cell: c_0 .. c_n and rr.
 
@@ -21,7 +21,7 @@
    tanh of a hidden neuron with range [l, u] (S = sum_{k>=1} |c_k| + rr):
      S2 = fl(fl(S (1 + (n + 4) 2^-52)) + |c_0| 2^-52) + DBL_MIN,  l = fl(c_0 - S2),  u = fl(c_0 + S2)
    contains the exact range (|x - c_0| <= S exact <= S2 (1 - u) - u |c_0|).  Narrow ranges
-   (u - l <= 1/16, the same threshold as src/taylor.c): lambda = 1 - T^2, T = SRTanhFast(c_0)
+   (u - l <= 1/16, the same threshold as src/numerics/taylor.c): lambda = 1 - T^2, T = SRTanhFast(c_0)
    (any double is sound), and by the mean-value theorem
      tanh(x) = lambda x + g(c_0) + g'(xi)(x - c_0),  g' = tanh' - lambda,  xi, x in [l, u],
    tanh'(xi) = 1 - tanh^2 |xi| in [1 - Th^2, 1 - Tl^2], Th = min(1, T(max(|l|, |u|)) + 2 eps),
@@ -34,10 +34,10 @@
    where lambda a 2^-52 covers the roundings of fl(lambda c_k) and |c'_0| 2^-52 that of c'_0, and
    (1 + 2^-50) the at most n + 6 roundings of that non-negative sum (rr' below uses 1 + 2^-49).
    Wider ranges (a cell whose network meets one) and non-finite values: the whole cell is
-   redone by the per-cell path of src/taylor.c (chord slope over pieces), so this kernel's boxes
+   redone by the per-cell path of src/numerics/taylor.c (chord slope over pieces), so this kernel's boxes
    are never looser than that path's by more than rounding margins.
 
-   After the last layer the per-cell tail of src/taylor.c (x + N(x), or the controller's tanh,
+   After the last layer the per-cell tail of src/numerics/taylor.c (x + N(x), or the controller's tanh,
    u_max and the true step) runs on the batched output.  Tested against the MPFR oracle with
    dense sampling and attacks in tests/test_soundness.c (through SREnclosureCompute) and
    against the per-cell path in tests/test_taylor_batch.c. */
@@ -47,7 +47,7 @@
 #include <float.h>
 
 #define BLK SR_ENC_BLOCK
-#define SR_TMB_NARROW 0x1p-4 /* = SR_TM_NARROW of src/taylor.c */
+#define SR_TMB_NARROW 0x1p-4 /* = SR_TM_NARROW of src/numerics/taylor.c */
 
 typedef double SRv4_TMB __attribute__((vector_size(32)));
 
@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) void SRTMBLayer_Private(SRTMBatch b
     }
     if (last) continue;
     /* tanh, in place; simple loops over the cells so that each vectorises (clamps in their own
-       loops, as in src/enclosure.c) */
+       loops, as in src/abstraction/enclosure.c) */
     {
       double *restrict redo = b->redo;
       double S2[BLK], lo[BLK], hi[BLK], A[BLK], am[3][BLK], T[3][BLK];

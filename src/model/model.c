@@ -1,7 +1,7 @@
 /* The learned map f_phi of SPEC §3 around the MLP N_phi:
      dynamics:   f(x) = x + N(x),                 task = mean ||f(x) - F_ref(x)||^2
      controller: f(x) = F(x, umax tanh(N(x))),    task = mean ||u(x) - u_ref(x)||^2
-   SRModelEncloseTaylor lives in src/taylor.c.  Not collective. */
+   SRModelEncloseTaylor lives in src/numerics/taylor.c.  Not collective. */
 #include <simreach/model.h>
 
 const char *const SRModelTypes[] = { "dynamics", "controller", "SRModelType", "SR_MODEL_", NULL };

@@ -5,7 +5,7 @@
      simreach verify -from results.h5 (-run r | -run_beta b -run_tau t -run_seed s) [-checkpoint c] -cells ...
      simreach verify -recheck abs.h5 [-enclosure taylor1] [-bisect d]
 
-   The network comes from a network file (src/network_file.c) or from a run of a study's
+   The network comes from a network file (src/model/network_file.c) or from a run of a study's
    results file (its final network, or the one stored at -checkpoint c; system and widths from the
    file's options).  The cells
    are the regular grid of -cells, or (-learned_cells) the partition the run learned.  Every cell is enclosed (bisected 2^d times and hulled),
@@ -17,7 +17,7 @@
 #include <simreach/private/results_run.h>
 #include <simreach/verify.h>
 
-/* The network of a run of a results file (src/results_run.c) and, with learned, the partition
+/* The network of a run of a results file (src/study/results_run.c) and, with learned, the partition
    the run learned at that checkpoint. */
 static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file[], PetscInt run, PetscBool by_point, double pb, double pt, PetscInt ps, PetscInt checkpoint, PetscBool learned, SRAbstractionHeader *h, SRSystem *sys, SRModel *model, SRAxes *ax)
 {
@@ -136,7 +136,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMemzero(&h, sizeof(h)));
   PetscOptionsBegin(comm, NULL, "simreach verify: a network over a fine partition (SPEC §10)", NULL);
-  PetscCall(PetscOptionsString("-network", "network file (layout: src/network_file.c)", NULL, network, network, sizeof(network), &has_net));
+  PetscCall(PetscOptionsString("-network", "network file (layout: src/model/network_file.c)", NULL, network, network, sizeof(network), &has_net));
   PetscCall(PetscOptionsString("-from", "results file of a study: verify the final network of one run", NULL, from, from, sizeof(from), &has_from));
   PetscCall(PetscOptionsInt("-run", "with -from: the run index", NULL, run, &run, &run_set));
   PetscCall(PetscOptionsReal("-run_beta", "with -from: the run's beta", NULL, pbeta, &pbeta, &pb_set));

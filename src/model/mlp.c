@@ -3,7 +3,7 @@
    Layout (model.h): layer l maps width[l] -> width[l+1], W_l row-major at woff[l], b_l at
    boff[l].  The forward pass keeps every layer's activations (cache, layer-major, nb rows per
    layer) so that the backward pass is plain reverse mode: tanh' = 1 - a^2 is read from the
-   cached activation a.  SRMLPForwardTaylor lives in src/taylor.c.  Not collective. */
+   cached activation a.  SRMLPForwardTaylor lives in src/numerics/taylor.c.  Not collective. */
 #include <simreach/model.h>
 #include <simreach/random.h>
 #include <simreach/private/fasttanh.h>

@@ -1,0 +1,3 @@
+# src/study/: the study layer (README "Layout").
+file(GLOB _sr_layer_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
+list(APPEND SR_LIB_SOURCES ${_sr_layer_sources})
