@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Divergence (issue #13 item 8, README "Divergence"): a run whose loss explodes is diverged, not
+# Divergence (issue #13 item 8, docs/study.md, "Divergence"): a run whose loss explodes is diverged, not
 # "done" -- here every enclosure leaves D (-lr 1e6) and the old rule (non-finite only) accepted
 # all updates, reporting eps-coverage 1 and H = 0.  And a TAO solve that fails (a method that needs
 # a Hessian nobody gives) marks the run diverged with the reason instead of aborting (exit 0).

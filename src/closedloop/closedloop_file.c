@@ -43,7 +43,7 @@ PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGrap
     PetscCall(PetscSNPrintf(opts, sizeof(opts), "the abstraction file's %" PetscInt64_FMT " cells (-cells ", h->K));
     for (PetscInt d = 0; d < h->n; d++) PetscCall(PetscSNPrintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%" PetscInt_FMT "%s", d ? "," : "", (PetscInt)ax->N[d], d == h->n - 1 ? " of simreach verify)" : ""));
     PetscCall(SRSizeCheck(comm, corners, opts, "the closed-loop tables (one entry per cell corner)", "the closed-loop questions handle fewer cells"));
-    PetscCall(SRMemCheck(comm, bytes, opts, "the closed-loop sets, tables and lists (README \"safe, reach\")"));
+    PetscCall(SRMemCheck(comm, bytes, opts, "the closed-loop sets, tables and lists (docs/closed-loop.md)"));
   }
   s->g.n      = h->n;
   s->g.kstart = ks;

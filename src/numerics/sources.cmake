@@ -1,3 +1,3 @@
-# src/numerics/: the numerics layer (README "Layout").
+# src/numerics/: the numerics layer (docs/layout.md).
 file(GLOB _sr_layer_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
 list(APPEND SR_LIB_SOURCES ${_sr_layer_sources})

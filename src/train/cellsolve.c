@@ -256,7 +256,7 @@ PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The guard-aware part of a partition's trust region (SPEC §8; README "Cells that learn"), so
+/* The guard-aware part of a partition's trust region (SPEC §8; docs/cells.md), so
    that TAO solves inside a box of boundaries the guard accepts as a whole.  With E_k the run's
    enclosure of cell k and U_k = [b_{a}, b_{z+1}] (per dimension) the union of C(k) (an index
    box; the sink covers the outside of D), the slack of cell k on each side is
@@ -407,7 +407,7 @@ static PetscErrorCode SRRunPartitionGuardBounds_Private(SRRun r)
    interval, so it stops at ||g|| <= 1e-2 |f| (-tao_grtol 1e-2) or after -tao_max_it; measured on
    the three default studies it converges in 1198/1200, 360/360 and 166/180 solves, while a
    relative reduction -tao_gttol 1e-2 (always a first step) fails the line search on toy1d
-   (README "Cells that learn").  For a partition the assignment of the
+   (docs/cells.md).  For a partition the assignment of the
    training samples is frozen for the solve, the bounds are the trust region of the current
    boundaries, and the objective before and after, the largest boundary displacement and
    whether the move counts (>= 1e-3 grid spacing and a lower objective) are recorded. */

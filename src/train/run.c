@@ -269,7 +269,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
       PetscCheck(r->sys->dhi[d] - r->sys->dlo[d] >= 2.0 * (double)r->counts[d] * r->wmin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-w_min %g with -cells %" PetscInt_FMT " in dimension %" PetscInt_FMT ": a partition of [%g, %g] into %" PetscInt_FMT " intervals of width >= 2 w_min needs hi - lo >= 2 m w_min = %g (SPEC §4); lower -w_min or the count", r->wmin, r->counts[d], d, r->sys->dlo[d], r->sys->dhi[d], r->counts[d], 2.0 * (double)r->counts[d] * r->wmin);
   if (!r->cell_solve_set) r->cell_solve = r->guard == SR_GUARD_NONE ? PETSC_FALSE : PETSC_TRUE;
   /* a partition's objective is piecewise smooth and each solve is only a trust-region step that
-     the guard then checks: stop at ||g|| <= 1e-2 |f| (README "Cells that learn"); -tao_* win */
+     the guard then checks: stop at ||g|| <= 1e-2 |f| (docs/cells.md); -tao_* win */
   if (r->cells_param == SR_CELLS_PARTITION) PetscCall(TaoSetTolerances(r->tao, PETSC_DEFAULT, 1e-2, PETSC_DEFAULT));
   PetscCall(TaoSetFromOptions(r->tao));
   r->fromoptions = PETSC_TRUE;
@@ -321,7 +321,7 @@ static void SRRunShuffle_Private(SRRun r, SRStream stream, PetscInt epoch)
   }
 }
 
-/* Warm start (-pretrain_epochs; README "Training"): plain Adam on the task loss from the
+/* Warm start (-pretrain_epochs; docs/study.md, "Guard slack"): plain Adam on the task loss from the
    seeded initialisation, with no abstraction yet.  SPEC §5 certifies C(k) once, at the
    start of the guarded training, and afterwards only prunes it; certifying the lists of a
    random network would pin f_phi near its initialisation, since every task step that moves
@@ -571,7 +571,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!(row.pred_error <= SR_RUN_EXPLODE_FACTOR * PetscMax(r->pred0, 1e-300))) {
-    /* the loss exploded (README "Divergence"): a finite but useless network is not a result */
+    /* the loss exploded (docs/study.md, "Divergence"): a finite but useless network is not a result */
     char msg[256];
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "the loss exploded: prediction error %g at checkpoint %" PetscInt_FMT " exceeds %d times its initial value %g (-lr %g); the last verified network, cells and lists are kept", row.pred_error, j, (int)SR_RUN_EXPLODE_FACTOR, r->pred0, r->lr));
     PetscCall(SRRunDiverge_Private(r, msg));

@@ -1,7 +1,7 @@
 /* The size of a training run, known from its options before SRRunSetUp allocates anything
    (issue #13): the large arrays of run.c, cellsolve.c, loss.c, mlp.c, adam.c, enclosure.c and
    the study's state buffer, counted per rank (a run's cells and lists are replicated on every
-   rank of its group; README "Memory per rank").  A lower bound: small and transient arrays are
+   rank of its group; docs/performance.md, "Memory per rank").  A lower bound: small and transient arrays are
    left out, so a refusal is certain. */
 #include <simreach/private/run.h>
 #include <simreach/private/memcheck.h>

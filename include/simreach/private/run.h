@@ -6,7 +6,7 @@
 #include <simreach/private/adam.h>
 #include <petsctao.h>
 
-/* Divergence (README "Divergence"): a run whose held-out task loss (prediction error) at a
+/* Divergence (docs/study.md, "Divergence"): a run whose held-out task loss (prediction error) at a
    checkpoint exceeds this factor times its value for the starting network has diverged. */
 #define SR_RUN_EXPLODE_FACTOR 1000.0
 
