@@ -14,6 +14,7 @@
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/run.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -55,6 +56,44 @@ static PetscErrorCode SRCheckIsGrid_Private(SRRun run, const double *theta, Pets
   for (PetscInt i = 0; i < nK; i++)
     if (g->c[i] != theta[i] || g->w[i] != theta[nK + i]) *grid = PETSC_FALSE;
   PetscCall(SRCellsDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before any proving (SPEC §11, §13): every resume slot the check reads and every final triple
+   are whole.  A slot never written (with one checkpoint, slot 0) is skipped; a written one that
+   fails its checksum, like any other written row that does, is refused in one line (exit 2) on
+   comm: every rank reads the same bytes, so all leave through the normal path together. */
+static PetscErrorCode SRCheckStored_Private(MPI_Comm comm, SRResults res, const char file[], PetscInt only, PetscInt nd, PetscInt ni)
+{
+  const SRResultsLayout *lay;
+  double                *d;
+  PetscInt              *iv;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRResultsGetLayout(res, &lay));
+  PetscCall(PetscMalloc2(nd + 1, &d, ni + 1, &iv));
+  for (PetscInt r = 0; r < lay->nruns; r++) {
+    PetscInt          status, last, slot;
+    SRSlotState       st;
+    SRResultsRunCheck chk;
+
+    if (only >= 0 && r != only) continue;
+    PetscCall(SRResultsReadRunInfo(res, r, &status, &last, &slot));
+    if (last >= 0 && (slot == 0 || slot == 1)) {
+      PetscCall(SRResultsReadSlot(res, r, slot, d, iv, &st));
+      PetscCheck(st != SR_SLOT_DAMAGED, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": resume slot %" PetscInt_FMT " (/runs/state_double, /runs/state_int; checkpoint %" PetscInt_FMT ") fails its checksum (the file is damaged): its triple cannot be re-proven -> NOT FULLY VERIFIED", file, r, slot, last);
+      PetscCheck(st != SR_SLOT_EMPTY, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": /runs/resume names checkpoint %" PetscInt_FMT " in slot %" PetscInt_FMT ", which was never written (the file is damaged) -> NOT FULLY VERIFIED", file, r, last, slot);
+      if (last - 1 >= 1) { /* the other slot holds checkpoint last - 1 (checkpoint 0 is never stored) */
+        PetscCall(SRResultsReadSlot(res, r, 1 - slot, d, iv, &st));
+        PetscCheck(st != SR_SLOT_DAMAGED, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": resume slot %" PetscInt_FMT " (/runs/state_double, /runs/state_int) fails its checksum (the file is damaged): its triple cannot be re-proven -> NOT FULLY VERIFIED", file, r, 1 - slot);
+      }
+    }
+    PetscCall(SRResultsAbstractionState(res, r, PETSC_FALSE, &st));
+    PetscCheck(st != SR_SLOT_DAMAGED, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": the final triple (/runs/network, /runs/cells, /runs/successor_box) fails its checksum (the file is damaged): it cannot be re-proven -> NOT FULLY VERIFIED", file, r);
+    PetscCall(SRResultsCheckRun(res, r, PETSC_FALSE, &chk));
+    PetscCheck(chk.nbad == 0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": %" PetscInt_FMT " written row(s) fail their checksum (the file is damaged; simreach gather %s names them): its stored triples cannot all be re-proven -> NOT FULLY VERIFIED", file, r, chk.nbad, file);
+  }
+  PetscCall(PetscFree2(d, iv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -104,6 +143,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
   PetscCall(PetscOptionsClearValue(opts, "-tau"));
   PetscCall(PetscOptionsSetValue(opts, "-pretrain_epochs", "0"));
   PetscCall(PetscOptionsSetValue(opts, "-quiet", "1"));
+  PetscCall(SRCheckStored_Private(comm, res, file, only_set ? only : -1, lay->ndstate, lay->nistate));
   PetscCall(PetscPrintf(comm, "simreach check %s: %" PetscInt_FMT " runs, %" PetscInt_FMT " cells each (re-check: depth %" PetscInt_FMT ", %" PetscInt_FMT " enclosures per cell, %" PetscInt_FMT " samples, %" PetscInt_FMT " attack steps)\n", file, lay->nruns, lay->K, par.depth, par.max_boxes, par.samples,
                         par.attack_steps));
   for (PetscInt r = 0; r < lay->nruns; r++) {
@@ -126,14 +166,18 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
     PetscCall(PetscMalloc4(nd, &ds, ni, &is, nd, &ds2, ni, &is2));
     PetscCall(PetscMalloc4(nd, &dsl, ni, &isl, nd, &ds0, ni, &is0));
     PetscCall(SRRunGetState(run, ds0, is0)); /* the set-up state: a template */
-    PetscCall(PetscPrintf(comm, "run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "): %s (%s)\n", r, lay->beta[ib], lay->tau[it], lay->seed[isd], SRRunStatusNames[PetscMax(0, PetscMin(status, 4))], reason));
+    /* C's %g (PETSc's prints 0 as "0.") */
+    snprintf(label, sizeof(label), "run %lld (beta %g, tau %g, seed %lld)", (long long)r, lay->beta[ib], lay->tau[it], (long long)lay->seed[isd]);
+    PetscCall(PetscPrintf(comm, "%s: %s (%s)\n", label, SRRunStatusNames[PetscMax(0, PetscMin(status, 4))], reason));
     /* the checkpoint slots: the last one, and the other if it holds the checkpoint before */
     if (last >= 0 && (slot == 0 || slot == 1)) {
       for (PetscInt s = 0; s < 2; s++) {
         const PetscInt sl = s == 0 ? slot : 1 - slot;
-        PetscCall(SRResultsReadState(res, r, sl, ds2, is2));
+        SRSlotState    st;
+        if (s == 1 && last - 1 < 1) continue; /* checkpoint 0 is never stored: the slot may never have been written */
+        PetscCall(SRResultsReadSlot(res, r, sl, ds2, is2, &st));
+        if (st != SR_SLOT_OK) continue; /* never written (damaged ones were refused above) */
         if (s == 1 && is2[0] != last - 1) continue;
-        if (s == 1 && last - 1 < 1) continue;
         PetscCall(SRRunSetState(run, ds2, is2));
         PetscCall(PetscSNPrintf(label, sizeof(label), "checkpoint %" PetscInt_FMT " (resume slot %" PetscInt_FMT ")", is2[0], sl));
         PetscCall(SRCheckTriple_Private(comm, run, &par, label, max_print, &tot));

@@ -53,9 +53,11 @@ static PetscErrorCode SRVerifyFromResults_Private(MPI_Comm comm, const char file
       PetscCheck(last >= 0, comm, PETSC_ERR_ARG_WRONG, "-learned_cells: run %" PetscInt_FMT " of %s has no checkpoint stored yet", run, file);
       want = checkpoint >= 0 ? checkpoint : last;
       PetscCall(PetscMalloc2(lay->ndstate, &ds, lay->nistate, &is));
-      for (PetscInt sl = 0; sl < 2 && !found; sl++) {
-        PetscCall(SRResultsReadState(res, run, sl, ds, is));
-        if (is[0] == want) found = PETSC_TRUE;
+      if (want >= 1) { /* checkpoint c is in slot c mod 2; a slot never written holds nothing (SPEC §13) */
+        SRSlotState st;
+        PetscCall(SRResultsReadSlot(res, run, want % 2, ds, is, &st));
+        PetscCheck(st != SR_SLOT_DAMAGED, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: run %" PetscInt_FMT ": resume slot %" PetscInt_FMT " (/runs/state_double, /runs/state_int) fails its checksum (the file is damaged)", file, run, want % 2);
+        found = (PetscBool)(st == SR_SLOT_OK && is[0] == want);
       }
       PetscCheck(found, comm, PETSC_ERR_ARG_WRONG, "-learned_cells: the cells of checkpoint %" PetscInt_FMT " of run %" PetscInt_FMT " are not stored (the resume slots hold the last two checkpoints, up to %" PetscInt_FMT ")", want, run, last);
       PetscCall(PetscMalloc1(lay->ntheta, &theta));

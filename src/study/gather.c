@@ -843,7 +843,11 @@ PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[]
       PetscCall(SRResultsCheckRun(in[f], r, (PetscBool)(rank == 0), &chk));
       if (chk.finished) from[r] = f;
     }
-    PetscCheck(from[r] >= 0, comm, PETSC_ERR_ARG_WRONG, "-merge: run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT ") is finished in none of the slice files; resume its slice first", r, lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], lay->seed[r % lay->nseed]);
+    if (from[r] < 0) {
+      char label[128]; /* C's %g */
+      snprintf(label, sizeof(label), "beta %g, tau %g, seed %lld", lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], (long long)lay->seed[r % lay->nseed]);
+      SETERRQ(comm, PETSC_ERR_ARG_WRONG, "-merge: run %" PetscInt_FMT " (%s) is finished in none of the slice files; resume its slice first", r, label);
+    }
   }
   PetscCall(SRResultsGetOptionsText(in[0], &options));
   PetscCall(SRResultsCreateNew(comm, output, lay, options, canon0, force, &out));

@@ -784,8 +784,9 @@ static void Warn_Private(SRResults res, PetscBool warn, PetscInt r, const char w
 {
   const SRResultsLayout *lay = &res->lay;
   if (!warn) return;
-  (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "simreach: warning: %s: run %" PetscInt_FMT " (beta %g, tau %g, seed %" PetscInt_FMT "): %s row %" PetscInt_FMT " fails its checksum; it is treated as never written (the run restarts from its last good checkpoint)\n", res->filename, r,
-                     lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], lay->seed[r % lay->nseed], what, row);
+  /* C's %g, as every label (PETSc's prints 0 as "0.") */
+  fprintf(stderr, "simreach: warning: %s: run %lld (beta %g, tau %g, seed %lld): %s row %lld fails its checksum; it is treated as never written (the run restarts from its last good checkpoint)\n", res->filename, (long long)r, lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], (long long)lay->seed[r % lay->nseed], what, (long long)row);
+  fflush(stderr);
 }
 
 /* status + reason and resume index of run r, with their validity. */
@@ -893,6 +894,32 @@ static PetscErrorCode ReadStateChecked_Private(SRResults res, PetscInt r, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRResultsReadSlot(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i, SRSlotState *state)
+{
+  int64_t  *buf;
+  uint64_t  sum;
+  PetscBool zero = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(res->lay.nistate + 1, &buf));
+  PetscCall(State_Private(res, r, slot, d, buf, PETSC_FALSE));
+  PetscCall(Sum_Private(res->sdsum, 2, r, slot, &sum, PETSC_FALSE));
+  /* never written: checksum and numbers keep the fill value 0 (bit for bit: -0.0 is written) */
+  for (PetscInt k = 0; k < res->lay.ndstate && zero; k++) {
+    uint64_t bits;
+    memcpy(&bits, &d[k], sizeof(bits));
+    if (bits) zero = PETSC_FALSE;
+  }
+  for (PetscInt k = 0; k < res->lay.nistate && zero; k++)
+    if (buf[k]) zero = PETSC_FALSE;
+  if (!sum && zero) *state = SR_SLOT_EMPTY;
+  else *state = sum == StateSum_Private(res, r, slot, d, buf) ? SR_SLOT_OK : SR_SLOT_DAMAGED;
+  if (i)
+    for (PetscInt k = 0; k < res->lay.nistate; k++) i[k] = (PetscInt)buf[k];
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i)
 {
   PetscBool ok;
@@ -974,6 +1001,21 @@ static PetscErrorCode AbstractionChecked_Private(SRResults res, PetscInt r, Pets
   PetscCall(Sum_Private(res->absum, 2, r, initial ? 0 : 1, &want, PETSC_FALSE));
   *ok = want == got;
   if (written) *written = want != 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRResultsAbstractionState(SRResults res, PetscInt r, PetscBool initial, SRSlotState *state)
+{
+  const SRResultsLayout *lay = &res->lay;
+  double                *net, *theta;
+  int64_t               *boxes;
+  PetscBool              ok, written;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(lay->nparams + 1, &net, lay->ntheta + 1, &theta, lay->K * lay->ncap + 1, &boxes));
+  PetscCall(AbstractionChecked_Private(res, r, initial, net, theta, boxes, &ok, &written));
+  *state = !written ? SR_SLOT_EMPTY : (ok ? SR_SLOT_OK : SR_SLOT_DAMAGED);
+  PetscCall(PetscFree3(net, theta, boxes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

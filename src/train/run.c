@@ -12,6 +12,7 @@
    cellsolve.c, the checkpoint re-check in recheck.c, the resume state in runstate.c, and
    the state they share in include/simreach/private/run.h. */
 #include <simreach/private/run.h>
+#include <stdio.h>
 #include <simreach/closedloop.h>
 #include <math.h>
 #include <string.h>
@@ -678,10 +679,13 @@ PetscErrorCode SRRunGetTimings(SRRun r, double *total, double *guard)
 
 PetscErrorCode SRRunView(SRRun r, PetscViewer viewer)
 {
+  char label[256];
+
   PetscFunctionBeginUser;
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(r->comm, &viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "SRRun: -sys %s -model %s, %" PetscInt_FMT " hidden layers, %" PetscInt_FMT " cells, %" PetscInt_FMT " parameters\n", r->sysname, SRModelTypes[r->mtype], r->nhidden, r->K, r->P));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta %g tau %g seed %" PetscInt_FMT " eps %g lambda_eps %g, -loss %s, -guard %s (halvings %" PetscInt_FMT "), -enclosure %s, -target %s\n", r->beta, r->par.tau, r->seed, r->par.eps, r->par.lambda_eps, SRLossTypes[r->loss], SRGuardTypes[r->guard], r->halvings, SREnclosureTypes[r->enclosure], SRTargetTypes[r->target]));
+  snprintf(label, sizeof(label), "beta %g tau %g seed %lld eps %g lambda_eps %g", r->beta, r->par.tau, (long long)r->seed, r->par.eps, r->par.lambda_eps); /* C's %g */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s, -loss %s, -guard %s (halvings %" PetscInt_FMT "), -enclosure %s, -target %s\n", label, SRLossTypes[r->loss], SRGuardTypes[r->guard], r->halvings, SREnclosureTypes[r->enclosure], SRTargetTypes[r->target]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  epochs %" PetscInt_FMT " checkpoints %" PetscInt_FMT " batch %" PetscInt_FMT " lr %g samples %" PetscInt_FMT " heldout %" PetscInt_FMT "\n", r->epochs, r->ncheck, r->batch, r->lr, r->nsamples, r->nheld));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  -cells_param %s, -cell_solve %s; theta updates accepted %" PetscInt_FMT " rejected %" PetscInt_FMT " backtracked %" PetscInt_FMT ", moves %" PetscInt_FMT "\n", SRCellsParams[r->cells_param], r->cell_solve ? "on" : "off", r->th_accepted, r->th_rejected, r->th_backtracked, r->th_moves));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  status %s (%s); updates accepted %" PetscInt_FMT " rejected %" PetscInt_FMT " backtracked %" PetscInt_FMT "; last TAO reason %s\n", SRRunStatusNames[r->status], r->reason, r->accepted, r->rejected, r->backtracked, TaoConvergedReasons[r->tao_reason]));

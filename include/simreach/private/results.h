@@ -80,6 +80,19 @@ PetscErrorCode SRResultsReadRunInfo(SRResults res, PetscInt r, PetscInt *status,
 PetscErrorCode SRResultsWriteCheckpoint(SRResults res, PetscInt r, const SRCheckpoint *cp);
 PetscErrorCode SRResultsWriteState(SRResults res, PetscInt r, PetscInt slot, const double *d, const PetscInt *i);
 PetscErrorCode SRResultsReadState(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i);
+/* A resume slot as stored (SPEC §13): never written (its checksum and every number still the
+   fill value 0: with one checkpoint slot 0 is never written), written and whole, or written and
+   failing its checksum (damaged).  Reads d, i in every case; no error for a damaged slot: the
+   caller refuses on its communicator (every rank reads the same bytes). */
+typedef enum {
+  SR_SLOT_EMPTY,
+  SR_SLOT_OK,
+  SR_SLOT_DAMAGED
+} SRSlotState;
+PetscErrorCode SRResultsReadSlot(SRResults res, PetscInt r, PetscInt slot, double *d, PetscInt *i, SRSlotState *state);
+/* The same for run r's final (initial: set-up) network, cells and lists, stored together under
+   one checksum.  Independent. */
+PetscErrorCode SRResultsAbstractionState(SRResults res, PetscInt r, PetscBool initial, SRSlotState *state);
 /* The "last complete checkpoint / slot" index; written after the slot it points to. */
 PetscErrorCode SRResultsWriteResume(SRResults res, PetscInt r, PetscInt last, PetscInt slot);
 PetscErrorCode SRResultsWriteStatus(SRResults res, PetscInt r, PetscInt status, const char reason[]);
