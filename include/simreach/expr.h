@@ -1,0 +1,63 @@
+/* Expression DAGs and their Taylor-mode evaluation (SPEC §15).
+
+   A plant file's expressions (include/simreach/plant.h) are parsed once into one DAG: nodes
+   are stored in topological order (a node's operands come before it) and identical nodes
+   are shared.  Leaves are constants (an outward-rounded interval: a decimal literal that is
+   no double becomes the two doubles around it) and variables (slots numbered by the
+   caller).  Integer powers are expanded into squares and products by the parser.
+
+   Evaluation is in affine forms (include/simreach/affine.h, outward rounded) or in doubles
+   (non-validated, for simulation).  SRExprTaylor computes the Taylor coefficients of the
+   solution of x' = g(x) (g a set of roots of the DAG, the other variables held constant)
+   by Taylor-mode differentiation: x_{k+1} = g(x)_k / (k + 1), with the coefficient
+   recurrences of products, quotients, exp, log, sqrt, sin/cos, tan and tanh (Griewank &
+   Walther, "Evaluating Derivatives", 2nd ed., §13.2).  Not collective; no global state. */
+#pragma once
+
+#include <simreach/affine.h>
+
+typedef enum {
+  SR_X_CONST,
+  SR_X_VAR,
+  SR_X_ADD,
+  SR_X_SUB,
+  SR_X_MUL,
+  SR_X_DIV,
+  SR_X_NEG,
+  SR_X_SQR,
+  SR_X_SIN,
+  SR_X_COS,
+  SR_X_TAN,
+  SR_X_EXP,
+  SR_X_LOG,
+  SR_X_SQRT,
+  SR_X_TANH
+} SRExprOp;
+
+typedef struct {
+  SRExprOp   op;
+  int        a, b;  /* operand nodes (-1 when unused) */
+  int        var;   /* SR_X_VAR: variable slot */
+  SRInterval value; /* SR_X_CONST */
+} SRExprNode;
+
+typedef struct {
+  int         n, cap;
+  SRExprNode *node;
+} SRExpr;
+
+void SRExprInit(SRExpr *e);
+void SRExprFree(SRExpr *e);
+/* the index of the node (an existing identical one when there is one); -1 when out of memory */
+int  SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value);
+/* val[e->n]: every node's value for the variables vars[] */
+void SRExprEvalAffine(const SRExpr *e, int n, const SRAffine *vars, SRAffine *val);
+void SRExprEvalDouble(const SRExpr *e, const double *vars, double *val);
+
+/* Taylor coefficients X[k * nstate + i], k = 0..q, of the solution of x_i' = node root[i]
+   through X[0 .. nstate-1] (given on entry, affine forms in n coordinates).  Variable slot
+   v < nstate is state v; slot v >= nstate is the constant vars[v].  work: at least
+   SRExprTaylorWorkSize(e, q) forms.  Returns false when a coefficient is NaI (a domain error
+   or an overflow: no enclosure). */
+size_t SRExprTaylorWorkSize(const SRExpr *e, int q);
+bool   SRExprTaylor(const SRExpr *e, int n, int nstate, const int *root, const SRAffine *vars, int q, SRAffine *X, SRAffine *work);

@@ -1,0 +1,41 @@
+/* Plant files: continuous-time plants under a sampled controller (SPEC §15, docs/arch.md).
+
+   A plant file names the states, the network's inputs as expressions of the states, the
+   controls as expressions of the network's outputs y1..yM (and states), bounded disturbance
+   inputs, the vector field x' = g(x, u, w), the control period T and the horizon.  All
+   expressions live in one DAG (include/simreach/expr.h); variable slots: states 0..n-1,
+   controls n.., disturbances n+nu.., network outputs n+nu+nw... */
+#pragma once
+
+#include <simreach/base.h>
+#include <simreach/expr.h>
+
+#define SR_PLANT_MAX_INPUTS 64
+#define SR_PLANT_MAX_OUTPUTS 16
+#define SR_PLANT_NAME 32
+
+typedef struct {
+  char       path[PETSC_MAX_PATH_LEN];
+  int        n, nin, nout, nu, nw;
+  char       state[SR_AFFINE_MAX][SR_PLANT_NAME];
+  char       control[SR_AFFINE_MAX][SR_PLANT_NAME];
+  char       dist[SR_AFFINE_MAX][SR_PLANT_NAME];
+  SRInterval wbox[SR_AFFINE_MAX];
+  SRExpr     dag;
+  int        in_root[SR_PLANT_MAX_INPUTS]; /* network input i = node in_root[i] */
+  int        u_root[SR_AFFINE_MAX];        /* control j */
+  int        f_root[SR_AFFINE_MAX];        /* x_i' */
+  double     period;    /* the period's double */
+  SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */
+  int        steps; /* horizon = steps * period */
+  int        nvars; /* n + nu + nw + nout */
+} SRPlant;
+
+/* Reads and parses path (rank 0 reads, every rank parses the same bytes); a bad file is
+   refused on comm with one line "plant file PATH:LINE:COL: problem" (PETSC_ERR_FILE_UNEXPECTED). */
+PetscErrorCode SRPlantRead(MPI_Comm comm, const char path[], SRPlant *plant);
+/* Parses text (name is used in messages). */
+PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *plant);
+void           SRPlantFree(SRPlant *plant);
+/* slot of the variable named name (-1 if none); kinds: 's' state, 'u' control, 'w' disturbance */
+int SRPlantStateIndex(const SRPlant *plant, const char name[]);

@@ -1,0 +1,214 @@
+/* The validated flow over one control period (include/simreach/odeflow.h, SPEC §15).
+
+   Soundness argument.  Picard: if B is a box with Range(X) + [0, h] g(B) inside B, then the
+   Picard operator maps the continuous functions [0, h] -> B into themselves, so the solution
+   from every x0 in X exists on [0, h] and stays in B (the a-priori enclosure).  Taylor's
+   theorem with the Lagrange remainder, component by component: x_i(s) =
+   sum_{k<q} x_{k,i}(x0) s^k + x_{q,i}(x(xi_s)) s^q for some xi_s in [0, s], where x_{k,i}(p)
+   is the k-th Taylor coefficient of the solution through p (g is analytic wherever its
+   enclosure is finite); x(xi_s) is in B, so the last term is in x_q(B) s^q.  The
+   coefficients at x0 are affine forms over the piece, so the sum is evaluated for every x0
+   of the piece at once; every operation is outward rounded (include/simreach/affine.h). */
+#include <simreach/odeflow.h>
+
+#include <stdlib.h>
+
+void SRFlowOptionsDefault(SRFlowOptions *o)
+{
+  o->order    = 6;
+  o->substeps = 1;
+  o->halvings = 8;
+  o->shrink   = 0.0;
+}
+
+size_t SRFlowWorkSize(const SRPlant *pl, const SRFlowOptions *o)
+{
+  /* Taylor work + coefficients (q + 1) n + the vars copy + the DAG values */
+  return SRExprTaylorWorkSize(&pl->dag, o->order) + (size_t)(o->order + 2) * (size_t)pl->n + (size_t)pl->nvars + (size_t)pl->dag.n + 8;
+}
+
+/* S^k, or [0, sup S^k], for a step-length interval S > 0, outward */
+static SRInterval Pow_Private(SRInterval S, int k, bool from0)
+{
+  SRInterval p = SRIntervalPoint(1.0);
+  for (int j = 0; j < k; j++) p = SRIntervalMul(p, S);
+  if (from0 && k > 0) p.lo = 0.0;
+  return p;
+}
+
+/* g over the box B (states), the other variables as given: its interval enclosure */
+static bool FieldBox_Private(const SRPlant *pl, int m, const SRInterval *B, SRAffine *vars, SRAffine *val, SRInterval *G)
+{
+  for (int i = 0; i < pl->n; i++) vars[i] = SRAffineInterval(B[i]);
+  SRExprEvalAffine(&pl->dag, m, vars, val);
+  for (int i = 0; i < pl->n; i++) {
+    G[i] = SRAffineRange(m, &val[pl->f_root[i]]);
+    if (!SRIntervalIsBounded(G[i])) return false;
+  }
+  return true;
+}
+
+/* Picard iteration for an a-priori enclosure B over [0, h] */
+static bool APriori_Private(const SRPlant *pl, int m, const SRInterval *X, SRAffine *vars, SRAffine *val, SRInterval h, SRInterval *B)
+{
+  SRInterval G[SR_AFFINE_MAX], E[SR_AFFINE_MAX], H = {0.0, h.hi};
+  if (!FieldBox_Private(pl, m, X, vars, val, G)) return false;
+  for (int i = 0; i < pl->n; i++) E[i] = SRIntervalAdd(X[i], SRIntervalMul(H, G[i]));
+  for (int it = 0; it < 12; it++) {
+    bool inside = true;
+    /* inflate E: 10 % of its width plus a small absolute margin */
+    for (int i = 0; i < pl->n; i++) {
+      double w = SRIntervalWidthUp(E[i]), eps = SRAddUp(SRMulUp(0.1, w), SRMulUp(1e-12, SRAddUp(1.0, SRMax_Private(fabs(E[i].lo), fabs(E[i].hi)))));
+      B[i]     = (SRInterval){SRSubDown(E[i].lo, eps), SRAddUp(E[i].hi, eps)};
+    }
+    if (!FieldBox_Private(pl, m, B, vars, val, G)) return false;
+    for (int i = 0; i < pl->n; i++) {
+      E[i] = SRIntervalAdd(X[i], SRIntervalMul(H, G[i]));
+      if (!SRIntervalSubset(E[i], B[i])) inside = false;
+    }
+    if (inside) {
+      for (int i = 0; i < pl->n; i++) B[i] = E[i]; /* the solution stays in the image */
+      return true;
+    }
+  }
+  return false;
+}
+
+static void Shrink_Private(int m, SRAffine *a, double f)
+{
+  for (int i = 0; i < m; i++) a->c[i] *= 1.0 - f;
+  a->r.lo *= 1.0 - f;
+  a->r.hi *= 1.0 - f;
+}
+
+static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  const int  n = pl->n, q = o->order;
+  SRInterval Xr[SR_AFFINE_MAX], B[SR_AFFINE_MAX];
+  SRAffine  *C = work, *val = C + (size_t)(q + 2) * n, *tw = val + pl->dag.n + 8;
+
+  for (int i = 0; i < n; i++) {
+    Xr[i] = SRAffineRange(m, &X[i]);
+    if (!SRIntervalIsBounded(Xr[i])) return false;
+  }
+  if (!APriori_Private(pl, m, Xr, vars, val, h, B)) return false;
+  /* the series from X: coefficients 0 .. q-1 (the q-th computed by the same call is unused) */
+  for (int i = 0; i < n; i++) C[i] = X[i];
+  if (!SRExprTaylor(&pl->dag, m, n, pl->f_root, vars, q - 1, C, tw)) return false;
+  {
+    SRInterval Rq[SR_AFFINE_MAX];
+    /* the remainder: coefficient q over the a-priori box B */
+    {
+      SRAffine *D = malloc((size_t)(q + 1) * n * sizeof *D);
+      bool      ok;
+      if (!D) return false;
+      for (int i = 0; i < n; i++) D[i] = SRAffineInterval(B[i]);
+      ok = SRExprTaylor(&pl->dag, m, n, pl->f_root, vars, q, D, tw);
+      for (int i = 0; ok && i < n; i++) {
+        Rq[i] = SRAffineRange(m, &D[q * n + i]);
+        if (!SRIntervalIsBounded(Rq[i])) ok = false;
+      }
+      free(D);
+      if (!ok) return false;
+    }
+    for (int i = 0; i < n; i++) {
+      SRAffine x = C[i], t = C[i], s;
+      for (int k = 1; k < q; k++) {
+        s = SRAffineScaleInterval(m, Pow_Private(h, k, false), &C[k * n + i]);
+        x = SRAffineAdd(m, &x, &s);
+        s = SRAffineScaleInterval(m, Pow_Private(h, k, true), &C[k * n + i]);
+        t = SRAffineAdd(m, &t, &s);
+      }
+      x = SRAffineAddInterval(m, &x, SRIntervalMul(Rq[i], Pow_Private(h, q, false)));
+      t = SRAffineAddInterval(m, &t, SRIntervalMul(Rq[i], Pow_Private(h, q, true)));
+      if (SRAffineIsNaI(&x) || SRAffineIsNaI(&t)) return false;
+      Xout[i]    = x;
+      tube[i]    = t;
+      tubebox[i] = SRIntervalIntersect(SRAffineRange(m, &t), B[i]);
+      if (SRIntervalIsEmpty(tubebox[i]) || SRIntervalIsNaI(tubebox[i])) return false;
+    }
+  }
+  return true;
+}
+
+/* one sub-step of length h, halved (recursively, depth levels) when it fails */
+static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  SRAffine   Xh[SR_AFFINE_MAX], t2[SR_AFFINE_MAX];
+  SRInterval b2[SR_AFFINE_MAX];
+  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) return true;
+  if (depth <= 0) return false;
+  /* h / 2 is exact (no underflow: h >= 2^-900 is checked by the caller); two halves cover [0, h] */
+  {
+    SRInterval h2 = {0.5 * h.lo, 0.5 * h.hi};
+    if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, work)) return false;
+    if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, work)) return false;
+  }
+  for (int i = 0; i < pl->n; i++) {
+    /* the tube over [0, h]: the hull of the two halves, as a constant form */
+    SRInterval H = SRIntervalHull(SRAffineRange(m, &tube[i]), SRAffineRange(m, &t2[i]));
+    tube[i]      = SRAffineInterval(H);
+    tubebox[i]   = SRIntervalHull(tubebox[i], b2[i]);
+  }
+  return true;
+}
+
+bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  SRAffine   Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX], *v = work;
+  SRInterval TB[SR_AFFINE_MAX];
+  const int  ns = o->substeps > 0 ? o->substeps : 1;
+  /* ns sub-steps of length h / ns (ns a power of two: the division is exact, so the sub-step
+     intervals add up to h; the flow is autonomous with u, w held) */
+  SRInterval hs = {h.lo / ns, h.hi / ns};
+  if (ns & (ns - 1) || !(h.lo >= 0x1p-900) || !(h.lo <= h.hi)) return false;
+  work += pl->nvars;
+  for (int j = 0; j < pl->nvars; j++) v[j] = vars[j];
+  for (int i = 0; i < pl->n; i++) Y[i] = X[i];
+  for (int s = 0; s < ns; s++) {
+    if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, work)) return false;
+    for (int i = 0; i < pl->n; i++) {
+      Y[i] = Xout[i];
+      if (s == 0) tube[i] = T[i], tubebox[i] = TB[i];
+      else {
+        SRInterval H = SRIntervalHull(SRAffineRange(m, &tube[i]), SRAffineRange(m, &T[i]));
+        tube[i]      = SRAffineInterval(H);
+        tubebox[i]   = SRIntervalHull(tubebox[i], TB[i]);
+      }
+    }
+  }
+  if (o->shrink > 0) /* planted violation: the soundness suite must catch this */
+    for (int i = 0; i < pl->n; i++) {
+      double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - o->shrink);
+      Shrink_Private(m, &Xout[i], o->shrink);
+      Shrink_Private(m, &tube[i], o->shrink);
+      tubebox[i] = (SRInterval){c - r, c + r};
+    }
+  return true;
+}
+
+void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, double h, int nsub, double *xout, double *work)
+{
+  const int n = pl->n;
+  double   *v = work, *val = v + pl->nvars, *k1 = val + pl->dag.n, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *y = k4 + n;
+  double    dt = h / nsub;
+  for (int j = 0; j < pl->nvars; j++) v[j] = vars[j];
+  for (int i = 0; i < n; i++) xout[i] = x[i];
+#define SR_FIELD(out, st) \
+  do { \
+    for (int i_ = 0; i_ < n; i_++) v[i_] = (st)[i_]; \
+    SRExprEvalDouble(&pl->dag, v, val); \
+    for (int i_ = 0; i_ < n; i_++) (out)[i_] = val[pl->f_root[i_]]; \
+  } while (0)
+  for (int s = 0; s < nsub; s++) {
+    SR_FIELD(k1, xout);
+    for (int i = 0; i < n; i++) y[i] = xout[i] + 0.5 * dt * k1[i];
+    SR_FIELD(k2, y);
+    for (int i = 0; i < n; i++) y[i] = xout[i] + 0.5 * dt * k2[i];
+    SR_FIELD(k3, y);
+    for (int i = 0; i < n; i++) y[i] = xout[i] + dt * k3[i];
+    SR_FIELD(k4, y);
+    for (int i = 0; i < n; i++) xout[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+  }
+#undef SR_FIELD
+}

@@ -1,0 +1,262 @@
+/* Affine forms of any dimension up to SR_AFFINE_MAX (include/simreach/affine.h, SPEC §15).
+
+   Soundness by construction: every coefficient of a result is computed as an outward-rounded
+   interval with the operations of include/simreach/interval.h; SRAffineFrom_Private keeps its
+   midpoint and moves the interval's deviation from the midpoint, times xi_i in [-1,1], into
+   the remainder with directed rounding.  So the only approximation made in round-to-nearest
+   is the choice of a midpoint, which cannot break an enclosure. */
+#include <simreach/affine.h>
+
+/* Steps of nextafter that cover the libm error of log (glibc manual: <= 1 ulp on x86_64, as
+   for exp; the same factor-2 margin as SR_ULPS_EXP_SIN_COS in src/numerics/interval.c). */
+#define SR_ULPS_LOG 4
+
+static SRInterval SRIntervalNaIFor_Private(void) { return SRIntervalNaI(); }
+
+SRInterval SRIntervalLogX(SRInterval x)
+{
+  SRInterval y;
+  if (SRIntervalIsNaI(x)) return SRIntervalNaI();
+  if (SRIntervalIsEmpty(x) || x.hi < 0) return SRIntervalEmpty();
+  if (x.hi == 0) return SRIntervalNaIFor_Private(); /* {-inf}: no real */
+  if (x.lo <= 0) y.lo = -INFINITY;
+  else {
+    y.lo = log(x.lo);
+    for (int k = 0; k < SR_ULPS_LOG; k++) y.lo = SRNextDown(y.lo);
+  }
+  if (x.hi == INFINITY) y.hi = INFINITY;
+  else {
+    y.hi = log(x.hi);
+    for (int k = 0; k < SR_ULPS_LOG; k++) y.hi = SRNextUp(y.hi);
+  }
+  return y;
+}
+
+SRInterval SRIntervalTanX(SRInterval x)
+{
+  SRInterval c = SRIntervalCos(x);
+  if (SRIntervalIsNaI(c)) return c;
+  if (c.lo <= 0 && c.hi >= 0) return SRIntervalEntire();
+  return SRIntervalDiv(SRIntervalSin(x), c);
+}
+
+SRAffine SRAffineConstant(double v)
+{
+  SRAffine a;
+  memset(&a, 0, sizeof a);
+  a.c0 = v;
+  a.r  = SRIntervalPoint(0.0);
+  return a;
+}
+
+SRAffine SRAffineInterval(SRInterval x)
+{
+  SRAffine a = SRAffineConstant(0.0);
+  if (SRIntervalIsNaI(x) || !SRIntervalIsBounded(x)) {
+    a.r = SRIntervalIsNaI(x) || SRIntervalIsEmpty(x) ? SRIntervalNaI() : x;
+    return a;
+  }
+  a.c0 = SRIntervalMid(x);
+  a.r  = SRIntervalShift(-a.c0, x);
+  return a;
+}
+
+SRAffine SRAffineVariable(int i, double centre, double halfwidth)
+{
+  SRAffine a = SRAffineConstant(centre);
+  a.c[i]     = halfwidth;
+  return a;
+}
+
+bool SRAffineIsNaI(const SRAffine *a) { return SRIntervalIsNaI(a->r) || isnan(a->c0); }
+
+SRInterval SRAffineLinearRange(int n, const SRAffine *a)
+{
+  double S = 0.0;
+  for (int i = 0; i < n; i++) S = SRAddUp(S, fabs(a->c[i]));
+  if (isnan(S)) return SRIntervalNaI();
+  return (SRInterval){-S, S};
+}
+
+SRInterval SRAffineRange(int n, const SRAffine *a)
+{
+  if (SRAffineIsNaI(a)) return SRIntervalNaI();
+  return SRIntervalAdd(SRIntervalShift(a->c0, SRAffineLinearRange(n, a)), a->r);
+}
+
+/* the form with c0 in I0, c_i in I[i], remainder R */
+static SRAffine SRAffineFrom_Private(int n, SRInterval I0, const SRInterval *I, SRInterval R)
+{
+  SRAffine y = SRAffineConstant(0.0);
+  double   dev = 0.0;
+
+  if (SRIntervalIsNaI(I0) || SRIntervalIsEmpty(I0) || !SRIntervalIsBounded(I0)) {
+    y.r = SRIntervalNaI();
+    return y;
+  }
+  y.c0 = SRIntervalMid(I0);
+  R    = SRIntervalAdd(R, SRIntervalShift(-y.c0, I0));
+  for (int i = 0; i < n; i++) {
+    if (SRIntervalIsNaI(I[i]) || !SRIntervalIsBounded(I[i])) {
+      y.r = SRIntervalNaI();
+      return y;
+    }
+    y.c[i] = SRIntervalMid(I[i]);
+    dev    = SRAddUp(dev, SRMax_Private(SRSubUp(I[i].hi, y.c[i]), SRSubUp(y.c[i], I[i].lo)));
+  }
+  y.r = SRIntervalAdd(R, (SRInterval){-dev, dev});
+  if (isnan(y.r.lo) || isnan(y.r.hi) || isnan(dev)) y.r = SRIntervalNaI();
+  return y;
+}
+
+static inline SRInterval P_(double x) { return (SRInterval){x, x}; }
+
+/* s a + t b for interval scalars s, t (each coefficient as an interval) */
+static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, SRInterval t, const SRAffine *b)
+{
+  SRInterval I[SR_AFFINE_MAX], I0, R;
+  I0 = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
+  for (int i = 0; i < n; i++) I[i] = SRIntervalAdd(SRIntervalMul(s, P_(a->c[i])), SRIntervalMul(t, P_(b->c[i])));
+  R = SRIntervalAdd(SRIntervalMul(s, a->r), SRIntervalMul(t, b->r));
+  return SRAffineFrom_Private(n, I0, I, R);
+}
+
+SRAffine SRAffineAdd(int n, const SRAffine *a, const SRAffine *b) { return SRAffineCombine_Private(n, P_(1.0), a, P_(1.0), b); }
+SRAffine SRAffineSub(int n, const SRAffine *a, const SRAffine *b) { return SRAffineCombine_Private(n, P_(1.0), a, P_(-1.0), b); }
+SRAffine SRAffineNeg(int n, const SRAffine *a)
+{
+  SRAffine y = *a;
+  y.c0       = -a->c0;
+  for (int i = 0; i < n; i++) y.c[i] = -a->c[i];
+  y.r = SRIntervalNeg(a->r);
+  return y;
+}
+
+SRAffine SRAffineScaleInterval(int n, SRInterval C, const SRAffine *a)
+{
+  SRAffine z = SRAffineConstant(0.0);
+  return SRAffineCombine_Private(n, C, a, P_(0.0), &z);
+}
+
+SRAffine SRAffineAddInterval(int n, const SRAffine *a, SRInterval C)
+{
+  SRAffine y = SRAffineInterval(C);
+  return SRAffineAdd(n, a, &y);
+}
+
+/* (a0 + A xi + ra)(b0 + B xi + rb) = a0 b0 + (a0 B + b0 A) xi
+   + [(A xi)(B xi) + (A xi) rb + ra (b0 + B xi + rb)]: the bracket enclosed by intervals. */
+SRAffine SRAffineMul(int n, const SRAffine *a, const SRAffine *b)
+{
+  SRInterval I[SR_AFFINE_MAX], I0, R, LA = SRAffineLinearRange(n, a), LB = SRAffineLinearRange(n, b);
+  I0 = SRIntervalMul(P_(a->c0), P_(b->c0));
+  for (int i = 0; i < n; i++) I[i] = SRIntervalAdd(SRIntervalMul(P_(a->c0), P_(b->c[i])), SRIntervalMul(P_(b->c0), P_(a->c[i])));
+  R = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(LA, LB), SRIntervalMul(LA, b->r)), SRIntervalMul(a->r, SRAffineRange(n, b)));
+  R = SRIntervalAdd(R, SRIntervalMul(P_(a->c0), b->r));
+  return SRAffineFrom_Private(n, I0, I, R);
+}
+
+/* a^2 = a0^2 + 2 a0 A xi + [(A xi + ra)^2 + 2 a0 ra]: the square term is >= 0. */
+SRAffine SRAffineSqr(int n, const SRAffine *a)
+{
+  SRInterval I[SR_AFFINE_MAX], I0, R, D = SRIntervalAdd(SRAffineLinearRange(n, a), a->r);
+  I0 = SRIntervalMul(P_(a->c0), P_(a->c0));
+  for (int i = 0; i < n; i++) I[i] = SRIntervalMul(P_(2.0 * a->c0), P_(a->c[i])); /* 2 a0 exact */
+  R = SRIntervalAdd(SRIntervalSqr(D), SRIntervalMul(P_(2.0 * a->c0), a->r));
+  return SRAffineFrom_Private(n, I0, I, R);
+}
+
+typedef enum { SR_AF_EXP, SR_AF_LOG, SR_AF_SQRT, SR_AF_SIN, SR_AF_COS, SR_AF_TAN, SR_AF_TANH, SR_AF_RECIP } SRAffineFun_Private;
+
+static SRInterval SRAffineF_Private(SRAffineFun_Private f, SRInterval x)
+{
+  switch (f) {
+  case SR_AF_EXP: return SRIntervalExp(x);
+  case SR_AF_LOG: return SRIntervalLogX(x);
+  case SR_AF_SQRT: return SRIntervalSqrt(x);
+  case SR_AF_SIN: return SRIntervalSin(x);
+  case SR_AF_COS: return SRIntervalCos(x);
+  case SR_AF_TAN: return SRIntervalTanX(x);
+  case SR_AF_TANH: return SRIntervalTanh(x);
+  default: return SRIntervalRecip(x);
+  }
+}
+
+static SRInterval SRAffineDF_Private(SRAffineFun_Private f, SRInterval x)
+{
+  switch (f) {
+  case SR_AF_EXP: return SRIntervalExp(x);
+  case SR_AF_LOG: return SRIntervalRecip(x);
+  case SR_AF_SQRT: return SRIntervalRecip(SRIntervalScale(2.0, SRIntervalSqrt(x)));
+  case SR_AF_SIN: return SRIntervalCos(x);
+  case SR_AF_COS: return SRIntervalNeg(SRIntervalSin(x));
+  case SR_AF_TAN: return SRIntervalShift(1.0, SRIntervalSqr(SRIntervalTanX(x)));
+  case SR_AF_TANH: return SRIntervalDTanh(x);
+  default: return SRIntervalNeg(SRIntervalRecip(SRIntervalSqr(x)));
+  }
+}
+
+/* Domain of f: an argument range leaving it gives NaI (the flow then cannot be proven). */
+static bool SRAffineInDomain_Private(SRAffineFun_Private f, SRInterval R)
+{
+  switch (f) {
+  case SR_AF_LOG: return R.lo > 0;
+  case SR_AF_SQRT: return R.lo >= 0;
+  case SR_AF_RECIP: return R.lo > 0 || R.hi < 0;
+  case SR_AF_TAN: {
+    SRInterval c = SRIntervalCos(R);
+    return c.lo > 0 || c.hi < 0;
+  }
+  default: return true;
+  }
+}
+
+static SRAffine SRAffineApply_Private(int n, const SRAffine *a, SRAffineFun_Private f)
+{
+  const SRInterval R = SRAffineRange(n, a);
+  SRAffine         y = SRAffineConstant(0.0), c;
+  SRInterval       fR, I0, I[SR_AFFINE_MAX], Rem, dR;
+  double           m, lambda;
+
+  if (SRIntervalIsNaI(R) || !SRIntervalIsBounded(R) || !SRAffineInDomain_Private(f, R)) {
+    y.r = SRIntervalNaI();
+    return y;
+  }
+  fR = SRAffineF_Private(f, R);
+  c  = SRAffineInterval(fR); /* the constant form: always sound */
+  if (!SRIntervalIsBounded(fR)) {
+    y.r = SRIntervalNaI();
+    return y;
+  }
+  dR = SRAffineDF_Private(f, R);
+  if (!SRIntervalIsBounded(dR)) return c;
+  m      = SRIntervalMid(R);
+  lambda = SRIntervalMid(SRAffineDF_Private(f, P_(m)));
+  if (!isfinite(lambda)) return c;
+  /* f(a) in f(m) + lambda (a - m) + (f'(R) - lambda)(R - m) */
+  I0 = SRIntervalAdd(SRIntervalMul(P_(lambda), SRIntervalSub(P_(a->c0), P_(m))), SRAffineF_Private(f, P_(m)));
+  for (int i = 0; i < n; i++) I[i] = SRIntervalMul(P_(lambda), P_(a->c[i]));
+  Rem = SRIntervalAdd(SRIntervalMul(P_(lambda), a->r), SRIntervalMul(SRIntervalShift(-lambda, dR), SRIntervalShift(-m, R)));
+  y   = SRAffineFrom_Private(n, I0, I, Rem);
+  if (SRAffineIsNaI(&y)) return c;
+  /* keep whichever form has the narrower range */
+  {
+    SRInterval Ry = SRAffineRange(n, &y);
+    if (!(SRIntervalWidthUp(Ry) <= SRIntervalWidthUp(fR))) return c;
+  }
+  return y;
+}
+
+SRAffine SRAffineRecip(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_RECIP); }
+SRAffine SRAffineDiv(int n, const SRAffine *a, const SRAffine *b)
+{
+  SRAffine r = SRAffineRecip(n, b);
+  return SRAffineMul(n, a, &r);
+}
+SRAffine SRAffineExp(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_EXP); }
+SRAffine SRAffineLog(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_LOG); }
+SRAffine SRAffineSqrt(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_SQRT); }
+SRAffine SRAffineSin(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_SIN); }
+SRAffine SRAffineCos(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_COS); }
+SRAffine SRAffineTan(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_TAN); }
+SRAffine SRAffineTanh(int n, const SRAffine *a) { return SRAffineApply_Private(n, a, SR_AF_TANH); }

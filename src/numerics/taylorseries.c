@@ -1,0 +1,238 @@
+/* Expression DAGs and Taylor-mode arithmetic on them (include/simreach/expr.h, SPEC §15).
+
+   Coefficient recurrences (u the operand series, subscripts the Taylor coefficients):
+     product  (ab)_k = sum_{j=0}^k a_j b_{k-j}
+     quotient q_k = (a_k - sum_{j<k} q_j b_{k-j}) / b_0
+     exp      e_k = (1/k) sum_{j=1}^k j u_j e_{k-j}
+     sin, cos s_k = (1/k) sum j u_j c_{k-j},  c_k = -(1/k) sum j u_j s_{k-j}
+     tan      t_k = (1/k) sum j u_j v_{k-j},  v = 1 + t^2
+     tanh     t_k = (1/k) sum j u_j v_{k-j},  v = 1 - t^2
+     log      l_k = (u_k - (1/k) sum_{j=1}^{k-1} j l_j u_{k-j}) / u_0
+     sqrt     s_k = (u_k - sum_{j=1}^{k-1} s_j s_{k-j}) / (2 s_0)
+   Each is evaluated in affine forms, so every coefficient encloses the exact one for every
+   point of the piece; the integer factors 1/k are outward-rounded intervals. */
+#include <simreach/expr.h>
+
+#include <stdlib.h>
+
+void SRExprInit(SRExpr *e)
+{
+  e->n    = 0;
+  e->cap  = 0;
+  e->node = NULL;
+}
+
+void SRExprFree(SRExpr *e)
+{
+  free(e->node);
+  SRExprInit(e);
+}
+
+int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
+{
+  for (int i = 0; i < e->n; i++) {
+    const SRExprNode *x = &e->node[i];
+    if (x->op != op || x->a != a || x->b != b) continue;
+    if (op == SR_X_VAR && x->var != var) continue;
+    if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi)) continue;
+    return i;
+  }
+  if (e->n == e->cap) {
+    int         cap = e->cap ? 2 * e->cap : 64;
+    SRExprNode *p   = realloc(e->node, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    e->node = p;
+    e->cap  = cap;
+  }
+  e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0)};
+  return e->n++;
+}
+
+void SRExprEvalDouble(const SRExpr *e, const double *vars, double *v)
+{
+  for (int i = 0; i < e->n; i++) {
+    const SRExprNode *x = &e->node[i];
+    const double      a = x->a >= 0 ? v[x->a] : 0, b = x->b >= 0 ? v[x->b] : 0;
+    switch (x->op) {
+    case SR_X_CONST: v[i] = 0.5 * x->value.lo + 0.5 * x->value.hi; break;
+    case SR_X_VAR: v[i] = vars[x->var]; break;
+    case SR_X_ADD: v[i] = a + b; break;
+    case SR_X_SUB: v[i] = a - b; break;
+    case SR_X_MUL: v[i] = a * b; break;
+    case SR_X_DIV: v[i] = a / b; break;
+    case SR_X_NEG: v[i] = -a; break;
+    case SR_X_SQR: v[i] = a * a; break;
+    case SR_X_SIN: v[i] = sin(a); break;
+    case SR_X_COS: v[i] = cos(a); break;
+    case SR_X_TAN: v[i] = tan(a); break;
+    case SR_X_EXP: v[i] = exp(a); break;
+    case SR_X_LOG: v[i] = log(a); break;
+    case SR_X_SQRT: v[i] = sqrt(a); break;
+    case SR_X_TANH: v[i] = tanh(a); break;
+    }
+  }
+}
+
+static inline SRInterval SRInvInt_Private(int k) { return SRIntervalDiv((SRInterval){1.0, 1.0}, (SRInterval){(double)k, (double)k}); }
+
+/* Coefficient k of node i.  V[i * (q+1) + k] the node's series, A the auxiliary series
+   (cos for sin, sin for cos, v for tan / tanh, 1/b_0 for the quotient). */
+static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffine *vars, const SRAffine *X, int q, int i, int k, SRAffine *V, SRAffine *A)
+{
+  const SRExprNode *x  = &e->node[i];
+  const int         Q  = q + 1;
+  const SRAffine   *a  = x->a >= 0 ? &V[x->a * Q] : NULL, *b = x->b >= 0 ? &V[x->b * Q] : NULL;
+  SRAffine         *y  = &V[i * Q], *w = &A[i * Q];
+  SRAffine          z  = SRAffineConstant(0.0), s, t;
+  switch (x->op) {
+  case SR_X_CONST: y[k] = k == 0 ? SRAffineInterval(x->value) : z; break;
+  case SR_X_VAR:
+    if (x->var < nstate) y[k] = X[k * nstate + x->var];
+    else y[k] = k == 0 ? vars[x->var] : z;
+    break;
+  case SR_X_ADD: y[k] = SRAffineAdd(n, &a[k], &b[k]); break;
+  case SR_X_SUB: y[k] = SRAffineSub(n, &a[k], &b[k]); break;
+  case SR_X_NEG: y[k] = SRAffineNeg(n, &a[k]); break;
+  case SR_X_MUL:
+    s = z;
+    for (int j = 0; j <= k; j++) {
+      t = SRAffineMul(n, &a[j], &b[k - j]);
+      s = SRAffineAdd(n, &s, &t);
+    }
+    y[k] = s;
+    break;
+  case SR_X_SQR:
+    if (k == 0) {
+      y[0] = SRAffineSqr(n, &a[0]);
+      break;
+    }
+    s = z;
+    for (int j = 0; 2 * j < k; j++) {
+      t = SRAffineMul(n, &a[j], &a[k - j]);
+      s = SRAffineAdd(n, &s, &t);
+    }
+    s = SRAffineScaleInterval(n, SRIntervalPoint(2.0), &s);
+    if (k % 2 == 0) {
+      t = SRAffineSqr(n, &a[k / 2]);
+      s = SRAffineAdd(n, &s, &t);
+    }
+    y[k] = s;
+    break;
+  case SR_X_DIV:
+    if (k == 0) w[0] = SRAffineRecip(n, &b[0]);
+    s = a[k];
+    for (int j = 0; j < k; j++) {
+      t = SRAffineMul(n, &y[j], &b[k - j]);
+      s = SRAffineSub(n, &s, &t);
+    }
+    y[k] = SRAffineMul(n, &s, &w[0]);
+    break;
+  case SR_X_EXP:
+  case SR_X_SIN:
+  case SR_X_COS:
+  case SR_X_TAN:
+  case SR_X_TANH:
+    if (k == 0) {
+      if (x->op == SR_X_EXP) y[0] = SRAffineExp(n, &a[0]);
+      else if (x->op == SR_X_SIN) y[0] = SRAffineSin(n, &a[0]), w[0] = SRAffineCos(n, &a[0]);
+      else if (x->op == SR_X_COS) y[0] = SRAffineCos(n, &a[0]), w[0] = SRAffineSin(n, &a[0]);
+      else if (x->op == SR_X_TAN) {
+        y[0] = SRAffineTan(n, &a[0]);
+        t    = SRAffineSqr(n, &y[0]);
+        w[0] = SRAffineAddInterval(n, &t, SRIntervalPoint(1.0));
+      } else {
+        y[0] = SRAffineTanh(n, &a[0]);
+        t    = SRAffineSqr(n, &y[0]);
+        t    = SRAffineNeg(n, &t);
+        w[0] = SRAffineAddInterval(n, &t, SRIntervalPoint(1.0));
+      }
+      break;
+    }
+    {
+      /* the factor series: e itself for exp, the partner for sin/cos, v for tan/tanh */
+      const SRAffine *f = x->op == SR_X_EXP ? y : w;
+      SRAffine        s2 = z;
+      s                  = z;
+      for (int j = 1; j <= k; j++) {
+        t = SRAffineMul(n, &a[j], &f[k - j]);
+        t = SRAffineScaleInterval(n, SRIntervalPoint((double)j), &t);
+        s = SRAffineAdd(n, &s, &t);
+        if (x->op == SR_X_SIN || x->op == SR_X_COS) {
+          t  = SRAffineMul(n, &a[j], &y[k - j]);
+          t  = SRAffineScaleInterval(n, SRIntervalPoint((double)j), &t);
+          s2 = SRAffineAdd(n, &s2, &t);
+        }
+      }
+      y[k] = SRAffineScaleInterval(n, SRInvInt_Private(k), &s);
+      if (x->op == SR_X_SIN) w[k] = SRAffineScaleInterval(n, SRIntervalNeg(SRInvInt_Private(k)), &s2);
+      else if (x->op == SR_X_COS) {
+        /* here y is cos, w is sin: c_k = -(1/k) sum j u_j s_{k-j}, s_k = (1/k) sum j u_j c_{k-j} */
+        y[k] = SRAffineScaleInterval(n, SRIntervalNeg(SRInvInt_Private(k)), &s);
+        w[k] = SRAffineScaleInterval(n, SRInvInt_Private(k), &s2);
+      } else if (x->op == SR_X_TAN || x->op == SR_X_TANH) {
+        SRAffine v = z;
+        for (int j = 0; j <= k; j++) {
+          t = SRAffineMul(n, &y[j], &y[k - j]);
+          v = SRAffineAdd(n, &v, &t);
+        }
+        w[k] = x->op == SR_X_TAN ? v : SRAffineNeg(n, &v);
+      }
+    }
+    break;
+  case SR_X_LOG:
+    if (k == 0) {
+      y[0] = SRAffineLog(n, &a[0]);
+      w[0] = SRAffineRecip(n, &a[0]);
+      break;
+    }
+    s = z;
+    for (int j = 1; j < k; j++) {
+      t = SRAffineMul(n, &y[j], &a[k - j]);
+      t = SRAffineScaleInterval(n, SRIntervalPoint((double)j), &t);
+      s = SRAffineAdd(n, &s, &t);
+    }
+    s    = SRAffineScaleInterval(n, SRInvInt_Private(k), &s);
+    s    = SRAffineSub(n, &a[k], &s);
+    y[k] = SRAffineMul(n, &s, &w[0]);
+    break;
+  case SR_X_SQRT:
+    if (k == 0) {
+      y[0] = SRAffineSqrt(n, &a[0]);
+      t    = SRAffineScaleInterval(n, SRIntervalPoint(2.0), &y[0]);
+      w[0] = SRAffineRecip(n, &t);
+      break;
+    }
+    s = a[k];
+    for (int j = 1; j < k; j++) {
+      t = SRAffineMul(n, &y[j], &y[k - j]);
+      s = SRAffineSub(n, &s, &t);
+    }
+    y[k] = SRAffineMul(n, &s, &w[0]);
+    break;
+  }
+}
+
+void SRExprEvalAffine(const SRExpr *e, int n, const SRAffine *vars, SRAffine *val)
+{
+  SRAffine *aux = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *aux);
+  for (int i = 0; i < e->n; i++) SRExprCoeff_Private(e, n, 0, vars, NULL, 0, i, 0, val, aux);
+  free(aux);
+}
+
+size_t SRExprTaylorWorkSize(const SRExpr *e, int q) { return 2 * (size_t)e->n * (size_t)(q + 1); }
+
+bool SRExprTaylor(const SRExpr *e, int n, int nstate, const int *root, const SRAffine *vars, int q, SRAffine *X, SRAffine *work)
+{
+  SRAffine *V = work, *A = work + (size_t)e->n * (size_t)(q + 1);
+  for (int i = 0; i < nstate; i++)
+    if (SRAffineIsNaI(&X[i])) return false;
+  for (int k = 0; k < q; k++) {
+    for (int i = 0; i < e->n; i++) SRExprCoeff_Private(e, n, nstate, vars, X, q, i, k, V, A);
+    for (int i = 0; i < nstate; i++) {
+      SRAffine *c = &X[(k + 1) * nstate + i];
+      *c          = SRAffineScaleInterval(n, SRInvInt_Private(k + 1), &V[root[i] * (q + 1) + k]);
+      if (SRAffineIsNaI(c)) return false;
+    }
+  }
+  return true;
+}
