@@ -1,4 +1,4 @@
 # Runs of the random / system / model tests (serial: each checks values on one rank).
 sr_add_mpi_test(NAME random COMMAND test_random RANKS 1 TIMEOUT 60)
-sr_add_mpi_test(NAME system COMMAND test_system RANKS 1 TIMEOUT 120)
+sr_add_mpi_test(NAME system COMMAND test_system -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 120)
 sr_add_mpi_test(NAME model COMMAND test_model RANKS 1 TIMEOUT 120)

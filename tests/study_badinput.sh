@@ -51,6 +51,9 @@ expect 1 "-recheck_depth 999.*integers 0 to 200" "${F[@]}" -recheck_depth 999
 expect 1 "-pretrain_epochs" "${F[@]}" -pretrain_epochs -3
 expect 1 "-control_steps" "${F[@]}" -control_steps 0
 expect 1 "-control_steps.*-model controller" "${F[@]}" -control_steps 3 -model dynamics
+# SPEC §2: a reference closed loop that is not Schur stable is refused, naming its spectral radius
+expect 1 "-sys dubins -control_steps 20: the reference closed loop is not stable \\(spectral radius 4.8" "${F[@]}" -sys dubins -cells 3,2,2 -control_steps 20
+expect 1 "-control_steps 64: no reference gain" "${F[@]}" -control_steps 64
 expect 2 "-cell_ranks 3 does not divide" "${F[@]}" -cell_ranks 3
 expect 1 "-resume and -force" -output "$good" -resume -force
 expect 1 "unknown option.*-no_such_option" "${F[@]}" -no_such_option 1

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <mpfr.h>
 #include <string.h>
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -321,6 +322,119 @@ static void test_pendulum_lqr_gain(void **state)
   CHK(SRSystemDestroy(&sys));
 }
 
+/* SPEC §2: the pendulum's gain is the LQR gain of the held map (-control_steps m), and the
+   reference closed loop's regulated part is Schur stable.  Oracles: the held map composed here
+   from the SPEC formulae, its DARE residual, and figures from scipy.linalg.solve_discrete_are
+   (K = [11.8831251, 3.44872951], moduli 0.26604036, 0.15801807 at m = 10); Dubins in closed form. */
+static void test_held_reference(void **state)
+{
+  SRSystem sys;
+  create("pendulum", &sys);
+  CHK(SRSystemSetControlSteps(PETSC_COMM_SELF, sys, 10, PETSC_TRUE));
+  {
+    const double g = sys->param[0], b = sys->param[1], dt = sys->dt, *K = sys->K;
+    const double A1[2][2] = { { 1 + dt * dt * g, dt * (1 - dt * b) }, { dt * g, 1 - dt * b } }, B1[2] = { dt * dt, dt };
+    double       A[2][2] = { { 1, 0 }, { 0, 1 } }, B[2] = { 0, 0 }, Acl[4];
+    for (int s = 0; s < 10; s++) { /* x_{s+1} = A1 x_s + B1 u: A <- A1 A, B <- A1 B + B1 */
+      double An[2][2], Bn[2];
+      for (int i = 0; i < 2; i++) {
+        Bn[i] = B1[i];
+        for (int j = 0; j < 2; j++) {
+          An[i][j] = 0;
+          for (int k = 0; k < 2; k++) An[i][j] += A1[i][k] * A[k][j];
+          Bn[i] += A1[i][j] * B[j];
+        }
+      }
+      memcpy(A, An, sizeof(A));
+      memcpy(B, Bn, sizeof(B));
+    }
+    assert_true(fabs(K[0] - 11.8831251) < 1e-6 && fabs(K[1] - 3.44872951) < 1e-6);
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++) Acl[2 * i + j] = A[i][j] - B[i] * K[j];
+    assert_true(fabs(sys->ref_rho - 0.26604036) < 1e-6);
+    {
+      double rho;
+      CHK(SRSpectralRadius(2, Acl, &rho));
+      assert_true(fabs(rho - sys->ref_rho) < 1e-12);
+    }
+    /* the one-step gain held for 10 steps is what issue 21 measured: modulus 2.21, unstable */
+    CHK(SRSystemSetControlSteps(PETSC_COMM_SELF, sys, 1, PETSC_TRUE));
+    {
+      const double K1[2] = { sys->K[0], sys->K[1] };
+      double       rho;
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) Acl[2 * i + j] = A[i][j] - B[i] * K1[j];
+      CHK(SRSpectralRadius(2, Acl, &rho));
+      assert_true(fabs(rho - 2.20978867) < 1e-6);
+    }
+  }
+  CHK(SRSystemDestroy(&sys));
+  /* Dubins at m = 10: (py, h) closed loop [[1 - 0.45 * 1.5, 1 - 0.45 * 2], [-1.5, -1]], eigenvalues 0.2, -0.875 */
+  create("dubins", &sys);
+  CHK(SRSystemSetControlSteps(PETSC_COMM_SELF, sys, 10, PETSC_TRUE));
+  assert_true(fabs(sys->ref_rho - 0.875) < 1e-12);
+  {
+    PetscErrorCode ierr;
+    const char    *text, *specific = NULL;
+    CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = SRSystemSetControlSteps(PETSC_COMM_SELF, sys, 20, PETSC_TRUE);
+    CHK(PetscPopErrorHandler());
+    assert_int_equal(ierr, PETSC_ERR_ARG_OUTOFRANGE); /* exit 2 */
+    CHK(PetscErrorMessage(ierr, &text, (char **)&specific));
+    assert_non_null(specific);
+    assert_non_null(strstr(specific, "spectral radius 4.8"));
+    CHK(SRSystemSetControlSteps(PETSC_COMM_SELF, sys, 20, PETSC_FALSE)); /* recorded, not refused */
+    assert_true(sys->ref_rho > 1);
+  }
+  CHK(SRSystemDestroy(&sys));
+  {
+    const double A3[9] = { 0.5, 1, 0, 0, -0.7, 2, 0, 0, 0.1 }; /* triangular: rho = 0.7 */
+    double       rho;
+    CHK(SRSpectralRadius(3, A3, &rho));
+    assert_true(fabs(rho - 0.7) < 1e-9);
+  }
+}
+
+/* Every shipped options file (jobs, *.opts) names a system whose reference closed loop is
+   stable (SPEC §2): the system is created from the file's options, as the commands do. */
+static const char *jobs_dir = NULL;
+static void test_shipped_options_files(void **state)
+{
+  DIR           *d;
+  struct dirent *e;
+  int            nfiles = 0, nctl = 0;
+
+  if (!jobs_dir) skip();
+  d = opendir(jobs_dir);
+  assert_non_null(d);
+  while ((e = readdir(d))) {
+    const size_t  len = strlen(e->d_name);
+    char          path[PETSC_MAX_PATH_LEN], sysname[16] = "";
+    PetscOptions  opts;
+    SRSystem      sys;
+    PetscBool     set;
+    if (len < 6 || strcmp(e->d_name + len - 5, ".opts")) continue;
+    CHK(PetscSNPrintf(path, sizeof(path), "%s/%s", jobs_dir, e->d_name));
+    CHK(PetscOptionsCreate(&opts));
+    CHK(PetscOptionsInsertFile(PETSC_COMM_SELF, opts, path, PETSC_TRUE));
+    CHK(PetscOptionsGetString(opts, NULL, "-sys", sysname, sizeof(sysname), &set));
+    assert_true(set);
+    CHK(PetscOptionsPush(opts));
+    assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, sysname, NULL, &sys), 0);
+    CHK(PetscOptionsPop());
+    CHK(PetscOptionsDestroy(&opts));
+    if (sys->has_controller) {
+      assert_true(sys->ref_rho > 0 && sys->ref_rho < 1);
+      nctl++;
+    }
+    CHK(PetscPrintf(PETSC_COMM_SELF, "%s: -sys %s -control_steps %" PetscInt_FMT ": reference spectral radius %.4f\n", e->d_name, sysname, sys->control_steps, sys->ref_rho));
+    CHK(SRSystemDestroy(&sys));
+    nfiles++;
+  }
+  closedir(d);
+  assert_true(nfiles >= 8 && nctl >= 5);
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
@@ -331,10 +445,18 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_reference_controller_clips),
     cmocka_unit_test(test_lqr_scalar_closed_form),
     cmocka_unit_test(test_pendulum_lqr_gain),
+    cmocka_unit_test(test_held_reference),
+    cmocka_unit_test(test_shipped_options_files),
   };
   int fails;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  {
+    static char dir[PETSC_MAX_PATH_LEN];
+    PetscBool   set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-jobs_dir", dir, sizeof(dir), &set));
+    if (set) jobs_dir = dir;
+  }
   fails = cmocka_run_group_tests_name("system", tests, NULL, NULL);
   PetscCall(PetscFinalize());
   return fails;

@@ -23,6 +23,9 @@ struct _p_SRSystem {
   double    K[SR_MAX_DIM];     /* reference feedback gain, u = clip(-K x) */
   PetscBool has_controller;
   PetscInt  control_steps;     /* -control_steps m: plant steps per control (zero-order hold, SPEC §2) */
+  PetscInt  nreg;              /* the states the reference regulates (SPEC §2: pendulum both, dubins py, h) */
+  PetscInt  reg[SR_MAX_DIM];
+  double    ref_rho;           /* spectral radius of the reference closed loop's regulated part (SPEC §2) */
   /* point step y = F(x, u); u is ignored when nu == 0 */
   void (*step)(SRSystem, const double *x, const double *u, double *y);
   /* Jacobians dF/dx (n x n, row-major) and dF/du (n x nu) at (x, u) */
@@ -48,5 +51,18 @@ void SRSystemStepHeld(SRSystem sys, const double *x, const double *u, double *y)
 void SRSystemStepHeldInterval(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y);
 /* du (nu) = dY^T d(SRSystemStepHeld)/du at (x, u), by reverse mode through the m steps. */
 void SRSystemStepHeldVJP(SRSystem sys, const double *x, const double *u, const double *dY, double *du);
+/* Sets the control period m (SPEC §2) and recomputes what depends on it: the pendulum's gain
+   (LQR of the held map) and ref_rho.  With refuse, a reference closed loop whose regulated part
+   has spectral radius >= 1 is refused (PETSC_ERR_ARG_OUTOFRANGE, exit 2, naming the radius);
+   without (reading a stored network, where the reference plays no part), it is only recorded. */
+PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem sys, PetscInt m, PetscBool refuse);
+/* The linearisation at the equilibrium x = 0, u = 0 of the held map (m plant steps, u held):
+   A (n x n) and B (n x nu), row-major. */
+void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B);
+/* One start-up line (rank 0 of comm): the reference gain and its closed loop's spectral radius
+   (SPEC §2); nothing for a system without a reference controller. */
+PetscErrorCode SRSystemPrintReference(MPI_Comm comm, SRSystem sys, const char who[]);
+/* Spectral radius of the n x n row-major matrix A. */
+PetscErrorCode SRSpectralRadius(PetscInt n, const double *A, double *rho);
 /* The discrete LQR gain for (A, B, Q, R) by Riccati iteration; A n x n, B n x m row-major. */
 PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K);

@@ -472,7 +472,7 @@ PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SR
   for (int i = 0; i < 3; i++) (*sys)->param[i] = af->h.sys_param[i];
   (*sys)->dt   = af->h.sys_dt;
   (*sys)->umax = af->h.sys_umax;
-  (*sys)->control_steps = af->h.control_steps;
+  PetscCall(SRSystemSetControlSteps(af->comm, *sys, af->h.control_steps, PETSC_FALSE)); /* the reference plays no part in a stored network */
   PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
   PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);
   PetscCall(PetscArraycpy((*model)->mlp->params, af->params, af->h.nparams));

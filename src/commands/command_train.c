@@ -18,6 +18,13 @@ PetscErrorCode SRCommandTrain(MPI_Comm comm)
   /* every option has been read by now: a leftover one is a typo, reported before any work */
   PetscCall(SRCheckUnusedOptions(comm));
   PetscCall(SRRunSetUp(run));
+  {
+    SRModel       model;
+    SRCells       cells;
+    SRAbstraction abs;
+    PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+    PetscCall(SRSystemPrintReference(comm, model->sys, "simreach train")); /* SPEC §2 */
+  }
   PetscCall(SRRunSolve(run));
   PetscCall(SRRunGetStatus(run, &status, &reason));
   PetscCall(SRRunGetCheckpoints(run, &n, &t));

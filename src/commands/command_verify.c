@@ -196,7 +196,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
     PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
     PetscCheck(!cs_set || cs == 0 || cs == sys->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", sys->control_steps, network, cs);
-    if (cs > 0) sys->control_steps = cs;
+    if (cs > 0) PetscCall(SRSystemSetControlSteps(comm, sys, cs, PETSC_FALSE)); /* the reference plays no part in verifying a given network */
     PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", network, nh, SR_MAX_LAYERS);
     PetscCheck(w[0] == sys->n, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs; -sys %s has dimension %" PetscInt_FMT, network, w[0], sysname, sys->n);
     PetscCall(SRModelCreate(sys, mt, nh, w + 1, &model));

@@ -122,6 +122,8 @@ static const struct _p_SRSystem SRSystemTable[] = {
       .dt             = 0.05,
       .param          = { 9.81, 0.1 },
       .K              = { 0 },
+      .nreg           = 2,
+      .reg            = { 0, 1 },
       .has_controller = PETSC_TRUE,
       .step           = SRStepPendulum_Private,
       .step_jacobian  = SRJacobianPendulum_Private,
@@ -135,6 +137,8 @@ static const struct _p_SRSystem SRSystemTable[] = {
       .dt             = 0.1,
       .param          = { 1.0 },
       .K              = { 0, 1.5, 2 },
+      .nreg           = 2,
+      .reg            = { 1, 2 }, /* px only drifts (SPEC §2) */
       .has_controller = PETSC_TRUE,
       .step           = SRStepDubins_Private,
       .step_jacobian  = SRJacobianDubins_Private,
@@ -198,15 +202,132 @@ PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefi
     PetscCall(SRCheckPositive_Private(comm, prefix, "dubins_umax", s->umax));
   }
 
-  /* SPEC 2: the pendulum's gain is the discrete LQR gain (Q = I, R = 1) of the
-     linearisation of the semi-implicit Euler step at the upright equilibrium */
-  if (row == 1) {
-    const double zero[SR_MAX_DIM] = { 0 }, Q[4] = { 1, 0, 0, 1 }, R[1] = { 1 };
-    double       A[4], B[2];
-    s->step_jacobian(s, zero, zero, A, B);
-    PetscCall(SRLQRGain(2, 1, A, B, Q, R, s->K));
-  }
+  PetscCall(SRSystemSetControlSteps(comm, s, s->control_steps, PETSC_TRUE));
   *sys = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B)
+{
+  const PetscInt n = sys->n, nu = sys->nu;
+  const double   zero[SR_MAX_DIM] = { 0 };
+  double         J[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM], T[SR_MAX_DIM * SR_MAX_DIM];
+
+  /* x = 0, u = 0 is an equilibrium of every system, so each of the m steps is linearised there:
+     A_m = J^m, B_m = sum_{s < m} J^s J_u (built as A <- J A, B <- J B + J_u) */
+  sys->step_jacobian(sys, zero, zero, J, Ju);
+  for (PetscInt i = 0; i < n * n; i++) A[i] = J[i];
+  for (PetscInt i = 0; i < n * nu; i++) B[i] = Ju[i];
+  for (PetscInt s = 1; s < sys->control_steps; s++) {
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        double t = 0;
+        for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * A[k * n + j];
+        T[i * n + j] = t;
+      }
+    for (PetscInt i = 0; i < n * n; i++) A[i] = T[i];
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < nu; j++) {
+        double t = Ju[i * nu + j];
+        for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * B[k * nu + j];
+        T[i * nu + j] = t;
+      }
+    for (PetscInt i = 0; i < n * nu; i++) B[i] = T[i];
+  }
+}
+
+/* 1 x 1 and 2 x 2 (the regulated parts of SPEC §2) in closed form; larger by Gelfand's formula
+   rho = lim ||A^k||^(1/k) over k = 2^j, the powers normalised (no LAPACK needed). */
+PetscErrorCode SRSpectralRadius(PetscInt n, const double *A, double *rho)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 1 && n <= SR_LQR_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRSpectralRadius: n = %" PetscInt_FMT "; allowed 1..%d", n, SR_LQR_MAX);
+  if (n == 1) *rho = fabs(A[0]);
+  else if (n == 2) {
+    const double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2], disc = 0.25 * tr * tr - det;
+    if (disc >= 0) *rho = fabs(0.5 * tr) + sqrt(disc); /* real eigenvalues tr/2 +- sqrt(disc) */
+    else *rho = sqrt(det);                                /* complex pair: |lambda|^2 = det */
+  } else {
+    double B[SR_LQR_MAX * SR_LQR_MAX], T[SR_LQR_MAX * SR_LQR_MAX], L = 0, nrm = 0;
+    for (PetscInt i = 0; i < n * n; i++) nrm = PetscMax(nrm, fabs(A[i]));
+    if (nrm == 0) {
+      *rho = 0;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    for (PetscInt i = 0; i < n * n; i++) B[i] = A[i] / nrm;
+    L = log(nrm); /* log ||A^(2^j)|| (max norm), B = A^(2^j) / ||A^(2^j)|| */
+    for (PetscInt j = 1; j <= 40; j++) {
+      double s = 0;
+      for (PetscInt r = 0; r < n; r++)
+        for (PetscInt c = 0; c < n; c++) {
+          double t = 0;
+          for (PetscInt k = 0; k < n; k++) t += B[r * n + k] * B[k * n + c];
+          T[r * n + c] = t;
+          s            = PetscMax(s, fabs(t));
+        }
+      if (s == 0) { /* nilpotent */
+        *rho = 0;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      for (PetscInt i = 0; i < n * n; i++) B[i] = T[i] / s;
+      L = 2 * L + log(s);
+      *rho = exp(ldexp(L, -(int)j));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRLQRGainIterate_Private(PetscInt, PetscInt, const double *, const double *, const double *, const double *, double *, PetscBool *);
+
+PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem s, PetscInt m, PetscBool refuse)
+{
+  double    A[SR_MAX_DIM * SR_MAX_DIM], B[SR_MAX_DIM * SR_MAX_DIM], Ar[SR_MAX_DIM * SR_MAX_DIM];
+  PetscBool lqr;
+
+  PetscFunctionBeginUser;
+  PetscCheck(m >= 1 && m <= SR_MAX_CONTROL_STEPS, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -control_steps = %" PetscInt_FMT ": allowed is 1..%d", m, SR_MAX_CONTROL_STEPS);
+  s->control_steps = m;
+  s->ref_rho       = 0;
+  if (!s->has_controller) PetscFunctionReturn(PETSC_SUCCESS);
+  /* SPEC 2: the reference is judged on the map actually applied, the plant over the control
+     period with u held, linearised at the equilibrium (the clip is inactive there) */
+  SRSystemHeldLinearisation(s, A, B);
+  PetscCall(PetscStrcmp(s->name, "pendulum", &lqr));
+  if (lqr) {
+    /* the pendulum's gain: the discrete LQR gain (Q = I, R = 1) of that map */
+    const double Q[4] = { 1, 0, 0, 1 }, R[1] = { 1 };
+    PetscBool    ok;
+    PetscCall(SRLQRGainIterate_Private(2, 1, A, B, Q, R, s->K, &ok));
+    PetscCheck(ok || !refuse, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sys %s -control_steps %" PetscInt_FMT ": no reference gain: the Riccati iteration for the LQR gain of the held map (SPEC 2) does not converge in double precision; choose a shorter -control_steps", s->name, m);
+  }
+  for (PetscInt i = 0; i < s->nreg; i++)
+    for (PetscInt j = 0; j < s->nreg; j++) {
+      const PetscInt r = s->reg[i], c = s->reg[j];
+      double         t = A[r * s->n + c];
+      for (PetscInt k = 0; k < s->nu; k++) t -= B[r * s->nu + k] * (k == 0 ? s->K[c] : 0.0);
+      Ar[i * s->nreg + j] = t;
+    }
+  PetscCall(SRSpectralRadius(s->nreg, Ar, &s->ref_rho));
+  PetscCheck(!refuse || s->ref_rho < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sys %s -control_steps %" PetscInt_FMT ": the reference closed loop is not stable (spectral radius %.4g of its linearisation at the equilibrium in the regulated states, must be < 1; SPEC 2); choose another -control_steps or system constants", s->name, m, s->ref_rho);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSystemPrintReference(MPI_Comm comm, SRSystem sys, const char who[])
+{
+  char kstr[128] = "", reg[64] = "", buf[32];
+  const char *names[3][3] = { { "x" }, { "th", "w" }, { "px", "py", "h" } };
+
+  PetscFunctionBeginUser;
+  if (!sys->has_controller) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < sys->n; i++) {
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%.4g", i ? ", " : "", sys->K[i]));
+    PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
+  }
+  for (PetscInt i = 0; i < sys->nreg; i++) {
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s", i ? ", " : "", sys->n <= 3 ? names[sys->n - 1][sys->reg[i]] : "?"));
+    PetscCall(PetscStrlcat(reg, buf, sizeof(reg)));
+  }
+  PetscCall(PetscPrintf(comm, "%s: reference u = clip(-K x), K = [%s] on %" PetscInt_FMT " held step(s); closed loop spectral radius %.4f in (%s) (SPEC 2: must be < 1)\n", who, kstr, sys->control_steps, sys->ref_rho, reg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -234,6 +355,7 @@ PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
       PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "reference controller u = clip(-K x), K =%s\n", kstr));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "reference closed loop over %" PetscInt_FMT " held step(s): spectral radius %.6g in the regulated states\n", sys->control_steps, sys->ref_rho));
   } else
     PetscCall(PetscViewerASCIIPrintf(viewer, "no reference controller (dynamics mode only)\n"));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -395,18 +517,19 @@ static PetscErrorCode SRRiccatiGain_Private(PetscInt n, PetscInt m, const double
 /* Discrete Riccati iteration P <- Q + A^T P A - A^T P B (R + B^T P B)^{-1} B^T P A from P = Q,
    until the update is at rounding level; K = (R + B^T P B)^{-1} B^T P A.  Converges when
    (A, B) is stabilisable and Q > 0. */
-PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K)
+static PetscErrorCode SRLQRGainIterate_Private(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K, PetscBool *ok)
 {
   double         P[SR_LQR_MAX * SR_LQR_MAX], Pn[SR_LQR_MAX * SR_LQR_MAX], PA[SR_LQR_MAX * SR_LQR_MAX], G[SR_LQR_MAX * SR_LQR_MAX];
-  const PetscInt maxit     = 1000000;
+  const PetscInt maxit     = 100000;
   PetscBool      converged = PETSC_FALSE;
+  double         diff = 0.0, scale = 1.0;
 
   PetscFunctionBeginUser;
   PetscCheck(n >= 1 && n <= SR_LQR_MAX && m >= 1 && m <= SR_LQR_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRLQRGain: n = %" PetscInt_FMT ", m = %" PetscInt_FMT "; allowed 1..%d", n, m, SR_LQR_MAX);
   for (PetscInt i = 0; i < n * n; i++)
     P[i] = Q[i];
   for (PetscInt it = 0; it < maxit && !converged; it++) {
-    double diff = 0.0, scale = 1.0;
+    diff = 0.0, scale = 1.0;
 
     PetscCall(SRRiccatiGain_Private(n, m, A, B, R, P, PA, G, K));
     /* Pn = Q + A^T P A - G^T K, symmetrised */
@@ -425,15 +548,31 @@ PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *
         Pn[i * n + j] = Pn[j * n + i] = 0.5 * (Pn[i * n + j] + Pn[j * n + i]);
     }
     for (PetscInt i = 0; i < n * n; i++) {
-      PetscCheck(isfinite(Pn[i]), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: Riccati iteration diverged ((A, B) not stabilisable?)");
+      if (!isfinite(Pn[i])) { /* diverged: (A, B) not stabilisable? */
+        *ok = PETSC_FALSE;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
       diff  = fmax(diff, fabs(Pn[i] - P[i]));
       scale = fmax(scale, fabs(Pn[i]));
       P[i]  = Pn[i];
     }
     converged = (PetscBool)(diff <= 1e-13 * scale);
   }
-  PetscCheck(converged, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: Riccati iteration did not converge in %" PetscInt_FMT " steps", maxit);
-  /* the loop's K belongs to the previous iterate: recompute from the converged P */
+  /* an iteration that stalls at rounding level of a badly scaled P (the held pendulum map at
+     some periods) is converged too, to 1e-9 */
+  if (!converged) converged = (PetscBool)(diff <= 1e-9 * scale);
+  /* the loop's K belongs to the previous iterate: recompute from the last P */
   PetscCall(SRRiccatiGain_Private(n, m, A, B, R, P, PA, G, K));
+  *ok = converged;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *B, const double *Q, const double *R, double *K)
+{
+  PetscBool ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRLQRGainIterate_Private(n, m, A, B, Q, R, K, &ok));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: the Riccati iteration diverged or did not converge ((A, B) not stabilisable?)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

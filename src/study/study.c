@@ -274,6 +274,7 @@ static PetscErrorCode StudyLayout_Private(SRStudy st)
   PetscCall(SRRunGetNumCheckpoints(run, &ncheck));
   PetscCall(SRRunGetStateSizes(run, &lay->ndstate, &lay->nistate));
   PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+  PetscCall(SRSystemPrintReference(st->comm, model->sys, "simreach study")); /* SPEC §2: printed at start-up */
   lay->nrows   = ncheck + 1;
   lay->nparams = model->mlp->nparams;
   lay->K       = cells->K;
