@@ -2,12 +2,13 @@
 """PyTorch <-> simreach network files (SPEC §10; layout in src/model/network_file.c and
 analysis/abstraction-schema.md).
 
-  write_network(path, seq, sys, model)  an nn.Sequential of Linear/Tanh layers -> our file
-  read_network(path) -> (seq, sys, model)  our file -> an nn.Sequential (float64)
+  write_network(path, seq, sys, model)  an nn.Sequential of Linear layers, each followed by
+                                        at most one of Tanh, ReLU, Sigmoid, Identity -> our file
+  read_network(path) -> (seq, sys, model)  our file (format 1 or 2) -> an nn.Sequential (float64)
 
 Command line:
   network_torch.py train --sys pendulum --model dynamics --widths 32,32 --seed 0 --steps 300 --out net.h5
-      trains a float64 PyTorch network on the system's open-loop step (dynamics: f(x) = x + N(x)
+      [--act relu]  trains a float64 PyTorch network (hidden activation tanh, relu or sigmoid) on the system's open-loop step (dynamics: f(x) = x + N(x)
       fitted to the pendulum/Dubins/toy step with u = 0; controller: N fitted so that
       umax tanh(N(x)) follows the reference -K x law) and writes it;
   network_torch.py check --net net.h5 --simreach PATH [--points 64]
@@ -31,7 +32,10 @@ except ImportError as e:  # the ctest skips cleanly
     print(f"network_torch.py: SKIP: {e} (install python3-torch and python3-h5py)")
     sys.exit(77)
 
-FORMAT = "simreach-network-1"
+FORMAT = "simreach-network-2"   # SPEC §13, §14: the activations of every layer
+FORMAT1 = "simreach-network-1"  # tanh hidden layers, linear output; still read
+ACT_MODULES = {"tanh": nn.Tanh, "relu": nn.ReLU, "sigmoid": nn.Sigmoid}
+ACT_NAMES = {nn.Tanh: "tanh", nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.Identity: "linear"}
 DIMS = {"toy1d": 1, "pendulum": 2, "dubins": 3}
 DOMAIN = {"toy1d": ([-2.0], [2.0]), "pendulum": ([-1.0, -2.0], [1.0, 2.0]),
           "dubins": ([-2.0, -1.0, -math.pi / 2], [2.0, 1.0, math.pi / 2])}
@@ -41,24 +45,35 @@ def _fixed(s):
     return np.bytes_(s)  # fixed-length string attributes (what simreach reads)
 
 
+def activations_of(seq):
+    """(Linear modules, one activation name per Linear) of an nn.Sequential."""
+    lin, acts = [], []
+    for m in seq:
+        if isinstance(m, nn.Linear):
+            lin.append(m)
+            acts.append("linear")
+        elif type(m) in ACT_NAMES and lin and acts[-1] == "linear":
+            acts[-1] = ACT_NAMES[type(m)]
+        elif isinstance(m, nn.Flatten) and not lin:
+            continue
+        else:
+            raise ValueError(f"the network must be Linear layers each followed by at most one of "
+                             f"Tanh, ReLU, Sigmoid, Identity; got {[type(x).__name__ for x in seq]}")
+    if not lin:
+        raise ValueError("the network has no Linear layer")
+    return lin, acts
+
+
 def write_network(path, seq, sysname, model, control_steps=1):
-    """Write an nn.Sequential of Linear/Tanh layers (tanh between linears, linear output)."""
-    lin = [m for m in seq if isinstance(m, nn.Linear)]
-    kinds = [type(m).__name__ for m in seq]
-    expect = []
-    for i in range(len(lin)):
-        expect.append("Linear")
-        if i < len(lin) - 1:
-            expect.append("Tanh")
-    if kinds != expect:
-        raise ValueError(f"the network must be Linear, Tanh, ..., Linear; got {kinds}")
+    """Write an nn.Sequential of Linear layers with any of Tanh/ReLU/Sigmoid/Identity after each."""
+    lin, acts = activations_of(seq)
     widths = [lin[0].in_features] + [m.out_features for m in lin]
     tmp = path + ".part"
     with h5py.File(tmp, "w") as f:
         f.attrs["simreach_format"] = _fixed(FORMAT)
         f.attrs["sys"] = _fixed(sysname)
         f.attrs["model"] = _fixed(model)
-        f.attrs["activation"] = _fixed("tanh")
+        f.attrs["activations"] = _fixed(",".join(acts))
         f.attrs["control_steps"] = np.int64(control_steps)
         f["widths"] = np.asarray(widths, dtype=np.int64)
         for i, m in enumerate(lin):
@@ -67,25 +82,35 @@ def write_network(path, seq, sysname, model, control_steps=1):
     os.replace(tmp, path)
 
 
+def _str(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
 def read_network(path):
-    """Our file -> (nn.Sequential in float64, sys, model)."""
+    """Our file (format 1 or 2) -> (nn.Sequential in float64, sys, model)."""
     with h5py.File(path, "r") as f:
-        fmt = f.attrs["simreach_format"]
-        fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
-        if fmt != FORMAT:
-            raise ValueError(f"{path}: format {fmt!r}, expected {FORMAT!r}")
-        sysname = f.attrs["sys"].decode()
-        model = f.attrs["model"].decode()
+        fmt = _str(f.attrs["simreach_format"])
+        if fmt not in (FORMAT, FORMAT1):
+            raise ValueError(f"{path}: format {fmt!r}, expected {FORMAT!r} or {FORMAT1!r}")
+        sysname = _str(f.attrs["sys"])
+        model = _str(f.attrs["model"])
         widths = [int(w) for w in f["widths"][()]]
+        L = len(widths) - 1
+        if fmt == FORMAT1:
+            acts = ["tanh"] * (L - 1) + ["linear"]
+        else:
+            acts = _str(f.attrs["activations"]).split(",")
+            if len(acts) != L:
+                raise ValueError(f"{path}: {len(acts)} activations for {L} layers")
         layers = []
-        for i in range(len(widths) - 1):
+        for i in range(L):
             m = nn.Linear(widths[i], widths[i + 1]).to(torch.float64)
             with torch.no_grad():
                 m.weight.copy_(torch.from_numpy(f[f"layers/{i}/weight"][()]))
                 m.bias.copy_(torch.from_numpy(f[f"layers/{i}/bias"][()]))
             layers.append(m)
-            if i < len(widths) - 2:
-                layers.append(nn.Tanh())
+            if acts[i] != "linear":
+                layers.append(ACT_MODULES[acts[i]]())
     return nn.Sequential(*layers), sysname, model
 
 
@@ -112,7 +137,7 @@ def train(args):
     for i in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
-            layers.append(nn.Tanh())
+            layers.append(ACT_MODULES[args.act]())
     seq = nn.Sequential(*layers).to(torch.float64)
     lo, hi = (torch.tensor(v, dtype=torch.float64) for v in DOMAIN[args.sys])
     opt = torch.optim.Adam(seq.parameters(), lr=1e-2)
@@ -174,6 +199,7 @@ def main():
     t.add_argument("--sys", default="pendulum", choices=sorted(DIMS))
     t.add_argument("--model", default="dynamics", choices=["dynamics", "controller"])
     t.add_argument("--widths", default="32,32")
+    t.add_argument("--act", default="tanh", choices=sorted(ACT_MODULES))
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--steps", type=int, default=300)
     t.add_argument("--out", required=True)

@@ -48,7 +48,22 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
         mpfr_mul_d(o->t, in[j], mlp->params[mlp->woff[l] + i * nin + j], MPFR_RNDN);
         mpfr_add(out[i], out[i], o->t, MPFR_RNDN);
       }
-      if (l < mlp->nlayers - 1) mpfr_tanh(out[i], out[i], MPFR_RNDN);
+      switch (mlp->act[l]) { /* SPEC §14 */
+      case SR_ACT_TANH:
+        mpfr_tanh(out[i], out[i], MPFR_RNDN);
+        break;
+      case SR_ACT_RELU:
+        if (mpfr_sgn(out[i]) < 0) mpfr_set_zero(out[i], 1);
+        break;
+      case SR_ACT_SIGMOID: /* 1 / (1 + exp(-z)) */
+        mpfr_neg(o->t, out[i], MPFR_RNDN);
+        mpfr_exp(o->t, o->t, MPFR_RNDN);
+        mpfr_add_ui(o->t, o->t, 1, MPFR_RNDN);
+        mpfr_ui_div(out[i], 1, o->t, MPFR_RNDN);
+        break;
+      default:
+        break;
+      }
     }
     mpfr_t *tmp = in;
     in          = out;

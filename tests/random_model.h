@@ -1,6 +1,8 @@
 /* Random networks for the soundness tests (test_soundness, test_taylor_batch): U01 draws the
    test stream of a seed; RandomModel builds a model of 1-3 hidden layers of 4-64 neurons with
-   weights scaled by 0.1..3 and random biases (a new model each call). */
+   weights scaled by 0.1..3 and random biases (a new model each call).  RandomActivations then
+   sets the layers' activations (SPEC §14): one kind everywhere but the linear output, or
+   "mixed": each layer (the output too) drawn from tanh, relu, sigmoid, linear. */
 #pragma once
 
 #include <simreach.h>
@@ -25,6 +27,27 @@ static PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed,
       mlp->params[p] *= scale;
     for (PetscInt i = 0; i < mlp->width[l + 1]; i++)
       mlp->params[mlp->boff[l] + i] = scale * (2 * U01(seed, ctr) - 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* act: "tanh" (leaves the model as it is), "relu", "sigmoid", "linear" or "mixed". */
+static inline PetscErrorCode RandomActivations(SRModel model, const char act[], uint64_t seed, uint64_t *ctr)
+{
+  SRMLP mlp = model->mlp;
+
+  PetscFunctionBeginUser;
+  if (!strcmp(act, "tanh")) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt l = 0; l < mlp->nlayers; l++) {
+    SRActivation a;
+    if (!strcmp(act, "mixed")) a = (SRActivation)(PetscInt)(4 * U01(seed, ctr));
+    else {
+      PetscInt i;
+      PetscCall(PetscEListFind(4, SRActivations, act, &i, NULL));
+      PetscCheck(i >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-act %s: allowed are tanh, relu, sigmoid, linear, mixed", act);
+      a = l < mlp->nlayers - 1 ? (SRActivation)i : SR_ACT_LINEAR;
+    }
+    PetscCall(SRMLPSetActivation(mlp, l, a));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -54,7 +54,14 @@ static void mlp_mpfr(SRMLP mlp, const double *x, mpfr_t *out)
         mpfr_mul_d(t, a[j], mlp->params[mlp->woff[l] + o * win + j], MPFR_RNDN);
         mpfr_add(z[o], z[o], t, MPFR_RNDN);
       }
-      if (l < mlp->nlayers - 1) mpfr_tanh(z[o], z[o], MPFR_RNDN);
+      if (mlp->act[l] == SR_ACT_TANH) mpfr_tanh(z[o], z[o], MPFR_RNDN);
+      else if (mlp->act[l] == SR_ACT_RELU && mpfr_sgn(z[o]) < 0) mpfr_set_zero(z[o], 1);
+      else if (mlp->act[l] == SR_ACT_SIGMOID) { /* 1 / (1 + exp(-z)) */
+        mpfr_neg(t, z[o], MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        mpfr_ui_div(z[o], 1, t, MPFR_RNDN);
+      }
     }
     for (PetscInt o = 0; o < wout; o++)
       mpfr_set(a[o], z[o], MPFR_RNDN);
@@ -251,6 +258,66 @@ static void test_mlp_gradients_match_finite_differences(void **state)
   assert_int_not_equal(ierr, 0);
   CHK(PetscFree3(g, g2, fd));
   CHK(SRMLPDestroy(&mlp));
+}
+
+/* SPEC §14: every activation on every layer (the output too): the point pass against MPFR,
+   reverse mode against finite differences, the interval pass around MPFR values, and the
+   activation names round-trip through SRMLPActivationsString / SRActivationsParse. */
+static void test_mlp_activations(void **state)
+{
+  const SRActivation combos[4][3] = {
+    { SR_ACT_RELU, SR_ACT_RELU, SR_ACT_LINEAR },
+    { SR_ACT_SIGMOID, SR_ACT_SIGMOID, SR_ACT_LINEAR },
+    { SR_ACT_RELU, SR_ACT_LINEAR, SR_ACT_SIGMOID },
+    { SR_ACT_SIGMOID, SR_ACT_RELU, SR_ACT_TANH },
+  };
+  const PetscInt nb = 6, nin = 3, nout = 2;
+  for (int cmb = 0; cmb < 4; cmb++) {
+    SRMLP        mlp;
+    double       X[6 * 3], dY[6 * 2], Y[6 * 2], dX[6 * 3], fdX[6 * 3], *g, *fd;
+    mpfr_t       y[2];
+    char         buf[128];
+    SRActivation back[3];
+    CHK(SRMLPCreate(nin, 2, hidden, nout, &mlp));
+    randomize(mlp, 31 + cmb);
+    for (PetscInt l = 0; l < 3; l++) CHK(SRMLPSetActivation(mlp, l, combos[cmb][l]));
+    assert_false(SRMLPIsDefault(mlp));
+    CHK(SRMLPActivationsString(mlp, buf, sizeof buf));
+    CHK(SRActivationsParse("test", buf, 3, back));
+    for (PetscInt l = 0; l < 3; l++) assert_int_equal(back[l], combos[cmb][l]);
+    for (int k = 0; k < nb * nin; k++) X[k] = SRRandomRange(31 + cmb, SR_STREAM_TEST, 100 + k, -1.5, 1.5);
+    for (int k = 0; k < nb * nout; k++) dY[k] = SRRandomNormal(31 + cmb, SR_STREAM_TEST, 200 + k);
+    mpfr_init2(y[0], PREC);
+    mpfr_init2(y[1], PREC);
+    CHK(SRMLPForward(mlp, nb, X, Y));
+    for (int i = 0; i < nb; i++) {
+      SRInterval Xi[3], Yi[2];
+      mlp_mpfr(mlp, X + 3 * i, y);
+      for (int o = 0; o < 2; o++) assert_true(fabs(Y[2 * i + o] - mpfr_get_d(y[o], MPFR_RNDN)) <= 1e-13 * (1 + fabs(Y[2 * i + o])));
+      for (int j = 0; j < 3; j++) Xi[j] = SRIntervalPoint(X[3 * i + j]);
+      CHK(SRMLPForwardInterval(mlp, Xi, Yi));
+      for (int o = 0; o < 2; o++) assert_true(mpfr_cmp_d(y[o], Yi[o].lo) >= 0 && mpfr_cmp_d(y[o], Yi[o].hi) <= 0);
+    }
+    MLPCtx ctx = { mlp, nb, X, dY, Y };
+    CHK(PetscCalloc2(mlp->nparams, &g, mlp->nparams, &fd));
+    CHK(SRMLPForward(mlp, nb, X, Y));
+    CHK(SRMLPBackward(mlp, nb, dY, g, dX));
+    for (PetscInt k = 0; k < mlp->nparams; k++) fd[k] = fd_param(mlp_phi, &ctx, &mlp->params[k], 1e-4);
+    for (PetscInt k = 0; k < nb * nin; k++) fdX[k] = fd_param(mlp_phi, &ctx, &X[k], 1e-4);
+    assert_true(relerr(mlp->nparams, g, fd) < 1e-6);
+    assert_true(relerr(nb * nin, dX, fdX) < 1e-6);
+    CHK(PetscFree2(g, fd));
+    mpfr_clear(y[0]);
+    mpfr_clear(y[1]);
+    CHK(SRMLPDestroy(&mlp));
+  }
+  {
+    SRActivation a[3];
+    CHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    assert_int_not_equal(SRActivationsParse("test", "relu,softplus,linear", 3, a), 0);
+    assert_int_not_equal(SRActivationsParse("test", "relu,linear", 3, a), 0);
+    CHK(PetscPopErrorHandler());
+  }
 }
 
 static void test_mlp_interval_contains_exact(void **state)
@@ -524,6 +591,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_glorot_init),
     cmocka_unit_test(test_mlp_forward_matches_mpfr),
     cmocka_unit_test(test_mlp_gradients_match_finite_differences),
+    cmocka_unit_test(test_mlp_activations),
     cmocka_unit_test(test_mlp_interval_contains_exact),
     cmocka_unit_test(test_model_vjp_matches_finite_differences),
     cmocka_unit_test(test_task_loss_gradient_matches_finite_differences),

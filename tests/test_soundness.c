@@ -8,7 +8,10 @@
    (200 bits) and counts as an escape only if the real f(x) is outside; on tiny cells every
    vertex is checked in MPFR directly.  Cells are dealt round-robin to the ranks; the verdict
    is reduced.  Runs on any number of ranks:
-     test_soundness -sys pendulum -model dynamics -cells 2000 -points 1000 [-seed s]
+     test_soundness -sys pendulum -model dynamics -cells 2000 -points 1000 [-seed s] [-act relu] [-plant]
+   -act relu|sigmoid|linear|mixed gives the random networks those activations (SPEC §14);
+   -plant shrinks every box by 5 % of its width on one side and requires escapes for every
+   enclosure type (the suite would catch an unsound kernel).
    With -model controller, -control_steps m (read by SRSystemCreate) holds the control for m
    plant steps in the library and in the oracle alike (SPEC §2). */
 #include <simreach.h>
@@ -28,6 +31,8 @@ typedef struct {
   SRModelType model;
   PetscInt    cells, points, cells_per_net, attack_iters;
   PetscInt    seed;
+  char        act[16]; /* activations of the random networks (random_model.h) */
+  PetscBool   plant;   /* planted violation: every box shrunk; the suite must find escapes */
 } Ctx;
 
 /* MPFR oracle of f_phi (SPEC §2, §3), independent of the library's double code paths. */
@@ -175,6 +180,7 @@ static void test_zero_escapes(void **state)
       assert_int_equal(SRModelDestroy(&model), 0);
       ctr = (uint64_t)k * 1000003;
       assert_int_equal(RandomModel(sys, ctx->model, ctx->seed, &ctr, &model), 0);
+      assert_int_equal(RandomActivations(model, ctx->act, ctx->seed, &ctr), 0);
     }
     ctr = (uint64_t)k * 1000003 + 1000;
     RandomCell(sys, ctx->seed, &ctr, cells->c, cells->w);
@@ -183,6 +189,8 @@ static void test_zero_escapes(void **state)
       assert_int_equal(SREnclosureCompute(model, (SREnclosureType)ty, cells, 0, 1, E[ty], &st[ty]), 0);
     for (int ty = 0; ty < NTYPES; ty++)
       if (st[ty] != SR_CELL_OK) t.nonfinite[ty]++;
+    if (ctx->plant) /* the planted violation: the upper side of dimension k % n moved in by 5 % of the width */
+      for (int ty = 0; ty < NTYPES; ty++) E[ty][n + k % n] -= 0.05 * (E[ty][n + k % n] - E[ty][k % n]);
     SRCellsBoxOuter(cells, 0, lo, hi);
     tiny = 1;
     for (PetscInt d = 0; d < n; d++)
@@ -240,12 +248,14 @@ static void test_zero_escapes(void **state)
   assert_int_equal(MPI_Allreduce(loc, tot, 3 + 2 * NTYPES, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD), 0);
   assert_int_equal(MPI_Allreduce(t.worst_margin, worst, NTYPES, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD), 0);
   if (!rank) {
-    printf("soundness %s %s: cells %lld, points %lld (incl. attack), MPFR re-checks %lld\n", ctx->sys, SRModelTypes[ctx->model], tot[0], tot[1], tot[2]);
+    printf("soundness %s %s -act %s%s: cells %lld, points %lld (incl. attack), MPFR re-checks %lld\n", ctx->sys, SRModelTypes[ctx->model], ctx->act, ctx->plant ? " (PLANTED: every box shrunk, escapes expected)" : "", tot[0], tot[1], tot[2]);
     for (int k = 0; k < NTYPES; k++)
       printf("  %-8s escapes %lld, nonfinite cells %lld, closest attack to the box side %.3g of its width\n", SREnclosureTypes[k], tot[3 + k], tot[3 + NTYPES + k], worst[k]);
   }
-  for (int k = 0; k < NTYPES; k++)
-    assert_int_equal(tot[3 + k], 0);
+  for (int k = 0; k < NTYPES; k++) {
+    if (ctx->plant) assert_true(tot[3 + k] > 0); /* the suite has teeth for every enclosure */
+    else assert_int_equal(tot[3 + k], 0);
+  }
   assert_true(tot[0] == ctx->cells);
   free(X);
   free(Y);
@@ -257,7 +267,7 @@ static void test_zero_escapes(void **state)
 
 int main(int argc, char **argv)
 {
-  Ctx       ctx = { .sys = "pendulum", .model = SR_MODEL_DYNAMICS, .cells = 2000, .points = 1000, .cells_per_net = 20, .attack_iters = 10, .seed = 1 };
+  Ctx       ctx = { .sys = "pendulum", .model = SR_MODEL_DYNAMICS, .cells = 2000, .points = 1000, .cells_per_net = 20, .attack_iters = 10, .seed = 1, .act = "tanh", .plant = PETSC_FALSE };
   PetscBool flg;
   int       rc;
 
@@ -270,6 +280,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-cells_per_net", "cells per random network", NULL, ctx.cells_per_net, &ctx.cells_per_net, &flg));
   PetscCall(PetscOptionsInt("-attack_iters", "gradient-ascent iterations per objective", NULL, ctx.attack_iters, &ctx.attack_iters, &flg));
   PetscCall(PetscOptionsInt("-seed", "seed", NULL, ctx.seed, &ctx.seed, &flg));
+  PetscCall(PetscOptionsString("-act", "activations: tanh, relu, sigmoid, linear, mixed", NULL, ctx.act, ctx.act, sizeof ctx.act, &flg));
+  PetscCall(PetscOptionsBool("-plant", "shrink every box (a planted violation the suite must catch)", NULL, ctx.plant, &ctx.plant, &flg));
   PetscOptionsEnd();
   PetscCheck(ctx.points >= 16 && ctx.cells >= 1 && ctx.cells_per_net >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-points >= 16, -cells >= 1, -cells_per_net >= 1 required");
   {

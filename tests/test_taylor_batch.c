@@ -42,7 +42,7 @@ static int Escapes(Oracle *o, SRModel model, const double *x, const double *E)
 #define NNETS 4
 #define NPTS 12
 
-static void run_case(const char *sysname, SRModelType mt)
+static void run_case_act(const char *sysname, SRModelType mt, const char *act)
 {
   SRSystem       sys;
   SRCells        cells;
@@ -65,6 +65,7 @@ static void run_case(const char *sysname, SRModelType mt)
     SRCellStatus  *st = malloc(sizeof(SRCellStatus) * NCELLS);
 
     assert_int_equal(RandomModel(sys, mt, seed, &ctr, &model), 0);
+    assert_int_equal(RandomActivations(model, act, seed, &ctr), 0);
     for (PetscInt k = 0; k < NCELLS; k++) {
       const double e = -7.0 + 5.0 * U01(seed, &ctr);
       for (PetscInt d = 0; d < n; d++) {
@@ -107,7 +108,7 @@ static void run_case(const char *sysname, SRModelType mt)
     free(E1);
     free(st);
   }
-  printf("taylor batch %s %s: %lld cells, escapes %lld, planted violations caught in %lld cells, %lld bounds differ from the per-cell path, worst relative width excess %.3g\n", sysname, SRModelTypes[mt], checked, escapes, planted_cells, differ, worst);
+  printf("taylor batch %s %s -act %s: %lld cells, escapes %lld, planted violations caught in %lld cells, %lld bounds differ from the per-cell path, worst relative width excess %.3g\n", sysname, SRModelTypes[mt], act, checked, escapes, planted_cells, differ, worst);
   assert_int_equal(escapes, 0);
   assert_true(checked > NNETS * NCELLS / 2);
   assert_true(planted_cells > checked / 2);
@@ -117,7 +118,13 @@ static void run_case(const char *sysname, SRModelType mt)
   assert_int_equal(SRSystemDestroy(&sys), 0);
 }
 
+static void run_case(const char *sysname, SRModelType mt) { run_case_act(sysname, mt, "tanh"); }
+
 static void test_toy1d(void **state) { run_case("toy1d", SR_MODEL_DYNAMICS); }
+/* ReLU layers take the batched kernel's own ReLU branch (SPEC §14) */
+static void test_relu_pendulum_dynamics(void **state) { run_case_act("pendulum", SR_MODEL_DYNAMICS, "relu"); }
+static void test_relu_dubins_controller(void **state) { run_case_act("dubins", SR_MODEL_CONTROLLER, "relu"); }
+static void test_relu_toy1d(void **state) { run_case_act("toy1d", SR_MODEL_DYNAMICS, "relu"); }
 static void test_pendulum_dynamics(void **state) { run_case("pendulum", SR_MODEL_DYNAMICS); }
 static void test_pendulum_controller(void **state) { run_case("pendulum", SR_MODEL_CONTROLLER); }
 static void test_dubins_dynamics(void **state) { run_case("dubins", SR_MODEL_DYNAMICS); }
@@ -127,6 +134,7 @@ int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_toy1d), cmocka_unit_test(test_pendulum_dynamics), cmocka_unit_test(test_pendulum_controller), cmocka_unit_test(test_dubins_dynamics), cmocka_unit_test(test_dubins_controller),
+    cmocka_unit_test(test_relu_pendulum_dynamics), cmocka_unit_test(test_relu_dubins_controller), cmocka_unit_test(test_relu_toy1d),
   };
   int rc;
 

@@ -252,9 +252,13 @@ SRInterval SRIntervalSin(SRInterval x);
 SRInterval SRIntervalCos(SRInterval x);
 /* Derivative of tanh, 1 - tanh(x)^2, enclosed over x (used by Taylor models). */
 SRInterval SRIntervalDTanh(SRInterval x);
+/* The logistic sigmoid 1 / (1 + e^-x) and its derivative, enclosed over x (SPEC §14). */
+SRInterval SRIntervalSigmoid(SRInterval x);
+SRInterval SRIntervalDSigmoid(SRInterval x);
 
 /* Point evaluations with rigorous bounds: lo <= f(x) <= hi (NaN bounds for a NaN x). */
 void SRTanhBounds(double x, double *lo, double *hi);
 void SRExpBounds(double x, double *lo, double *hi);
+void SRSigmoidBounds(double x, double *lo, double *hi);
 void SRSinBounds(double x, double *lo, double *hi);
 void SRCosBounds(double x, double *lo, double *hi);

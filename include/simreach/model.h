@@ -7,7 +7,13 @@
 #include <simreach/system.h>
 #include <simreach/taylor.h>
 
-/* MLP with tanh hidden units and a linear output.  Parameters are stored contiguously:
+/* Activation after an affine layer (SPEC §3, §14): every layer of N_phi is z = W a + b followed
+   by one of these, elementwise.  Networks trained by simreach are tanh, ..., tanh, linear;
+   imported ones (ONNX, NNet, the network file) may use any of them on any layer. */
+typedef enum { SR_ACT_TANH = 0, SR_ACT_RELU = 1, SR_ACT_SIGMOID = 2, SR_ACT_LINEAR = 3 } SRActivation;
+extern const char *const SRActivations[]; /* "tanh", "relu", "sigmoid", "linear" (PETSc enum list) */
+
+/* MLP with (by default) tanh hidden units and a linear output.  Parameters are stored contiguously:
    for layer l (0 <= l < nlayers): W_l (width[l+1] x width[l], row-major) at woff[l], then
    b_l (width[l+1]) at boff[l].  The struct is public because the enclosure kernels read
    the weights directly. */
@@ -24,11 +30,20 @@ struct _p_SRMLP {
   double  *cache;                      /* activations of every layer for the last forward */
   double  *scratch;
   PetscInt cache_nb;                   /* batch size of the last SRMLPForward (checked by Backward) */
+  SRActivation act[SR_MAX_LAYERS + 1]; /* act[l]: after affine layer l (default tanh, the last linear) */
 };
 
 /* Not collective. widths: the nhidden hidden widths. */
 PetscErrorCode SRMLPCreate(PetscInt nin, PetscInt nhidden, const PetscInt widths[], PetscInt nout, SRMLP *mlp);
 PetscErrorCode SRMLPDestroy(SRMLP *mlp);
+/* Sets the activation after affine layer l (0 <= l < nlayers). */
+PetscErrorCode SRMLPSetActivation(SRMLP mlp, PetscInt l, SRActivation act);
+/* PETSC_TRUE when the activations are simreach's own (tanh hidden layers, linear output). */
+PetscBool      SRMLPIsDefault(SRMLP mlp);
+/* "relu,relu,linear": one name per affine layer (len >= 8 * (SR_MAX_LAYERS + 1)). */
+PetscErrorCode SRMLPActivationsString(SRMLP mlp, char buf[], size_t len);
+/* Parses such a string into acts[0..nlayers); errors name what (a file or option) and the allowed names. */
+PetscErrorCode SRActivationsParse(const char what[], const char str[], PetscInt nlayers, SRActivation acts[]);
 /* Glorot-uniform weights, zero biases, from stream SR_STREAM_INIT of seed. */
 PetscErrorCode SRMLPInitialize(SRMLP mlp, uint64_t seed);
 /* Y (nb x nout) = N(X) (nb x nin); keeps the activations for SRMLPBackward. */
@@ -38,6 +53,10 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y);
 PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *grad, double *dX);
 /* Sound interval forward pass (outward rounded): Y contains N(x) for every x in X. */
 PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *Y);
+/* Sound enclosures of one activation: interval (outward rounded) and first-order Taylor model
+   (a line plus a remainder; src/numerics/taylor.c). */
+SRInterval SRActivationInterval(SRActivation act, SRInterval z);
+SRTaylor   SRActivationTaylor(SRActivation act, PetscInt n, SRTaylor z);
 /* Sound Taylor-model forward pass over a cell (see taylor.h). */
 PetscErrorCode SRMLPForwardTaylor(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTaylor *Y);
 

@@ -12,6 +12,9 @@
 #include <libgen.h>
 
 #define SR_ABSTRACTION_FORMAT "simreach-abstraction-1"
+/* format 2 = format 1 + the network's activations (SPEC §14), written when they are not
+   simreach's own (tanh hidden layers, linear output); format 1 files read as before */
+#define SR_ABSTRACTION_FORMAT2 "simreach-abstraction-2"
 
 struct _p_SRAbstractionFile {
   MPI_Comm            comm;
@@ -164,7 +167,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   SRCallHDF5(H5Pclose(fapl));
   af->file = f;
 
-  PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_ABSTRACTION_FORMAT));
+  PetscCall(SRH5AttrWriteString(f, "simreach_format", h->activations[0] ? SR_ABSTRACTION_FORMAT2 : SR_ABSTRACTION_FORMAT));
   PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
   PetscCall(SRH5AttrWriteString(f, "enclosure", h->enclosure));
   PetscCall(SRH5AttrWriteString(f, "network_source", h->source));
@@ -191,6 +194,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
     for (PetscInt i = 0; i < h->nhidden; i++) w[i] = h->widths[i];
     PetscCall(SRH5AttrWrite(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
   }
+  if (h->activations[0]) PetscCall(SRH5AttrWriteString(g, "activations", h->activations));
   dims[0] = (hsize_t)h->nparams;
   PetscCall(SRAbsDataset_Private(g, "params", H5T_NATIVE_DOUBLE, 1, dims, params, rank, NULL));
   SRCallHDF5(H5Gclose(g));
@@ -322,7 +326,7 @@ PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBoo
       if (f >= 0) {
         if (H5Aexists(f, "simreach_format") > 0) {
           char fmt[64] = "";
-          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && !strcmp(fmt, SR_ABSTRACTION_FORMAT)) yes = 1;
+          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && (!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT2))) yes = 1;
         }
         H5Fclose(f);
       }
@@ -354,7 +358,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
   PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: not an HDF5 file", path);
   af->file = f;
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)));
-  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_ABSTRACTION_FORMAT);
+  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT2), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s' and '%s'", path, fmt, SR_ABSTRACTION_FORMAT, SR_ABSTRACTION_FORMAT2);
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "enclosure", "", PETSC_FALSE, af->h.enclosure, sizeof(af->h.enclosure)));
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "network_source", "", PETSC_FALSE, af->h.source, sizeof(af->h.source)));
   PetscCall(SRAbsReadAttrNum_Private(f, path, "n", H5T_NATIVE_INT64, 1, &v));
@@ -391,6 +395,14 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     PetscCall(SRAbsReadAttrNum_Private(g, path, "hidden_widths", H5T_NATIVE_INT64, nw, w));
     af->h.nhidden = (PetscInt)nw;
     for (hsize_t i = 0; i < nw; i++) af->h.widths[i] = (PetscInt)w[i];
+    af->h.activations[0] = 0;
+    if (!strcmp(fmt, SR_ABSTRACTION_FORMAT2)) {
+      SRActivation acts[SR_MAX_LAYERS + 1];
+      char         what[PETSC_MAX_PATH_LEN + 32];
+      PetscCall(SRH5AttrReadString(g, "abstraction file", path, "activations", " (format 2 names every layer's activation)", PETSC_TRUE, af->h.activations, sizeof(af->h.activations)));
+      PetscCall(PetscSNPrintf(what, sizeof what, "abstraction file %s", path));
+      PetscCall(SRActivationsParse(what, af->h.activations, (PetscInt)nw + 1, acts)); /* refused here, before any work */
+    }
     SRCallHDF5Id(d, H5Dopen2(g, "params", H5P_DEFAULT));
     SRCallHDF5Id(s, H5Dget_space(d));
     SRCallHDF5(H5Sget_simple_extent_dims(s, &np, NULL));
@@ -476,6 +488,13 @@ PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SR
   PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
   PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);
   PetscCall(PetscArraycpy((*model)->mlp->params, af->params, af->h.nparams));
+  if (af->h.activations[0]) {
+    SRActivation acts[SR_MAX_LAYERS + 1];
+    char         what[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "abstraction file %s", af->path));
+    PetscCall(SRActivationsParse(what, af->h.activations, (*model)->mlp->nlayers, acts));
+    for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) PetscCall(SRMLPSetActivation((*model)->mlp, l, acts[l]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -6,15 +6,17 @@
        W x + b  in  M +- rho,   M = fl(W m + b),
        rho = (R + A g)(1 + g) + DBL_MIN,  R = fl(|W| r),  g = (nin + 3) 2^-52,
    where A bounds sum_j |W_ij m_j| + |b_i|: computed in floating point on the first layer, and
-   the precomputed upward row sum sum_j |W_ij| + |b_i| on later layers (their inputs are tanh
-   midpoints, |m_j| <= 1).  g covers gamma_{nin+1} (Higham Thm 3.1) for the error of M and the
+   the precomputed upward row sum sum_j |W_ij| + |b_i| on later layers, times
+   max(1, max_j |m_j|) when the inputs are not tanh or sigmoid midpoints (|m_j| <= 1).  g covers gamma_{nin+1} (Higham Thm 3.1) for the error of M and the
    1/(1 - gamma) of R and of the final three roundings with a factor-2 margin.
    tanh is monotone and 1-Lipschitz: on [l, h] = [fl(M - rho), fl(M + rho)]
        tanh in [T(l) - 2 eps - 2^-52 |l|, T(h) + 2 eps + 2^-52 |h|]  intersected with [-1, 1],
    with T = SRTanhFast_Private (|T - tanh| <= eps, private/enclosure.h), the 2^-52 |l| term
    for the rounding of l, the second eps for the final rounding (values <= 2 in magnitude).
    Back to midpoint-radius: m = fl(a/2 + b/2) (|m| <= 1), r = fl(b/2 - a/2) + 2^-50 (>= 5u
-   more than needed).  The last layer and the true step use directed-rounding interval ops. */
+   more than needed).  Sigmoid is (1 + tanh(x/2)) / 2 through the same fast tanh; ReLU is exact
+   on the outward ends (comment at the kernel); linear keeps M +- rho.  The model's tail (x + N,
+   or the controller's tanh and the true step) uses directed-rounding interval ops. */
 #include <simreach/abstraction.h>
 #include <simreach/private/enclosure.h>
 #include <simreach/verify.h>
@@ -54,7 +56,7 @@ static PetscErrorCode SREncWorkCreate_Private(SRMLP mlp, SREncWork_Private *w)
         s = SRAddUp(s, w->absW[mlp->woff[l] + i * nin + j]);
       w->arow[mlp->boff[l] + i] = s;
     }
-    w->flops += 4.0 * nin * nout + 4.0 * nout + (l < mlp->nlayers - 1 ? 2 * 45.0 * nout : 0);
+    w->flops += 4.0 * nin * nout + 4.0 * nout + (mlp->act[l] == SR_ACT_TANH || mlp->act[l] == SR_ACT_SIGMOID ? 2 * 45.0 * nout : 0);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -67,17 +69,35 @@ static PetscErrorCode SREncWorkDestroy_Private(SREncWork_Private *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One affine layer (+ tanh when hidden) over a block: inputs (m, r) -> outputs (mo, ro).
-   On the last layer mo, ro receive M and rho. */
+/* One affine layer and its activation over a block: inputs (m, r) -> outputs (mo, ro).
+   smax: per-cell work array (SR_ENC_BLOCK). */
 /* AVX2 clone for the machines that have it, baseline SSE2 otherwise (identical results) */
 __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private(const SREncWork_Private *w, PetscInt l, const double *restrict m, const double *restrict r, double *restrict mo, double *restrict ro, double *restrict nf)
 {
-  const SRMLP    mlp = w->mlp;
-  const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
-  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
-  const double  *aW = w->absW + mlp->woff[l], *ab = w->absW + mlp->boff[l];
-  const double   g = (double)(nin + 3) * 0x1p-52, g1 = 1.0 + g;
-  const int      last = l == mlp->nlayers - 1;
+  const SRMLP        mlp = w->mlp;
+  const PetscInt     nin = mlp->width[l], nout = mlp->width[l + 1];
+  const double      *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+  const double      *aW = w->absW + mlp->woff[l], *ab = w->absW + mlp->boff[l];
+  const double       g = (double)(nin + 3) * 0x1p-52, g1 = 1.0 + g;
+  const SRActivation act = mlp->act[l];
+  /* inputs of layers >= 1 after tanh or sigmoid have |m_j| <= 1; after ReLU or linear the
+     bound A of sum_j |W_ij m_j| + |b_i| is the row sum times s = max(1, max_j |m_j|) */
+  const int unit = l > 0 && (mlp->act[l - 1] == SR_ACT_TANH || mlp->act[l - 1] == SR_ACT_SIGMOID);
+  double    smax[SR_ENC_BLOCK];
+
+  for (int c = 0; c < SR_ENC_BLOCK; c++)
+    smax[c] = 1.0;
+  if (l > 0 && !unit) {
+    for (PetscInt j = 0; j < nin; j++) {
+      const double *restrict mj = m + j * SR_ENC_BLOCK;
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        const double a = fabs(mj[c]);
+        smax[c]        = a > smax[c] ? a : smax[c];
+      }
+    }
+    for (int c = 0; c < SR_ENC_BLOCK; c++)
+      smax[c] *= 1.0 + 0x1p-50; /* covers the rounding of arow * smax below */
+  }
 
   for (PetscInt i = 0; i < nout; i++) {
     double M[SR_ENC_BLOCK], R[SR_ENC_BLOCK], A[SR_ENC_BLOCK];
@@ -98,8 +118,12 @@ __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private
         }
       }
     } else {
-      for (int c = 0; c < SR_ENC_BLOCK; c++)
-        A[c] = w->arow[mlp->boff[l] + i];
+      if (unit)
+        for (int c = 0; c < SR_ENC_BLOCK; c++)
+          A[c] = w->arow[mlp->boff[l] + i];
+      else
+        for (int c = 0; c < SR_ENC_BLOCK; c++)
+          A[c] = w->arow[mlp->boff[l] + i] * smax[c];
       /* 16 cells at a time in GCC vector types so that the 8 accumulators stay in registers
          (element-wise IEEE operations, same order as the scalar loop) */
       for (int cb = 0; cb < SR_ENC_BLOCK; cb += 16) {
@@ -142,16 +166,39 @@ __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private
       rho[c] = (R[c] + A[c] * g) * g1 + DBL_MIN;
       nf[c] += (M[c] - M[c]) + (rho[c] - rho[c]); /* stays 0 while M, rho are finite, NaN after */
     }
-    if (last) {
+    if (act == SR_ACT_LINEAR) {
       for (int c = 0; c < SR_ENC_BLOCK; c++) {
         moi[c] = M[c];
         roi[c] = rho[c];
       }
-    } else {
-      double lo[SR_ENC_BLOCK], hi[SR_ENC_BLOCK], ylo[SR_ENC_BLOCK], yhi[SR_ENC_BLOCK];
+    } else if (act == SR_ACT_RELU) {
+      /* [l, h] = [fl(M - rho), fl(M + rho)] is within half an ulp of the exact ends, and
+         l - |l| 2^-52 (rounded) <= l - ulp(l): max(., 0) of these is monotone and exact.
+         Back to midpoint-radius with 0 <= ylo <= yhi: |m| <= yhi and r0 <= yhi / 2, so
+         r = r0 + yhi 2^-50 + DBL_MIN covers the roundings of m and r0 and its own. */
+      double ylo[SR_ENC_BLOCK], yhi[SR_ENC_BLOCK];
       for (int c = 0; c < SR_ENC_BLOCK; c++) {
-        lo[c] = M[c] - rho[c];
-        hi[c] = M[c] + rho[c];
+        const double lo = M[c] - rho[c], hi = M[c] + rho[c];
+        ylo[c] = lo - fabs(lo) * 0x1p-52;
+        yhi[c] = hi + fabs(hi) * 0x1p-52;
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        ylo[c] = ylo[c] > 0.0 ? ylo[c] : 0.0;
+        yhi[c] = yhi[c] > 0.0 ? yhi[c] : 0.0;
+      }
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        moi[c] = 0.5 * ylo[c] + 0.5 * yhi[c];
+        roi[c] = ((0.5 * yhi[c] - 0.5 * ylo[c]) + yhi[c] * 0x1p-50) + DBL_MIN;
+      }
+    } else {
+      /* tanh, or sigmoid x = (1 + tanh(x / 2)) / 2: the argument is halved (exact but for
+         subnormals, which the 2^-52 |l| term and eps cover), and the final 0.5 + 0.5 t rounds
+         by at most 2^-53, covered by 2^-52 */
+      const double sh = act == SR_ACT_SIGMOID ? 0.5 : 1.0;
+      double       lo[SR_ENC_BLOCK], hi[SR_ENC_BLOCK], ylo[SR_ENC_BLOCK], yhi[SR_ENC_BLOCK];
+      for (int c = 0; c < SR_ENC_BLOCK; c++) {
+        lo[c] = (M[c] - rho[c]) * sh;
+        hi[c] = (M[c] + rho[c]) * sh;
       }
       for (int c = 0; c < SR_ENC_BLOCK; c++) {
         const double nl = -fabs(lo[c]), nh = -fabs(hi[c]);
@@ -168,6 +215,12 @@ __attribute__((target_clones("avx2", "default"))) static void SREncLayer_Private
         ylo[c] = ylo[c] > -1.0 ? ylo[c] : -1.0;
         yhi[c] = yhi[c] < 1.0 ? yhi[c] : 1.0;
       }
+      if (act == SR_ACT_SIGMOID)
+        for (int c = 0; c < SR_ENC_BLOCK; c++) {
+          const double sl = (0.5 + 0.5 * ylo[c]) - 0x1p-52, su = (0.5 + 0.5 * yhi[c]) + 0x1p-52;
+          ylo[c]          = sl > 0.0 ? sl : 0.0;
+          yhi[c]          = su < 1.0 ? su : 1.0;
+        }
       for (int c = 0; c < SR_ENC_BLOCK; c++) {
         moi[c] = 0.5 * ylo[c] + 0.5 * yhi[c];
         roi[c] = (0.5 * yhi[c] - 0.5 * ylo[c]) + 0x1p-50;

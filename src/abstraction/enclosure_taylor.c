@@ -33,7 +33,10 @@
      rr' = fl(lambda (rr + a 2^-52) + M S2 (1 + 2^-51) + err_g + |c'_0| 2^-52) (1 + 2^-49) + DBL_MIN,
    where lambda a 2^-52 covers the roundings of fl(lambda c_k) and |c'_0| 2^-52 that of c'_0, and
    (1 + 2^-50) the at most n + 6 roundings of that non-negative sum (rr' below uses 1 + 2^-49).
-   Wider ranges (a cell whose network meets one) and non-finite values: the whole cell is
+   ReLU layers (SPEC §14) have their own branch (the chord relaxation, comment at the code),
+   linear layers keep the affine form; a network with a sigmoid layer takes the per-cell path
+   for every cell.
+   Wider tanh ranges (a cell whose network meets one) and non-finite values: the whole cell is
    redone by the per-cell path of src/numerics/taylor.c (chord slope over pieces), so this kernel's boxes
    are never looser than that path's by more than rounding margins.
 
@@ -60,6 +63,7 @@ struct _p_SRTMBatch {
   double   *q;       /* maxwidth * BLK */
   SRTaylor *work;    /* per-cell fallback: 2 maxwidth */
   double    redo[BLK]; /* non-zero (or NaN): the cell is redone by the per-cell path */
+  PetscBool percell;   /* a sigmoid layer: every cell takes the per-cell path */
 };
 
 PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb)
@@ -76,6 +80,8 @@ PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb)
   PetscCall(PetscMalloc5(b->mlp->nparams, &b->absW, mw * b->ns * BLK, &b->y0, mw * b->ns * BLK, &b->y1, mw * BLK, &b->q, 2 * mw, &b->work));
   for (PetscInt p = 0; p < b->mlp->nparams; p++)
     b->absW[p] = fabs(b->mlp->params[p]);
+  for (PetscInt l = 0; l < b->mlp->nlayers; l++)
+    if (b->mlp->act[l] == SR_ACT_SIGMOID) b->percell = PETSC_TRUE;
   *tb = b;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -98,7 +104,7 @@ static inline __attribute__((always_inline)) void SRTMBLayer_Private(SRTMBatch b
   const double  *W = mlp->params + mlp->woff[l], *bias = mlp->params + mlp->boff[l];
   const double  *aW = b->absW + mlp->woff[l];
   const double   g = (double)(nin + 1) * 0x1p-52, g1 = 1.0 + (double)(nin + n + 8) * 0x1p-52;
-  const int      last = l == mlp->nlayers - 1;
+  const SRActivation act = mlp->act[l];
   double *restrict q  = b->q;
 
   /* q_j = rr_j + g a_j */
@@ -165,7 +171,48 @@ static inline __attribute__((always_inline)) void SRTMBLayer_Private(SRTMBatch b
       for (int c = 0; c < BLK; c++)
         redo[c] += yo[(n + 1) * BLK + c] - yo[(n + 1) * BLK + c]; /* NaN once rr is not finite */
     }
-    if (last) continue;
+    if (act == SR_ACT_LINEAR) continue;
+    if (act == SR_ACT_RELU) {
+      /* ReLU, in place (SPEC §14): over the range [lo, hi] of the neuron (outward: c0 -+ S2
+         rounded, then moved by |.| 2^-52 >= one ulp), the identity when lo >= 0, zero when
+         hi <= 0, else y = lambda z + g with lambda = hi / (hi - lo) in [0, 1] and
+         g = max(z, 0) - lambda z in [0, Gm], Gm >= max(-lambda lo, hi - lambda hi) (the two
+         roundings of each, <= 2 u (hi - lo), and the sum's, covered by (hi - lo) 2^-51).
+         Written as c0' = lambda c0 + Gm/2, c_k' = lambda c_k, remainder lambda rr + Gm/2 plus
+         the roundings of the products (<= u lambda A) and of c0' (<= u |c0'|), all terms
+         non-negative and rounded at most 6 times ((1 + u)^7 < 1 + 2^-49). */
+      double *restrict redo = b->redo;
+      double lam[BLK], Gm[BLK], A[BLK];
+      for (int c = 0; c < BLK; c++) {
+        const double c0 = yo[c];
+        double       S = yo[(n + 1) * BLK + c], a = fabs(c0);
+        for (PetscInt k = 1; k <= n; k++) {
+          S += fabs(yo[k * BLK + c]);
+          a += fabs(yo[k * BLK + c]);
+        }
+        A[c]             = a;
+        const double S2  = (S * (1.0 + (double)(n + 4) * 0x1p-52) + fabs(c0) * 0x1p-52) + DBL_MIN;
+        const double lo0 = c0 - S2, hi0 = c0 + S2;
+        const double lo = lo0 - fabs(lo0) * 0x1p-52, hi = hi0 + fabs(hi0) * 0x1p-52;
+        const double ls = hi / (hi - lo);
+        const double g1 = -(ls * lo), g2 = hi - ls * hi;
+        const double gm = ((g1 > g2 ? g1 : g2) + (hi - lo) * 0x1p-51) + DBL_MIN;
+        const int    pos = lo >= 0.0, neg = hi <= 0.0;
+        lam[c] = pos ? 1.0 : (neg ? 0.0 : ls);
+        Gm[c]  = (pos || neg) ? 0.0 : gm;
+      }
+      for (int c = 0; c < BLK; c++) {
+        const double c0o = lam[c] * yo[c] + 0.5 * Gm[c];
+        const double rr  = yo[(n + 1) * BLK + c];
+        const double rro = ((lam[c] * (rr + A[c] * 0x1p-52) + 0.5 * Gm[c]) + fabs(c0o) * 0x1p-52) * (1.0 + 0x1p-49) + DBL_MIN;
+        yo[c]            = c0o;
+        for (PetscInt k = 1; k <= n; k++)
+          yo[k * BLK + c] *= lam[c];
+        yo[(n + 1) * BLK + c] = rro;
+        redo[c] += rro - rro; /* NaN: non-finite */
+      }
+      continue;
+    }
     /* tanh, in place; simple loops over the cells so that each vectorises (clamps in their own
        loops, as in src/abstraction/enclosure.c) */
     {
@@ -264,7 +311,10 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
       yd[(n + 1) * BLK + c] = 0.0;
     }
   }
-  if (n == 1) SRTMBForward1_Private(b, &y);
+  if (b->percell) {
+    y = b->y0;
+    for (int c = 0; c < BLK; c++) b->redo[c] = 1.0;
+  } else if (n == 1) SRTMBForward1_Private(b, &y);
   else if (n == 2) SRTMBForward2_Private(b, &y);
   else SRTMBForward3_Private(b, &y);
   for (PetscInt c = 0; c < nb; c++) {

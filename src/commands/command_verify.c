@@ -189,10 +189,11 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (has_net) {
     char        sysname[16];
     SRModelType mt;
-    PetscInt    nh, w[SR_MAX_LAYERS + 2], cs;
-    double     *params;
-    PetscBool   cs_set;
-    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &nh, w, &params));
+    PetscInt     nh, w[SR_MAX_LAYERS + 2], cs;
+    SRActivation acts[SR_MAX_LAYERS + 1];
+    double      *params;
+    PetscBool    cs_set;
+    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &nh, w, acts, &params));
     PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
     PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
     PetscCheck(!cs_set || cs == 0 || cs == sys->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", sys->control_steps, network, cs);
@@ -202,6 +203,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(SRModelCreate(sys, mt, nh, w + 1, &model));
     PetscCheck(model->mlp->width[model->mlp->nlayers] == w[nh + 1], comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs; a %s model of -sys %s needs %" PetscInt_FMT, network, w[nh + 1], SRModelTypes[mt], sysname, model->mlp->width[model->mlp->nlayers]);
     PetscCall(PetscArraycpy(model->mlp->params, params, model->mlp->nparams));
+    for (PetscInt l = 0; l < model->mlp->nlayers; l++) PetscCall(SRMLPSetActivation(model->mlp, l, acts[l]));
     PetscCall(PetscFree(params));
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
@@ -227,6 +229,8 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   h.sys_dt   = sys->dt;
   h.sys_umax = sys->umax;
   h.control_steps = sys->control_steps;
+  h.activations[0] = 0; /* format 1 for simreach's own networks; else format 2 with the activations */
+  if (!SRMLPIsDefault(model->mlp)) PetscCall(SRMLPActivationsString(model->mlp, h.activations, sizeof h.activations));
   if (has_out) PetscCall(SRAbstractionFileCreate(comm, output, force, &h, ax, model->mlp->params, &af));
   PetscCall(SRVerifyRun(comm, model, ax, (SREnclosureType)etype, bisect, af, progress, &m));
   PetscCall(SRAbstractionFileClose(&af));

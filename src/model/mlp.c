@@ -1,12 +1,15 @@
-/* The MLP N_phi of SPEC §3: tanh hidden layers, linear output, Glorot-uniform init.
+/* The MLP N_phi of SPEC §3: tanh hidden layers, linear output, Glorot-uniform init; imported
+   networks (SPEC §14) carry any of ReLU, tanh, sigmoid, linear after any layer (act[l]).
 
    Layout (model.h): layer l maps width[l] -> width[l+1], W_l row-major at woff[l], b_l at
    boff[l].  The forward pass keeps every layer's activations (cache, layer-major, nb rows per
    layer) so that the backward pass is plain reverse mode: tanh' = 1 - a^2 is read from the
-   cached activation a.  SRMLPForwardTaylor lives in src/numerics/taylor.c.  Not collective. */
+   cached activation a (ReLU: a > 0, sigmoid: a (1 - a), linear: 1).  SRMLPForwardTaylor lives in src/numerics/taylor.c.  Not collective. */
 #include <simreach/model.h>
 #include <simreach/random.h>
 #include <simreach/private/fasttanh.h>
+
+const char *const SRActivations[] = { "tanh", "relu", "sigmoid", "linear", "SRActivation", "SR_ACT_", NULL };
 
 static PetscInt SRMLPActWidth_Private(SRMLP mlp)
 {
@@ -40,6 +43,7 @@ PetscErrorCode SRMLPCreate(PetscInt nin, PetscInt nhidden, const PetscInt widths
   for (PetscInt l = 0; l < nhidden; l++)
     m->width[l + 1] = widths[l];
   m->width[m->nlayers] = nout;
+  for (PetscInt l = 0; l < m->nlayers; l++) m->act[l] = l < m->nlayers - 1 ? SR_ACT_TANH : SR_ACT_LINEAR;
   m->nparams           = 0;
   m->maxwidth          = 0;
   for (PetscInt l = 0; l < m->nlayers; l++) {
@@ -63,6 +67,55 @@ PetscErrorCode SRMLPDestroy(SRMLP *mlp)
   PetscCall(PetscFree((*mlp)->cache));
   PetscCall(PetscFree((*mlp)->scratch));
   PetscCall(PetscFree(*mlp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRMLPSetActivation(SRMLP mlp, PetscInt l, SRActivation act)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(l >= 0 && l < mlp->nlayers, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRMLPSetActivation: layer %" PetscInt_FMT "; the network has %" PetscInt_FMT " affine layers", l, mlp->nlayers);
+  PetscCheck(act >= SR_ACT_TANH && act <= SR_ACT_LINEAR, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRMLPSetActivation: activation %d; allowed are tanh, relu, sigmoid, linear", (int)act);
+  mlp->act[l] = act;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool SRMLPIsDefault(SRMLP mlp)
+{
+  for (PetscInt l = 0; l < mlp->nlayers; l++)
+    if (mlp->act[l] != (l < mlp->nlayers - 1 ? SR_ACT_TANH : SR_ACT_LINEAR)) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+PetscErrorCode SRMLPActivationsString(SRMLP mlp, char buf[], size_t len)
+{
+  PetscFunctionBeginUser;
+  buf[0] = 0;
+  for (PetscInt l = 0; l < mlp->nlayers; l++) {
+    const size_t k = strlen(buf);
+    PetscCall(PetscSNPrintf(buf + k, len - k, "%s%s", l ? "," : "", SRActivations[mlp->act[l]]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRActivationsParse(const char what[], const char str[], PetscInt nlayers, SRActivation acts[])
+{
+  const char *p = str;
+  PetscInt    l = 0;
+
+  PetscFunctionBeginUser;
+  while (1) {
+    const char *e = strchr(p, ',');
+    size_t      k = e ? (size_t)(e - p) : strlen(p);
+    int         a = -1;
+    for (int i = 0; i <= SR_ACT_LINEAR; i++)
+      if (strlen(SRActivations[i]) == k && !strncmp(p, SRActivations[i], k)) a = i;
+    PetscCheck(a >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: activation '%.*s' in '%s'; allowed are tanh, relu, sigmoid, linear", what, (int)PetscMin(k, 32), p, str);
+    PetscCheck(l < nlayers, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: activations '%s' name more than the %" PetscInt_FMT " affine layers", what, str, nlayers);
+    acts[l++] = (SRActivation)a;
+    if (!e) break;
+    p = e + 1;
+  }
+  PetscCheck(l == nlayers, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: activations '%s' name %" PetscInt_FMT " layers; the network has %" PetscInt_FMT " affine layers", what, str, l, nlayers);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -207,11 +260,54 @@ SR_KERNEL_CLONES static void SRMLPTanh_Private(PetscInt n, double *restrict a)
     a[k] = SRFastTanh(a[k]);
 }
 
+/* a <- max(a, 0) in place; NaN stays NaN (the comparison is false) */
+SR_KERNEL_CLONES static void SRMLPRelu_Private(PetscInt n, double *restrict a)
+{
+  for (PetscInt k = 0; k < n; k++)
+    a[k] = a[k] < 0.0 ? 0.0 : a[k];
+}
+
+/* a <- 1 / (1 + exp(-a)) (libm exp: the point pass, not an enclosure) */
+static void SRMLPSigmoid_Private(PetscInt n, double *restrict a)
+{
+  for (PetscInt k = 0; k < n; k++)
+    a[k] = 1.0 / (1.0 + exp(-a[k]));
+}
+
 /* d <- d * tanh'(z) = d * (1 - a^2), a = tanh(z) the cached activation */
 SR_KERNEL_CLONES static void SRMLPTanhBackward_Private(PetscInt n, const double *restrict a, double *restrict d)
 {
   for (PetscInt k = 0; k < n; k++)
     d[k] *= 1.0 - a[k] * a[k];
+}
+
+/* d <- d * relu'(z) = d [a > 0] */
+SR_KERNEL_CLONES static void SRMLPReluBackward_Private(PetscInt n, const double *restrict a, double *restrict d)
+{
+  for (PetscInt k = 0; k < n; k++)
+    d[k] = a[k] > 0.0 ? d[k] : 0.0;
+}
+
+/* d <- d * sigmoid'(z) = d a (1 - a) */
+SR_KERNEL_CLONES static void SRMLPSigmoidBackward_Private(PetscInt n, const double *restrict a, double *restrict d)
+{
+  for (PetscInt k = 0; k < n; k++)
+    d[k] *= a[k] * (1.0 - a[k]);
+}
+
+static void SRMLPActivate_Private(SRActivation act, PetscInt n, double *a)
+{
+  if (act == SR_ACT_TANH) SRMLPTanh_Private(n, a);
+  else if (act == SR_ACT_RELU) SRMLPRelu_Private(n, a);
+  else if (act == SR_ACT_SIGMOID) SRMLPSigmoid_Private(n, a);
+}
+
+/* d <- d * act'(z) from the cached activation a = act(z) */
+static void SRMLPActivateBackward_Private(SRActivation act, PetscInt n, const double *a, double *d)
+{
+  if (act == SR_ACT_TANH) SRMLPTanhBackward_Private(n, a, d);
+  else if (act == SR_ACT_RELU) SRMLPReluBackward_Private(n, a, d);
+  else if (act == SR_ACT_SIGMOID) SRMLPSigmoidBackward_Private(n, a, d);
 }
 
 PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
@@ -230,10 +326,10 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
     for (PetscInt o = 0; o < wout; o++)
       for (PetscInt j = 0; j < win; j++)
         WT[j * wout + o] = W[o * win + j];
-    /* z_i = b + sum_j W[:, j] a_i[j] (SPEC §3), then tanh on hidden layers: the point pass
+    /* z_i = b + sum_j W[:, j] a_i[j] (SPEC §3), then the layer's activation: the point pass
        uses the fast tanh, the enclosures the sound one */
     SRMLPRowsTimes_Private(nb, win, wout, in, WT, b, out);
-    if (l < mlp->nlayers - 1) SRMLPTanh_Private(nb * wout, out);
+    SRMLPActivate_Private(mlp->act[l], nb * wout, out);
     PetscCall(PetscLogFlops(2.0 * nb * win * wout));
   }
   PetscCall(PetscArraycpy(Y, mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), nb * mlp->width[mlp->nlayers]));
@@ -242,7 +338,8 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
 }
 
 /* Reverse mode through the cached activations: with delta = d(sum dY.N)/dz_{l+1},
-   grad W_l += delta^T a_l, grad b_l += sum_i delta, and delta_l = (delta W_l) * (1 - a_l^2). */
+   grad W_l += delta^T a_l, grad b_l += sum_i delta, and delta_l = (delta W_l) * act'_{l-1}
+   (tanh: 1 - a_l^2); the output layer's own activation first multiplies dY. */
 PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *grad, double *dX)
 {
   double *d, *prev;
@@ -253,6 +350,7 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
   d    = mlp->scratch;
   prev = mlp->scratch + nb * mlp->maxwidth;
   PetscCall(PetscArraycpy(d, dY, nb * mlp->width[mlp->nlayers]));
+  SRMLPActivateBackward_Private(mlp->act[mlp->nlayers - 1], nb * mlp->width[mlp->nlayers], mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), d);
   for (PetscInt l = mlp->nlayers - 1; l >= 0; l--) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     const double  *W  = mlp->params + mlp->woff[l];
@@ -265,8 +363,8 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
     SRMLPAddTransTimes_Private(nb, wout, win, d, in, gW);
     if (l > 0 || dX) {
       SRMLPRowsTimes_Private(nb, wout, win, d, W, NULL, prev);
-      /* layer l > 0 input is a tanh output a: tanh'(z) = 1 - a^2 */
-      if (l > 0) SRMLPTanhBackward_Private(nb * win, in, prev);
+      /* layer l > 0 input is the output a of layer l - 1's activation */
+      if (l > 0) SRMLPActivateBackward_Private(mlp->act[l - 1], nb * win, in, prev);
       if (l == 0) PetscCall(PetscArraycpy(dX, prev, nb * win));
       double *swap = d;
       d            = prev;
@@ -278,8 +376,23 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
 }
 
 /* Interval bound propagation (SPEC §7 interval): every product W x and sum is an outward-
-   rounded interval operation and tanh is the sound interval tanh, so Y contains N(x) for all
-   real x in X. */
+   rounded interval operation and the activations are the sound interval ones, so Y contains
+   N(x) for all real x in X. */
+SRInterval SRActivationInterval(SRActivation act, SRInterval z)
+{
+  switch (act) {
+  case SR_ACT_TANH:
+    return SRIntervalTanh(z);
+  case SR_ACT_RELU: /* max(., 0) is monotone and exact */
+    if (SRIntervalIsNaI(z)) return z;
+    return SRIntervalMake(z.lo < 0 ? 0.0 : z.lo, z.hi < 0 ? 0.0 : z.hi);
+  case SR_ACT_SIGMOID:
+    return SRIntervalSigmoid(z);
+  default:
+    return z;
+  }
+}
+
 PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *Y)
 {
   SRInterval *buf0, *buf1, *cur, *nxt;
@@ -298,7 +411,7 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
       SRInterval z = SRIntervalPoint(b[o]);
       for (PetscInt j = 0; j < win; j++)
         z = SRIntervalAdd(z, SRIntervalScale(W[o * win + j], cur[j]));
-      nxt[o] = l < mlp->nlayers - 1 ? SRIntervalTanh(z) : z;
+      nxt[o] = SRActivationInterval(mlp->act[l], z);
     }
     SRInterval *swap = cur;
     cur              = nxt;

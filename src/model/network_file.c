@@ -1,16 +1,18 @@
 /* The network file (SPEC §10): one small HDF5 file holding an MLP of SPEC §3, readable and
    writable from PyTorch (analysis/network_torch.py).
 
-   Layout (format "simreach-network-1"):
-     attributes of /:  simreach_format = "simreach-network-1"
+   Layout (format "simreach-network-2"; "simreach-network-1" files are still read):
+     attributes of /:  simreach_format = "simreach-network-2"
                        sys   = "toy1d" | "pendulum" | "dubins"    (the system of SPEC §2)
                        model = "dynamics" | "controller"          (SPEC §3)
-                       activation = "tanh"                        (hidden layers; the output is linear)
+                       activations = "relu,relu,linear"           (SPEC §14: one of tanh, relu,
+                                     sigmoid, linear per affine layer, the output layer too)
+                       [format 1: activation = "tanh": tanh hidden layers, linear output]
                        control_steps (int64, optional, default 1) (SPEC §2 control period, controller)
      /widths           int64 [L + 1]: inputs, hidden widths..., outputs
      /layers/<l>/weight  float64 [width[l+1], width[l]]  (PyTorch nn.Linear.weight, row-major)
      /layers/<l>/bias    float64 [width[l+1]]
-   so the network is  y = W_{L-1} tanh(... tanh(W_0 x + b_0) ...) + b_{L-1}, and f_phi is built
+   so the network is  y = act_{L-1}(W_{L-1} act_{L-2}(... act_0(W_0 x + b_0) ...) + b_{L-1}), and f_phi is built
    from it as in SPEC §3 (dynamics: x + N(x), n outputs; controller: umax tanh(N(x)), nu outputs).
    The file is written to path.part and renamed; an existing path is replaced only with force. */
 #include <simreach/verify.h>
@@ -19,7 +21,8 @@
 #include <simreach/private/h5attr.h>
 #include <simreach/private/memcheck.h>
 
-#define SR_NETWORK_FORMAT "simreach-network-1"
+#define SR_NETWORK_FORMAT "simreach-network-2"
+#define SR_NETWORK_FORMAT1 "simreach-network-1"
 
 static PetscErrorCode SRNetWriteData_Private(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf)
 {
@@ -79,7 +82,11 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
     PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_NETWORK_FORMAT));
     PetscCall(SRH5AttrWriteString(f, "sys", sysname));
     PetscCall(SRH5AttrWriteString(f, "model", SRModelTypes[type]));
-    PetscCall(SRH5AttrWriteString(f, "activation", "tanh"));
+    {
+      char acts[8 * (SR_MAX_LAYERS + 1)];
+      PetscCall(SRMLPActivationsString(mlp, acts, sizeof acts));
+      PetscCall(SRH5AttrWriteString(f, "activations", acts));
+    }
     {
       const int64_t cs = control_steps;
       hid_t         sp, a;
@@ -111,10 +118,11 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
 }
 
 /* Every rank reads the (small) file itself, so a bad file fails identically on every rank. */
-PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], double **params)
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], SRActivation acts[], double **params)
 {
   hid_t     f;
-  char      fmt[64], model[32], act[32];
+  char      fmt[64], model[32], act[8 * (SR_MAX_LAYERS + 1)];
+  PetscBool v1;
   hsize_t   dims[2];
   int64_t   w[SR_MAX_LAYERS + 2];
   PetscInt  nl, np = 0;
@@ -128,11 +136,14 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: not an HDF5 file", path);
   PetscCall(SRH5AttrReadString(f, "network file", path, "simreach_format", " (not a simreach network file?)", PETSC_TRUE, fmt, sizeof(fmt)));
-  PetscCheck(!strcmp(fmt, SR_NETWORK_FORMAT), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_NETWORK_FORMAT);
+  PetscCheck(!strcmp(fmt, SR_NETWORK_FORMAT) || !strcmp(fmt, SR_NETWORK_FORMAT1), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: format '%s'; this simreach reads '%s' and '%s'", path, fmt, SR_NETWORK_FORMAT, SR_NETWORK_FORMAT1);
+  v1 = (PetscBool)!strcmp(fmt, SR_NETWORK_FORMAT1);
   PetscCall(SRH5AttrReadString(f, "network file", path, "sys", " (not a simreach network file?)", PETSC_TRUE, sysname, len));
   PetscCall(SRH5AttrReadString(f, "network file", path, "model", " (not a simreach network file?)", PETSC_TRUE, model, sizeof(model)));
-  PetscCall(SRH5AttrReadString(f, "network file", path, "activation", " (not a simreach network file?)", PETSC_TRUE, act, sizeof(act)));
-  PetscCheck(!strcmp(act, "tanh"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: activation '%s'; allowed is tanh", path, act);
+  if (v1) {
+    PetscCall(SRH5AttrReadString(f, "network file", path, "activation", " (not a simreach network file?)", PETSC_TRUE, act, sizeof(act)));
+    PetscCheck(!strcmp(act, "tanh"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: activation '%s'; allowed in format 1 is tanh", path, act);
+  } else PetscCall(SRH5AttrReadString(f, "network file", path, "activations", " (format 2 names every layer's activation)", PETSC_TRUE, act, sizeof(act)));
   if (!strcmp(model, "dynamics")) *type = SR_MODEL_DYNAMICS;
   else if (!strcmp(model, "controller")) *type = SR_MODEL_CONTROLLER;
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: model '%s'; allowed are dynamics, controller", path, model);
@@ -158,6 +169,13 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
   }
   nl = (PetscInt)dims[0] - 1;
   PetscCheck(nl >= 2 && nl <= SR_MAX_LAYERS + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: %" PetscInt_FMT " affine layers; allowed are 2 to %d (1 to %d hidden)", path, nl, SR_MAX_LAYERS + 1, SR_MAX_LAYERS);
+  if (v1)
+    for (PetscInt l = 0; l < nl; l++) acts[l] = l < nl - 1 ? SR_ACT_TANH : SR_ACT_LINEAR;
+  else {
+    char what[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "network file %s", path));
+    PetscCall(SRActivationsParse(what, act, nl, acts));
+  }
   PetscCall(SRNetReadData_Private(f, path, "widths", H5T_NATIVE_INT64, 1, dims, w));
   {
     double npd = 0, maxw = 0;

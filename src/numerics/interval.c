@@ -115,6 +115,27 @@ void SRTanhBounds(double x, double *lo, double *hi)
   }
 }
 
+/* sigmoid x = 1 / (1 + e^-x), decreasing in e^-x in [el, eh]; where e^-x overflows (x < -709)
+   the bound sigmoid x < e^x is used instead (never below the smallest subnormal). */
+void SRSigmoidBounds(double x, double *lo, double *hi)
+{
+  double el, eh;
+  if (isnan(x)) {
+    *lo = *hi = NAN;
+    return;
+  }
+  SRExpBounds(-x, &el, &eh);
+  *lo = eh < INFINITY ? SRDivDown(1.0, SRAddUp(1.0, eh)) : 0.0;
+  if (el < INFINITY) *hi = SRDivUp(1.0, SRAddDown(1.0, el));
+  else {
+    double t;
+    SRExpBounds(x, &t, hi);
+    *hi = SRMax_Private(*hi, 0x1p-1074);
+  }
+  *lo = SRMax_Private(*lo, 0.0);
+  *hi = SRMin_Private(*hi, 1.0);
+}
+
 static inline void SRClampUnit_Private(double *lo, double *hi)
 {
   *lo = SRMax_Private(*lo, -1.0);
@@ -158,6 +179,23 @@ SRInterval SRIntervalTanh(SRInterval x)
   SRTanhBounds(x.lo, &l, &t);
   SRTanhBounds(x.hi, &t, &h);
   return (SRInterval){l, h};
+}
+
+/* sigmoid is increasing */
+SRInterval SRIntervalSigmoid(SRInterval x)
+{
+  double l, h, t;
+  if (SR_IV_RARE(x)) return x;
+  SRSigmoidBounds(x.lo, &l, &t);
+  SRSigmoidBounds(x.hi, &t, &h);
+  return (SRInterval){l, h};
+}
+
+/* sigmoid' x = sigmoid x (1 - sigmoid x) = (1 - tanh^2 (x / 2)) / 4 */
+SRInterval SRIntervalDSigmoid(SRInterval x)
+{
+  if (SR_IV_RARE(x)) return x;
+  return SRIntervalScale(0.25, SRIntervalDTanh(SRIntervalScale(0.5, x)));
 }
 
 /* 1 - tanh^2 t = sech^2 t = 4u / (1 + u)^2 with u = exp(-2|t|) in (0, 1]; f(u) = 4u/(1+u)^2

@@ -7,7 +7,7 @@
    margin (SRSumErr_Private), is swept into the interval remainder.  Remainders themselves are
    added with directed rounding (SRAddUp / SRSubDown of src/numerics/interval.c).
 
-   Nonlinearities (tanh, sin, cos).  Over the range R = [l, u] of the argument the function is
+   Nonlinearities (tanh, sigmoid, sin, cos; ReLU in SRTaylorRelu_Private).  Over the range R = [l, u] of the argument the function is
    replaced by the line lambda x plus an enclosure of g(x) = f(x) - lambda x over R.  Narrow
    ranges (u - l <= 1/16, the usual case on small cells): lambda = f'(mid) and the mean-value
    form g(mid) + (f'(R) - lambda)(R - mid).  Wide ranges: lambda is the chord slope
@@ -132,13 +132,15 @@ SRTaylor SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a)
   return y;
 }
 
-typedef enum { SR_FUN_TANH, SR_FUN_SIN, SR_FUN_COS } SRFun_Private;
+typedef enum { SR_FUN_TANH, SR_FUN_SIN, SR_FUN_COS, SR_FUN_SIGMOID } SRFun_Private;
 
 static SRInterval SRFunPoint_Private(SRFun_Private f, double x)
 {
   SRInterval y;
   if (f == SR_FUN_TANH)
     SRTanhBounds(x, &y.lo, &y.hi);
+  else if (f == SR_FUN_SIGMOID)
+    SRSigmoidBounds(x, &y.lo, &y.hi);
   else if (f == SR_FUN_SIN)
     SRSinBounds(x, &y.lo, &y.hi);
   else
@@ -149,6 +151,7 @@ static SRInterval SRFunPoint_Private(SRFun_Private f, double x)
 static SRInterval SRFunInterval_Private(SRFun_Private f, SRInterval x)
 {
   if (f == SR_FUN_TANH) return SRIntervalTanh(x);
+  if (f == SR_FUN_SIGMOID) return SRIntervalSigmoid(x);
   if (f == SR_FUN_SIN) return SRIntervalSin(x);
   return SRIntervalCos(x);
 }
@@ -157,6 +160,7 @@ static SRInterval SRFunInterval_Private(SRFun_Private f, SRInterval x)
 static SRInterval SRFunDeriv_Private(SRFun_Private f, SRInterval x)
 {
   if (f == SR_FUN_TANH) return SRIntervalDTanh(x);
+  if (f == SR_FUN_SIGMOID) return SRIntervalDSigmoid(x);
   if (f == SR_FUN_SIN) return SRIntervalCos(x);
   return SRIntervalNeg(SRIntervalSin(x));
 }
@@ -166,6 +170,10 @@ static double SRFunDerivApprox_Private(SRFun_Private f, double x)
   if (f == SR_FUN_TANH) {
     const double t = tanh(x);
     return 1.0 - t * t;
+  }
+  if (f == SR_FUN_SIGMOID) {
+    const double t = 1.0 / (1.0 + exp(-x));
+    return t * (1.0 - t);
   }
   if (f == SR_FUN_SIN) return cos(x);
   return -sin(x);
@@ -257,6 +265,52 @@ static SRTaylor SRTaylorApply_Private(PetscInt n, SRTaylor a, SRFun_Private f)
 
 SRTaylor SRTaylorTanh(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_TANH); }
 
+/* ReLU (SPEC §14) over the range R = [l, u] of a: the identity when l >= 0, zero when u <= 0,
+   otherwise the chord lambda = u / (u - l) (any double lambda is sound) plus an enclosure of
+   g(x) = max(x, 0) - lambda x, piecewise linear, so its extremes over R are at l, 0 and u,
+   each enclosed with directed rounding. */
+static SRTaylor SRTaylorRelu_Private(PetscInt n, SRTaylor a)
+{
+  const SRInterval R = SRTaylorRange(n, a);
+  SRTaylor         y;
+
+  if (SRIntervalIsNaI(R)) {
+    y   = SRTaylorConstant(n, NAN);
+    y.r = SRIntervalNaI();
+    return y;
+  }
+  if (R.lo >= 0) return a;
+  if (R.hi <= 0) return SRTaylorConstant(n, 0.0);
+  if (!SRIntervalIsBounded(R)) {
+    y   = SRTaylorConstant(n, 0.0);
+    y.r = SRActivationInterval(SR_ACT_RELU, R);
+    return y;
+  }
+  {
+    const double     l = R.lo, u = R.hi, lambda = u / (u - l);
+    const SRInterval gl = { SRSubDown(0.0, SRMulUp(lambda, l)), SRSubUp(0.0, SRMulDown(lambda, l)) };
+    const SRInterval gu = { SRSubDown(u, SRMulUp(lambda, u)), SRSubUp(u, SRMulDown(lambda, u)) };
+    const SRInterval G  = SRIntervalHull(SRIntervalHull(gl, gu), SRIntervalPoint(0.0));
+    y                   = SRTaylorScale(n, lambda, a);
+    y.r                 = SRIntervalAdd(y.r, G);
+  }
+  return y;
+}
+
+SRTaylor SRActivationTaylor(SRActivation act, PetscInt n, SRTaylor z)
+{
+  switch (act) {
+  case SR_ACT_TANH:
+    return SRTaylorApply_Private(n, z, SR_FUN_TANH);
+  case SR_ACT_RELU:
+    return SRTaylorRelu_Private(n, z);
+  case SR_ACT_SIGMOID:
+    return SRTaylorApply_Private(n, z, SR_FUN_SIGMOID);
+  default:
+    return z;
+  }
+}
+
 SRTaylor SRTaylorSin(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_SIN); }
 
 SRTaylor SRTaylorCos(PetscInt n, SRTaylor a) { return SRTaylorApply_Private(n, a, SR_FUN_COS); }
@@ -276,9 +330,9 @@ PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTay
     for (PetscInt i = 0; i < nout; i++) {
       const SRTaylor z = SRTaylorLinear(n, nin, W + i * nin, in, b[i]);
       if (last)
-        Y[i] = z;
+        Y[i] = SRActivationTaylor(mlp->act[l], n, z);
       else
-        out[i] = SRTaylorTanh(n, z);
+        out[i] = SRActivationTaylor(mlp->act[l], n, z);
     }
     if (!last) {
       SRTaylor *t = in;

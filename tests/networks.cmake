@@ -1,0 +1,19 @@
+# Networks from the field (SPEC §14): activations in the soundness suite, the network file's
+# format 2 end to end.
+# ReLU, sigmoid and mixed random networks (each layer any of tanh, relu, sigmoid, linear, the
+# output too) at both enclosures (and their intersection): MPFR re-evaluation, dense sampling
+# and attacks; -plant shrinks every box and the same suite must report escapes for each type.
+foreach(_act relu sigmoid mixed)
+  foreach(_sys_model IN ITEMS pendulum:dynamics dubins:controller toy1d:dynamics)
+    string(REPLACE ":" ";" _sm ${_sys_model})
+    list(GET _sm 0 _sys)
+    list(GET _sm 1 _model)
+    sr_add_mpi_test(NAME soundness_${_act}_${_sys}_${_model} COMMAND test_soundness -sys ${_sys} -model ${_model} -act ${_act} -cells 600 -points 500 -seed 11 RANKS 1 TIMEOUT 300)
+  endforeach()
+  sr_add_mpi_test(NAME soundness_${_act}_planted COMMAND test_soundness -sys pendulum -model controller -act ${_act} -plant -cells 100 -points 200 -seed 12 RANKS 1 TIMEOUT 300)
+endforeach()
+sr_add_mpi_test(NAME soundness_mixed_ranks COMMAND test_soundness -sys dubins -model dynamics -act mixed -cells 200 -points 300 -seed 13 RANKS 2 TIMEOUT 300)
+string(REPLACE ";" " " _sr_nextra "${SR_MPIEXEC_EXTRA}")
+set(_sr_networks_env "SIMREACH=$<TARGET_FILE:simreach_exe>" "MPIEXEC=${MPIEXEC_EXECUTABLE}" "MPIEXEC_EXTRA=${_sr_nextra}" "PY=/usr/bin/python3" "OMPI_MCA_rmaps_base_oversubscribe=1")
+add_test(NAME networks_activations COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/networks_act.sh ${CMAKE_CURRENT_BINARY_DIR}/networks_act)
+set_tests_properties(networks_activations PROPERTIES ENVIRONMENT "${_sr_networks_env}" TIMEOUT 300 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS verify)
