@@ -10,16 +10,18 @@
      with directed rounding (the interval point enclosure [x, x]), lies wholly outside the
      union of C(k) (SRContainmentOutside: exact comparisons);
    - unknown: neither within the budget.
-   The witness search runs on every cell (the centre, the 2^n corners and params.samples
-   points of SR_STREAM_FALSIFY; a witness overrides a proof, which would then expose an
-   unsound enclosure), and on cells left unproven also on the centre of the failing sub-box
-   and params.attack_steps steps of a sign-gradient ascent (finite differences) of the depth of
-   f(x) outside the union (SRContainmentDepth) from the most promising points.
+   The witness search runs on the cells left unproven (a proof by sound enclosures leaves no
+   witness to find; the enclosures' soundness is the soundness suite's, tests/test_soundness.c):
+   the centre, the 2^n corners, params.samples points of SR_STREAM_FALSIFY and the centre of
+   the failing sub-box, then params.attack_steps steps of a sign-gradient ascent (finite
+   differences) of the depth of f(x) outside the union (SRContainmentDepth) from the most
+   promising points.
    Every per-cell result is a function of the cell alone, so results never depend on ranks.
    The lists go through SRContainmentTest / SRContainmentOutside / SRContainmentDepth only. */
 #pragma once
 #include <simreach/base.h>
 #include <simreach/abstraction.h>
+#include <simreach/verify.h>
 
 typedef enum { SR_RECHECK_PROVEN = 0, SR_RECHECK_FALSIFIED = 1, SR_RECHECK_UNKNOWN = 2 } SRRecheckOutcome;
 extern const char *const SRRecheckOutcomes[];
@@ -71,5 +73,19 @@ PetscErrorCode SRRecheckGather(MPI_Comm comm, PetscInt K, PetscInt nown, SRReche
 PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const SRSuccessorList *C, const SRRecheckParams *par, SRRecheckResult *res);
 PetscErrorCode SRRecheckAllCertified(MPI_Comm comm, SRModel model, SRCells cells, SRAbstraction abs, const SRRecheckParams *par, SRRecheckResult *res);
 PetscErrorCode SRRecheckResultDestroy(SRRecheckResult *res);
+
+/* The batched first stage for index-box lists (src/abstraction/recheck_batch.c): the first
+   step of SRRecheckCell's proof for up to cap cells at once through the batched kernels and
+   SRAxesContains.  proven[c] for cells k0 .. k0 + nb - 1 with their stored rows (nb x (2n+1));
+   a proven cell's SRRecheckCell result would be proven with SRRecheckBatchProvenResult's
+   enclosure count and depth, a cell not proven goes to SRRecheckCell.  Not collective. */
+typedef struct _p_SRRecheckBatch *SRRecheckBatch;
+PetscErrorCode SRRecheckBatchCreate(SRModel model, SRAxes ax, const SRRecheckParams *par, PetscInt cap, SRRecheckBatch *b);
+PetscErrorCode SRRecheckBatchProve(SRRecheckBatch b, PetscInt64 k0, PetscInt nb, const int32_t *rows, PetscBool *proven);
+void           SRRecheckBatchProvenResult(SRRecheckBatch b, PetscInt *boxes, PetscInt *depth);
+PetscErrorCode SRRecheckBatchDestroy(SRRecheckBatch *b);
+/* SRRecheckGather for a rank whose cells are partly proven elsewhere: nproven cells proven
+   with boxes enclosures in all and at most bmax per cell, plus the nown results in own. */
+PetscErrorCode SRRecheckGatherPartial(MPI_Comm comm, PetscInt K, PetscInt nproven, double boxes, PetscInt bmax, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res);
 /* One line per non-proven cell (cell, outcome, x, f(x), depth) on the viewer, at most max lines. */
 PetscErrorCode SRRecheckResultView(const SRRecheckResult *res, PetscInt n, PetscInt max, PetscViewer viewer);

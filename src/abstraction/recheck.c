@@ -339,8 +339,10 @@ PetscErrorCode SRRecheckCell(SRModel model, SRCells cells, PetscInt k, PetscInt 
   PetscCall(SRRecheckProve_Private(&c, res, &proven, flo, fhi));
   if (proven) res->outcome = SR_RECHECK_PROVEN;
 
-  if (c.inner) {
-    /* candidates: the centre, the corners, the samples, and the centre of the failing sub-box */
+  if (c.inner && !proven) {
+    /* a proven cell has no witness (both enclosures are sound): the search runs on the cells
+       left unproven.  Candidates: the centre, the corners, the samples, and the centre of the
+       failing sub-box */
     nb = 0;
     for (PetscInt d = 0; d < n; d++) c.X[d] = 0.5 * c.ilo[d] + 0.5 * c.ihi[d];
     nb++;
@@ -348,11 +350,9 @@ PetscErrorCode SRRecheckCell(SRModel model, SRCells cells, PetscInt k, PetscInt 
       for (PetscInt d = 0; d < n; d++) c.X[nb * n + d] = (q >> d) & 1 ? c.ihi[d] : c.ilo[d];
     for (PetscInt s = 0; s < m; s++, nb++)
       for (PetscInt d = 0; d < n; d++) c.X[nb * n + d] = SRRandomRange(par->seed, SR_STREAM_FALSIFY, (uint64_t)((k * m + s) * n + d), c.ilo[d], c.ihi[d]);
-    if (!proven) {
-      for (PetscInt d = 0; d < n; d++) c.X[nb * n + d] = 0.5 * flo[d] + 0.5 * fhi[d];
-      SRRecheckClip_Private(&c, c.X + nb * n);
-      nb++;
-    }
+    for (PetscInt d = 0; d < n; d++) c.X[nb * n + d] = 0.5 * flo[d] + 0.5 * fhi[d];
+    SRRecheckClip_Private(&c, c.X + nb * n);
+    nb++;
     PetscCall(SRRecheckDepths_Private(&c, nb, g));
     for (PetscInt i = 0; i < nb; i++) {
       order[i] = i;
@@ -372,7 +372,7 @@ PetscErrorCode SRRecheckCell(SRModel model, SRCells cells, PetscInt k, PetscInt 
         PetscCall(SRRecheckWitness_Private(&c, Xc + order[i] * n, res, &found));
       }
       nstart = PetscMin(nb, par->attack_starts);
-      for (PetscInt i = 0; i < nstart && !found && !proven; i++) {
+      for (PetscInt i = 0; i < nstart && !found; i++) {
         for (PetscInt d = 0; d < n; d++) xs[d] = Xc[order[i] * n + d];
         PetscCall(SRRecheckAttack_Private(&c, xs, res, &best_g, &found));
       }
@@ -406,9 +406,16 @@ PetscErrorCode SRRecheckCells(SRModel model, SRCells cells, const SRSuccessorLis
 
 PetscErrorCode SRRecheckGather(MPI_Comm comm, PetscInt K, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res)
 {
+  PetscFunctionBeginUser;
+  PetscCall(SRRecheckGatherPartial(comm, K, 0, 0.0, 0, nown, own, t0, res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRRecheckGatherPartial(MPI_Comm comm, PetscInt K, PetscInt nproven, double boxes, PetscInt bmax, PetscInt nown, SRRecheckCellResult *own, double t0, SRRecheckResult *res)
+{
   PetscMPIInt size, mine, *counts, *displs;
-  PetscInt    cnt[3] = {0, 0, 0}, nloc = 0, bmax = 0;
-  double      boxes = 0, secs;
+  PetscInt    cnt[3] = {nproven, 0, 0}, nloc = 0;
+  double      secs;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(comm, &size));

@@ -14,7 +14,7 @@
 #include <simreach/verify.h>
 #include <petscviewer.h>
 
-#define SR_CHECK_CHUNK 4096
+#define SR_CHECK_CHUNK 32768 /* cells per read and batch: the chunk of verify */
 
 /* The cells of the file as an SRCells: the grid, or the partition with the file's boundaries. */
 static PetscErrorCode SRCheckAbsCells_Private(SRSystem sys, SRAxes ax, SRCells *cells)
@@ -78,6 +78,10 @@ static PetscErrorCode SRCheckAbsExpand_Private(SRAxes ax, PetscInt K, const int3
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Cells [ks, ke) of this rank, SR_CHECK_CHUNK at a time: the batched first stage proves what
+   it can against the stored rows; only the cells it leaves go through SRRecheckCell (bisection
+   and the witness search), with their list expanded and the file's cells as an SRCells, built
+   on the first such cell.  Memory: the chunk, the axes and the non-proven results. */
 static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const char file[], SRRecheckParams *par, SRRecheckResult *res, SRAbstractionHeader *hout)
 {
   SRAbstractionFile          af;
@@ -85,11 +89,14 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   SRAxes                     ax;
   SRSystem                   sys;
   SRModel                    model;
-  SRCells                    cells;
+  SRCells                    cells = NULL;
+  SRRecheckBatch             batch;
   PetscMPIInt                size, rank;
-  PetscInt                   K, ks, ke, cap = 0, nlist = 0, *list = NULL;
-  SRRecheckCellResult       *loc;
+  PetscInt                   K, ks, ke, cap = 0, nlist = 0, *list = NULL, nproven = 0, bmax = 0, pboxes, pdepth, nres = 0, rcap = 0;
+  SRRecheckCellResult       *loc = NULL;
   int32_t                   *rows;
+  PetscBool                 *proven;
+  double                     boxes = 0;
   const double               t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
@@ -102,7 +109,6 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   PetscCheck(h->K <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "simreach check %s: %" PetscInt64_FMT " cells; this build's PetscInt allows %d (configure PETSc --with-64-bit-indices)", file, h->K, PETSC_MAX_INT);
   PetscCall(SRAbstractionFileGetAxes(af, &ax));
   PetscCall(SRAbstractionFileGetModel(af, &sys, &model));
-  PetscCall(SRCheckAbsCells_Private(sys, ax, &cells));
   K = (PetscInt)h->K;
   par->builder = !strcmp(h->enclosure, "taylor1") ? SR_ENCLOSURE_TAYLOR1 : (!strcmp(h->enclosure, "both") ? SR_ENCLOSURE_BOTH : SR_ENCLOSURE_INTERVAL);
   {
@@ -111,18 +117,39 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
     ks = (PetscInt)a;
     ke = (PetscInt)b;
   }
-  PetscCall(PetscMalloc2(PetscMax(ke - ks, 1), &loc, SR_CHECK_CHUNK * SRListRowLength(ax->n), &rows));
+  PetscCall(SRRecheckBatchCreate(model, ax, par, SR_CHECK_CHUNK, &batch));
+  SRRecheckBatchProvenResult(batch, &pboxes, &pdepth);
+  PetscCall(PetscMalloc2(SR_CHECK_CHUNK * SRListRowLength(ax->n), &rows, SR_CHECK_CHUNK, &proven));
   for (PetscInt k0 = ks; k0 < ke; k0 += SR_CHECK_CHUNK) {
     const PetscInt nb = PetscMin((PetscInt)SR_CHECK_CHUNK, ke - k0);
     PetscCall(SRAbstractionFileRead(af, k0, nb, rows, NULL));
+    PetscCall(SRRecheckBatchProve(batch, k0, nb, rows, proven));
     for (PetscInt c = 0; c < nb; c++) {
+      if (proven[c]) {
+        nproven++;
+        boxes += pboxes;
+        bmax = PetscMax(bmax, pboxes);
+        continue;
+      }
+      if (!cells) PetscCall(SRCheckAbsCells_Private(sys, ax, &cells));
+      if (nres == rcap) {
+        SRRecheckCellResult *grown;
+        rcap = 2 * rcap + 64;
+        PetscCall(PetscMalloc1(rcap, &grown));
+        if (nres) PetscCall(PetscArraycpy(grown, loc, nres));
+        PetscCall(PetscFree(loc));
+        loc = grown;
+      }
       PetscCall(SRCheckAbsExpand_Private(ax, K, rows + c * SRListRowLength(ax->n), &nlist, &list, &cap));
-      PetscCall(SRRecheckCell(model, cells, k0 + c, nlist, list, par, &loc[k0 + c - ks]));
+      PetscCall(SRRecheckCell(model, cells, k0 + c, nlist, list, par, &loc[nres]));
+      nres++;
     }
   }
-  PetscCall(SRRecheckGather(comm, K, ke - ks, loc, t0, res));
-  PetscCall(PetscFree2(loc, rows));
+  PetscCall(SRRecheckGatherPartial(comm, K, nproven, boxes, bmax, nres, loc, t0, res));
+  PetscCall(PetscFree2(rows, proven));
+  PetscCall(PetscFree(loc));
   PetscCall(PetscFree(list));
+  PetscCall(SRRecheckBatchDestroy(&batch));
   PetscCall(SRCellsDestroy(&cells));
   PetscCall(SRModelDestroy(&model));
   PetscCall(SRSystemDestroy(&sys));
