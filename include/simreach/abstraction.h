@@ -35,6 +35,8 @@ typedef struct _p_SRCellIndex *SRCellIndex; /* spatial index over free boxes */
 /* The list itself: fills idx (capacity cap, sorted, sink = K last) and returns count (may exceed cap).
    index may be NULL when cells are grid-aligned.  E must be finite (lo <= hi). */
 PetscErrorCode SRSuccessorsCertified(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt cap, PetscInt *idx, PetscInt *count);
+/* The same count without building the list (index ranges multiplied).  Not collective. */
+PetscErrorCode SRSuccessorsCertifiedCount(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt *count);
 PetscErrorCode SRCellIndexCreate(SRCells cells, SRCellIndex *index);
 PetscErrorCode SRCellIndexDestroy(SRCellIndex *index);
 /* Cells whose outward box meets [lo, hi]; returns count and fills idx (capacity cap; count may exceed cap). */

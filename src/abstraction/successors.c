@@ -194,6 +194,32 @@ PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* |the list| without the list: the product of the index ranges on grid-aligned and partition
+   cells (the loops above), the index's count on free cells; the sink counts one. */
+PetscErrorCode SRSuccessorsCertifiedCount(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt *count)
+{
+  const PetscInt n = cells->n;
+
+  PetscFunctionBeginUser;
+  PetscCheck(SRBoxIsFinite_Private(n, elo, ehi), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "certified successors need a finite enclosure with lo <= hi");
+  if (cells->grid_aligned || cells->partition) {
+    PetscInt total = 1, s = 1;
+    for (PetscInt d = 0; d < n; d++) {
+      PetscInt a, b;
+      if (cells->partition) SRCellsPartitionRange(cells, d, elo[d], ehi[d], &a, &b);
+      else SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a, &b);
+      total = a > b ? 0 : total * (b - a + 1);
+      s *= cells->grid[d];
+    }
+    *count = total;
+  } else {
+    PetscCheck(index, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "certified successors of free cells need a cell index (SRCellIndexCreate)");
+    PetscCall(SRCellIndexQuery(index, elo, ehi, 0, NULL, count));
+  }
+  if (!SRBoxInsideDomain_Private(cells, elo, ehi)) (*count)++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRSuccessorsCertified(SRCells cells, SRCellIndex index, const double *elo, const double *ehi, PetscInt cap, PetscInt *idx, PetscInt *count)
 {
   SRIntBuf b = {0, 0, NULL};
