@@ -2,11 +2,9 @@
    beta = 0 baseline of the same (tau, seed), accuracy and coverage costs, containment
    failures and the tau log n gap, computed from the results file alone. */
 #include <simreach/private/results.h>
-#include <simreach/private/filelock.h>
 #include <petsctao.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 #include <stdio.h>
 
 /* A setting's value as C's %g writes it (PETSc's printf writes 3 as "3."); buf holds 32 chars. */
@@ -803,64 +801,5 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
   PetscCall(SRGatherResults(res, PETSC_FALSE, viewer));
   PetscCall(SRResultsDestroy(&res));
   PetscCheck(!count[0], comm, SR_ERR_UNFINISHED, "%s is unfinished: %" PetscInt_FMT " of %" PetscInt_FMT " runs are not finished, so the verdict above is PARTIAL; finish the study with simreach study (same options) -output %s -resume", filename, count[0], lay->nruns, filename);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRGatherMerge(MPI_Comm comm, PetscInt nfiles, char *const files[], const char output[], PetscBool force, PetscViewer viewer)
-{
-  SRResults             *in, out;
-  const SRResultsLayout *lay, *l;
-  const char            *canon0, *canon;
-  char                  *options;
-  PetscMPIInt            rank;
-  int                    exists = 0;
-  SRFileLock             lock;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCheck(nfiles >= 1, comm, PETSC_ERR_ARG_WRONG, "-merge: give the slice files, comma-separated");
-  PetscCall(SRFileLockAcquire(comm, output, &lock)); /* one writer per file (SPEC §13) */
-  if (rank == 0) exists = access(output, F_OK) == 0;
-  PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
-  PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-merge: the output file %s exists; give -force to overwrite it (it was left untouched)", output);
-  PetscCall(PetscMalloc1(nfiles, &in));
-  for (PetscInt f = 0; f < nfiles; f++) PetscCall(SRResultsOpen(comm, files[f], PETSC_FALSE, &in[f]));
-  PetscCall(SRResultsGetLayout(in[0], &lay));
-  PetscCall(SRResultsGetCanonicalOptions(in[0], &canon0));
-  for (PetscInt f = 1; f < nfiles; f++) {
-    PetscCall(SRResultsGetLayout(in[f], &l));
-    PetscCall(SRResultsGetCanonicalOptions(in[f], &canon));
-    PetscCheck(!strcmp(canon, canon0) && l->nruns == lay->nruns && l->nrows == lay->nrows && l->ndstate == lay->ndstate && l->nistate == lay->nistate && l->nparams == lay->nparams && l->ntheta == lay->ntheta, comm, PETSC_ERR_ARG_INCOMP,
-               "-merge: %s and %s are not slices of the same study (different options)", files[0], files[f]);
-  }
-  /* every run from a slice that finished it */
-  PetscInt *from;
-  PetscCall(PetscMalloc1(lay->nruns, &from));
-  for (PetscInt r = 0; r < lay->nruns; r++) {
-    from[r] = -1;
-    for (PetscInt f = 0; f < nfiles && from[r] < 0; f++) {
-      SRResultsRunCheck chk; /* finished, and every row passes its checksum */
-      PetscCall(SRResultsCheckRun(in[f], r, (PetscBool)(rank == 0), &chk));
-      if (chk.finished) from[r] = f;
-    }
-    if (from[r] < 0) {
-      char label[128]; /* C's %g */
-      snprintf(label, sizeof(label), "beta %g, tau %g, seed %lld", lay->beta[r / (lay->nseed * lay->ntau)], lay->tau[(r / lay->nseed) % lay->ntau], (long long)lay->seed[r % lay->nseed]);
-      SETERRQ(comm, PETSC_ERR_ARG_WRONG, "-merge: run %" PetscInt_FMT " (%s) is finished in none of the slice files; resume its slice first", r, label);
-    }
-  }
-  PetscCall(SRResultsGetOptionsText(in[0], &options));
-  PetscCall(SRResultsCreateNew(comm, output, lay, options, canon0, force, &out));
-  PetscCall(PetscFree(options));
-  if (rank == 0)
-    for (PetscInt r = 0; r < lay->nruns; r++) PetscCall(SRResultsCopyRun(in[from[r]], out, r));
-  PetscCall(PetscFree(from));
-  for (PetscInt f = 0; f < nfiles; f++) PetscCall(SRResultsDestroy(&in[f]));
-  PetscCall(PetscFree(in));
-  PetscCall(SRResultsDestroy(&out));
-  PetscCall(SRResultsOpen(comm, output, PETSC_TRUE, &out));
-  PetscCall(SRGatherResults(out, PETSC_TRUE, viewer));
-  PetscCall(SRResultsDestroy(&out));
-  PetscCall(SRFileLockRelease(&lock));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
