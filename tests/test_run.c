@@ -71,7 +71,7 @@ static int SameRow(const SRCheckpoint *a, const SRCheckpoint *b)
          a->backtracked == b->backtracked && a->recheck_failures == b->recheck_failures && a->falsified == b->falsified;
 }
 
-/* Guard on: at least one update rejected, C(k) never grows, every re-check passes, and no
+/* Guard on with -relist never (the shrink-only lists of SPEC §8): at least one update rejected, C(k) never grows, every re-check passes, and no
    sampled image escapes C(k).  The step size lr is one at which some phi steps break
    containment (the theta solve's guard-aware trust region leaves the guard little to reject). */
 static void GuardRun(const char model[], const char lr[])
@@ -88,7 +88,7 @@ static void GuardRun(const char model[], const char lr[])
   char                   opts[256];
   int                    ok = 1;
 
-  snprintf(opts, sizeof(opts), "-model %s -guard reject -lr %s -beta 0.5 -volume_weight 0.1", model, lr);
+  snprintf(opts, sizeof(opts), "-model %s -guard reject -relist never -lr %s -beta 0.5 -volume_weight 0.1", model, lr);
   CHK(MakeRun(PETSC_COMM_WORLD, opts, &run));
   CHK(SRRunGetObjects(run, &mdl, &cells, &abs));
   CHK(SRAbstractionGetMetrics(abs, mdl, cells, &m0));
@@ -226,6 +226,75 @@ static void test_tao_moves_cells(void **state)
   AssertAll(ok);
 }
 
+/* -relist checkpoint (the default, SPEC §8): at every checkpoint the stored C(k) equals a fresh
+   build from the current network and cells (an abstraction made here), the row's relist_grown
+   counts the cells whose list gained an entry against the lists the guard held during the
+   interval (those of the previous checkpoint), every re-check passes and no sampled image
+   escapes.  Over the run some list grows (the lists are not shrink-only any more). */
+typedef struct {
+  SRSuccessorList prev;
+  int             ok, have;
+  PetscInt        grown;
+} RelistCtx;
+
+static PetscErrorCode RelistMonitor(SRRun run, const SRCheckpoint *row, void *ctx)
+{
+  RelistCtx             *c = (RelistCtx *)ctx;
+  SRModel                mdl;
+  SRCells                cells;
+  SRAbstraction          abs, fresh;
+  const SRSuccessorList *C, *F;
+  PetscInt               grown = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRRunGetObjects(run, &mdl, &cells, &abs));
+  PetscCall(SRAbstractionGetCertified(abs, &C));
+  PetscCall(SRAbstractionCreate(PETSC_COMM_WORLD, &fresh));
+  PetscCall(SRAbstractionSetEnclosureType(fresh, SR_ENCLOSURE_INTERVAL));
+  PetscCall(SRAbstractionSetMargin(fresh, 0.5));
+  PetscCall(SRAbstractionBuild(fresh, mdl, cells));
+  PetscCall(SRAbstractionGetCertified(fresh, &F));
+  c->ok = c->ok && C->ptr[C->K] == F->ptr[F->K] && !memcmp(C->ptr, F->ptr, sizeof(PetscInt) * (C->K + 1)) && !memcmp(C->idx, F->idx, sizeof(PetscInt) * C->ptr[C->K]);
+  if (c->have)
+    for (PetscInt k = 0; k < C->K; k++) {
+      PetscBool g = PETSC_FALSE;
+      for (PetscInt q = C->ptr[k]; q < C->ptr[k + 1] && !g; q++) {
+        PetscBool found = PETSC_FALSE;
+        for (PetscInt t = c->prev.ptr[k]; t < c->prev.ptr[k + 1]; t++) found = found || c->prev.idx[t] == C->idx[q];
+        g = (PetscBool)!found;
+      }
+      if (g) grown++;
+    }
+  c->ok = c->ok && (!c->have || grown == row->relist_grown) && row->recheck_failures == 0 && row->falsified == 0 && EscapingCells(mdl, cells, C, 200) == 0;
+  c->grown += row->relist_grown;
+  PetscCall(SRSuccessorListCopy(C, &c->prev));
+  c->have = 1;
+  PetscCall(SRAbstractionDestroy(&fresh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void test_relist_checkpoint(void **state)
+{
+  SRRun     run;
+  RelistCtx ctx = {{0}, 1, 0, 0};
+  SRModel   mdl;
+  SRCells   cells;
+  SRAbstraction abs;
+  const SRSuccessorList *C0;
+
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model controller -control_steps 5 -guard backtrack -guard_halvings 4 -succ_margin 0.5 -lr 0.05 -beta 0.5 -epochs 8 -checkpoints 8", &run));
+  CHK(SRRunGetObjects(run, &mdl, &cells, &abs));
+  CHK(SRAbstractionGetCertified(abs, &C0)); /* the lists built at set-up: what the first interval's guard holds */
+  CHK(SRSuccessorListCopy(C0, &ctx.prev));
+  ctx.have = 1;
+  CHK(SRRunSetMonitor(run, RelistMonitor, &ctx));
+  CHK(SRRunSolve(run));
+  print_message("relist checkpoint: C(k) grew in %d cells over the run; checks %s\n", (int)ctx.grown, ctx.ok ? "pass" : "FAIL");
+  AssertAll(ctx.ok && ctx.grown > 0);
+  CHK(SRSuccessorListDestroy(&ctx.prev));
+  CHK(SRRunDestroy(&run));
+}
+
 /* -succ_margin: C(k) built from E_k grown by a margin is a superset of the literal lists, the
    guard accepts at least as many steps, the lists never grow, and nothing escapes them. */
 static void test_succ_margin(void **state)
@@ -239,8 +308,8 @@ static void test_succ_margin(void **state)
   PetscInt               n0, n1;
   int                    ok = 1;
 
-  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -guard_halvings 4 -beta 0.5", &r0));
-  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -guard_halvings 4 -beta 0.5 -succ_margin 0.5", &r1));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -relist never -guard_halvings 4 -beta 0.5", &r0));
+  CHK(MakeRun(PETSC_COMM_WORLD, "-model dynamics -guard backtrack -relist never -guard_halvings 4 -beta 0.5 -succ_margin 0.5", &r1));
   CHK(SRRunGetObjects(r0, NULL, NULL, &a0));
   CHK(SRRunGetObjects(r1, &mdl, &cells, &a1));
   CHK(SRAbstractionGetCertified(a0, &C0));
@@ -473,7 +542,7 @@ int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_bad_options), cmocka_unit_test(test_guard_controller), cmocka_unit_test(test_guard_dynamics), cmocka_unit_test(test_guard_none), cmocka_unit_test(test_guard_none_gaps), cmocka_unit_test(test_tao_moves_cells),
-    cmocka_unit_test(test_succ_margin), cmocka_unit_test(test_recheck_bisection), cmocka_unit_test(test_beta_matters), cmocka_unit_test(test_rank_independent), cmocka_unit_test(test_diverged),         cmocka_unit_test(test_resume), cmocka_unit_test(test_resume_unguarded),
+    cmocka_unit_test(test_succ_margin), cmocka_unit_test(test_relist_checkpoint), cmocka_unit_test(test_recheck_bisection), cmocka_unit_test(test_beta_matters), cmocka_unit_test(test_rank_independent), cmocka_unit_test(test_diverged),         cmocka_unit_test(test_resume), cmocka_unit_test(test_resume_unguarded),
   };
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   const int fails = cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,8 +35,11 @@ typedef struct {
   /* the closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon
      (min(h, SR_HORIZON_CAP), volume-weighted) with C(k) and with M_tight(k) */
   double safe_C, horizon_C, safe_tight, horizon_tight;
+  /* -relist checkpoint (SPEC §8): the cells whose C(k) gained an entry when this checkpoint
+     re-listed it from the current network's certified enclosure (0 with -relist never) */
+  PetscInt relist_grown;
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 40
+#define SR_CHECKPOINT_NFIELDS 41
 #define SR_HORIZON_CAP        100
 
 typedef struct _p_SRRun *SRRun;

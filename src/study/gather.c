@@ -220,6 +220,46 @@ static void Criterion2_Private(const SRResultsLayout *lay, const double *tables,
 /* The cell solve over every run (SPEC §8): theta moves accepted / rejected / backtracked (each
    run's last counters), intervals with a move that counts (theta_moves rose), and TAO's reasons
    over the intervals with a solve (tao_reason != 0); analysis/report.py has them per (beta, tau). */
+/* The guard on phi (SPEC §8): accepted / rejected Adam steps per run (cumulative at the run's
+   last checkpoint) and, with -relist checkpoint, the cells whose C(k) grew at a re-listing.
+   One line per (beta, tau) with each seed's accepted/rejected, then the fraction of runs that
+   accepted at least half of their steps. */
+enum { C_ACC = 16, C_REJ = 17, C_GROWN = 40 };
+static PetscErrorCode PhiGuard_Private(const SRResultsLayout *lay, const double *tables, PetscViewer viewer)
+{
+  const PetscInt nr = lay->nrows;
+  PetscInt       half = 0, nrun = 0, grown = 0;
+  char           b[32], t[32];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Guard on phi (SPEC §8): Adam steps accepted/rejected per run (seeds in order), cells whose C(k) grew at the checkpoint re-listings\n"));
+  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+    for (PetscInt it = 0; it < lay->ntau; it++) {
+      char     line[1024] = "";
+      size_t   used       = 0;
+      PetscInt g          = 0;
+      for (PetscInt is = 0; is < lay->nseed; is++) {
+        const double *T = tables + (size_t)((ib * lay->ntau + it) * lay->nseed + is) * nr * SR_CHECKPOINT_NFIELDS, *last = NULL;
+        for (PetscInt j = 0; j < nr; j++) {
+          const double *rw = T + j * SR_CHECKPOINT_NFIELDS;
+          if (!isfinite(rw[C_CK])) continue;
+          last = rw;
+          if (j > 0 && isfinite(rw[C_GROWN])) g += (PetscInt)rw[C_GROWN];
+        }
+        if (last && used < sizeof(line) - 40) used += (size_t)snprintf(line + used, sizeof(line) - used, " %lld/%lld", (long long)last[C_ACC], (long long)last[C_REJ]);
+        else if (used < sizeof(line) - 40) used += (size_t)snprintf(line + used, sizeof(line) - used, " -");
+        if (last) {
+          nrun++;
+          if (last[C_ACC] >= last[C_REJ]) half++;
+        }
+      }
+      grown += g;
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  beta=%s tau=%s:%s; C(k) grew %" PetscInt_FMT " times\n", SRG_Private(b, lay->beta[ib]), SRG_Private(t, lay->tau[it]), line, g));
+    }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " of %" PetscInt_FMT " runs accepted at least half of their phi steps; C(k) grew %" PetscInt_FMT " times in all\n", half, nrun, grown));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 enum { C_TAO = 28, C_THACC = 29, C_THREJ = 30, C_THBT = 31, C_THMOV = 32 };
 static PetscErrorCode CellSolve_Private(const SRResultsLayout *lay, const double *tables, PetscViewer viewer)
 {
@@ -754,6 +794,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%s tau=%s: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", SRG_Private(gb, lay->beta[best_ib]), SRG_Private(gt, lay->tau[best_it]), 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
   }
   PetscCall(ClosedLoop_Private(lay, tables, info, viewer));
+  PetscCall(PhiGuard_Private(lay, tables, viewer));
   PetscCall(CellSolve_Private(lay, tables, viewer));
   if (!claims)
     PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 3, every stored cell proven sound (SPEC §11): -guard none on cells that may leave gaps claims no soundness (%" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown cell-checkpoints, for information) -> NOT TESTED\n", s.falsified, s.failures - s.falsified));

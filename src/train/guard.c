@@ -41,15 +41,17 @@ PetscErrorCode SRRunGuardCheck_Private(SRRun r, SRCells cells, PetscBool *ok, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After an accepted update: prune C(k) (it never grows) and rebuild T(k) (SPEC §5, §8).
-   Train-then-abstract (-guard none) keeps its lists until the checkpoint rebuild. */
+/* After an accepted update: rebuild T(k) (SPEC §5, §8), and with -relist never prune C(k) (it
+   then never grows).  With -relist checkpoint the guard holds C(k) fixed within the interval
+   and the checkpoint re-lists it; train-then-abstract (-guard none) keeps its lists until the
+   checkpoint rebuild. */
 PetscErrorCode SRRunAccepted_Private(SRRun r)
 {
   const double t = MPI_Wtime();
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(r->ev_guard, 0, 0, 0, 0));
-  if (r->guard != SR_GUARD_NONE) PetscCall(SRAbstractionPrune(r->abs, r->model, r->cells));
+  if (r->guard != SR_GUARD_NONE && !r->relist) PetscCall(SRAbstractionPrune(r->abs, r->model, r->cells));
   PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
   PetscCall(PetscLogEventEnd(r->ev_guard, 0, 0, 0, 0));
   r->t_guard += MPI_Wtime() - t;

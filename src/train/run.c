@@ -18,6 +18,7 @@
 #include <string.h>
 
 const char *const SRGuardTypes[]     = {"reject", "backtrack", "project", "none", "SRGuardType", "SR_GUARD_", NULL};
+const char *const SRRelistTypes[]    = {"never", "checkpoint", "SRRelistType", "SR_RELIST_", NULL};
 const char *const SRRunStatusNames[] = {"pending", "running", "done", "diverged", "interrupted", "SRRunStatus", "SR_RUN_", NULL};
 
 PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
@@ -52,6 +53,7 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->wmin                 = 1e-3;
   r->wmax                 = -1;
   r->guard                = SR_GUARD_REJECT;
+  r->relist               = 1; /* checkpoint (SPEC §8) */
   r->halvings             = 4;
   r->epochs               = 20;
   r->pretrain_epochs      = 0;
@@ -203,6 +205,9 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   e = r->guard;
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-guard", "on a failed containment test: reject, backtrack, project, none (SPEC §8)", SRGuardTypes, &e));
   r->guard = (SRGuardType)e;
+  e = r->relist;
+  PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-relist", "under a guard, C(k) re-listed from the current network at every checkpoint (checkpoint) or only pruned (never) (SPEC §8)", SRRelistTypes, &e));
+  r->relist = e;
   PetscCall(PetscOptionsInt("-guard_halvings", "step halvings of -guard backtrack, >= 0", NULL, r->halvings, &r->halvings, NULL));
   PetscCheck(r->halvings >= 0 && r->halvings <= 60, comm, PETSC_ERR_ARG_OUTOFRANGE, "-guard_halvings %" PetscInt_FMT ": allowed is 0 to 60", r->halvings);
   PetscCall(PetscOptionsInt("-epochs", "training epochs over the samples, >= 0", NULL, r->epochs, &r->epochs, NULL));
@@ -474,6 +479,34 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
 }
 
 
+/* -relist checkpoint (SPEC §8): C(k) re-listed from the current network's certified enclosure
+   (SRAbstractionBuild, as at the start), so it may grow as well as shrink; *grown counts the
+   cells whose index box gained a cell or the sink.  The lists are replicated, so every rank
+   counts the same. */
+static PetscErrorCode SRRunRelist_Private(SRRun r, PetscInt *grown)
+{
+  const PetscInt  n = r->cells->n, K = r->cells->K, rl = 2 * n + 1;
+  const PetscInt *rows;
+  PetscInt       *old;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRAbstractionGetCertifiedBoxes(r->abs, r->cells, &rows));
+  PetscCall(PetscMalloc1(K * rl, &old));
+  PetscCall(PetscArraycpy(old, rows, K * rl));
+  PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  PetscCall(SRAbstractionGetCertifiedBoxes(r->abs, r->cells, &rows));
+  *grown = 0;
+  for (PetscInt k = 0; k < K; k++) {
+    const PetscInt *o = old + k * rl, *w = rows + k * rl;
+    PetscBool       g = (PetscBool)(w[2 * n] && !o[2 * n]);
+    for (PetscInt d = 0; d < n && !g; d++)
+      if (w[d] <= w[n + d] && (w[d] < o[d] || w[n + d] > o[n + d])) g = PETSC_TRUE; /* an empty old box (lo > hi) loses to any cell */
+    if (g) (*grown)++;
+  }
+  PetscCall(PetscFree(old));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One row of the checkpoint table (SPEC §6, §8). */
 static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
 {
@@ -500,6 +533,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   /* train-then-abstract: C(k) rebuilt from E_k (SPEC §8).  Then the re-check of SPEC §11 on the
      triple this checkpoint stores: the network, the cells and the lists as they now stand. */
   if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  else if (r->relist) PetscCall(SRRunRelist_Private(r, &row.relist_grown)); /* -relist checkpoint (SPEC §8) */
   PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
   PetscCall(SRAbstractionGetTargets(r->abs, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
