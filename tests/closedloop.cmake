@@ -18,3 +18,8 @@ sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
   ${CMAKE_SOURCE_DIR}/jobs/arch/acc/plant.txt 90,110,32,32.2,0,0,10,11,30,30.2,0,0 -3,1
   ${CMAKE_SOURCE_DIR}/jobs/arch/unicycle/plant.txt 9.5,9.55,-4.5,-4.45,2.1,2.11,1.5,1.51 -20,0,-20,0
   RANKS 1 TIMEOUT 900 LABELS closedloop)
+# simreach closedloop end to end (SPEC §15): verdicts and exit codes, 1 vs 2 ranks, the tube
+# picture, bad plant/spec/network files and mismatched dimensions (tests/closedloop_ode.sh).
+add_test(NAME closedloop_ode COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/closedloop_ode.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_ode)
+set_tests_properties(closedloop_ode PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS closedloop
+                     ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")

@@ -175,9 +175,9 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
     for (int j = 0; j < pl->nu; j++) {
       double w = (ubox[2 * j + 1] - ubox[2 * j]) * rel * 0.1, a = ubox[2 * j] + Urand(&seed) * (ubox[2 * j + 1] - ubox[2 * j] - w);
       ulo[j] = a, uhi[j] = a + w;
-      vars[n + j] = SRAffineInterval((SRInterval){ulo[j], uhi[j]});
+      vars[SR_SLOT_U(j)] = SRAffineInterval((SRInterval){ulo[j], uhi[j]});
     }
-    for (int j = 0; j < pl->nw; j++) vars[n + pl->nu + j] = SRAffineInterval(pl->wbox[j]);
+    for (int j = 0; j < pl->nw; j++) vars[SR_SLOT_W(j)] = SRAffineInterval(pl->wbox[j]);
     if (!SRFlowStep(pl, n, X, vars, pl->period_iv, &o, Xout, tube, tb, work)) {
       printf("  trial %d (box scale %g): no enclosure (allowed, not an escape)\n", trial, rel);
       continue;
@@ -199,11 +199,12 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
         if (xi[i] < -1) xi[i] = -1;
       }
       for (int j = 0; j < pl->nu; j++) pv[j] = ulo[j] + Urand(&seed) * (uhi[j] - ulo[j]);
-      for (int j = 0; j < pl->nu; j++) mpfr_set_d(O.var[n + j], pv[j], MPFR_RNDN);
-      for (int j = 0; j < pl->nw; j++) mpfr_set_d(O.var[n + pl->nu + j], pl->wbox[j].lo + Urand(&seed) * (pl->wbox[j].hi - pl->wbox[j].lo), MPFR_RNDN);
+      for (int j = 0; j < pl->nvars; j++) mpfr_set_d(O.var[j], 0.0, MPFR_RNDN);
+      for (int j = 0; j < pl->nu; j++) mpfr_set_d(O.var[SR_SLOT_U(j)], pv[j], MPFR_RNDN);
+      for (int j = 0; j < pl->nw; j++) mpfr_set_d(O.var[SR_SLOT_W(j)], pl->wbox[j].lo + Urand(&seed) * (pl->wbox[j].hi - pl->wbox[j].lo), MPFR_RNDN);
       /* the vector field in MPFR against the DAG's affine evaluation at the point */
       {
-        SRAffine pvars[SR_AFFINE_MAX * 4];
+        SRAffine pvars[SR_PLANT_NVARS];
         for (int i = 0; i < n; i++) pvars[i] = SRAffineConstant(x0[i]), mpfr_set_d(O.var[i], x0[i], MPFR_RNDN);
         for (int j = n; j < pl->nvars; j++) pvars[j] = SRAffineConstant(mpfr_get_d(O.var[j], MPFR_RNDN));
         SRExprEvalAffine(&pl->dag, n, pvars, val);

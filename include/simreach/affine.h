@@ -52,6 +52,12 @@ SRAffine SRAffineCos(int n, const SRAffine *a);
 SRAffine SRAffineTan(int n, const SRAffine *a);
 SRAffine SRAffineTanh(int n, const SRAffine *a);
 
+/* The decimal literal at s (digits, optional fraction and exponent, no sign) enclosed:
+   the point when the decimal is a double, else the two doubles around it; *end is set past
+   it (to s when there is no number).  strtod rounds correctly (glibc), so the enclosure is
+   exact or one ulp wide. */
+SRInterval SRIntervalDecimal(const char *s, char **end);
+
 /* interval log and tan (interval.h has exp, sin, cos, tanh) */
 SRInterval SRIntervalLogX(SRInterval x);
 SRInterval SRIntervalTanX(SRInterval x);

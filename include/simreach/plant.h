@@ -3,8 +3,9 @@
    A plant file names the states, the network's inputs as expressions of the states, the
    controls as expressions of the network's outputs y1..yM (and states), bounded disturbance
    inputs, the vector field x' = g(x, u, w), the control period T and the horizon.  All
-   expressions live in one DAG (include/simreach/expr.h); variable slots: states 0..n-1,
-   controls n.., disturbances n+nu.., network outputs n+nu+nw... */
+   expressions live in one DAG (include/simreach/expr.h); variable slots are fixed: state i
+   is slot i, control j SR_SLOT_U(j), disturbance k SR_SLOT_W(k), network output y_k+1
+   SR_SLOT_Y(k) (so a slot never depends on how many controls follow). */
 #pragma once
 
 #include <simreach/base.h>
@@ -13,6 +14,10 @@
 #define SR_PLANT_MAX_INPUTS 64
 #define SR_PLANT_MAX_OUTPUTS 16
 #define SR_PLANT_NAME 32
+#define SR_SLOT_U(j) (SR_AFFINE_MAX + (j))
+#define SR_SLOT_W(k) (2 * SR_AFFINE_MAX + (k))
+#define SR_SLOT_Y(k) (3 * SR_AFFINE_MAX + (k))
+#define SR_PLANT_NVARS (3 * SR_AFFINE_MAX + SR_PLANT_MAX_OUTPUTS)
 
 typedef struct {
   char       path[PETSC_MAX_PATH_LEN];
@@ -28,7 +33,7 @@ typedef struct {
   double     period;    /* the period's double */
   SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */
   int        steps; /* horizon = steps * period */
-  int        nvars; /* n + nu + nw + nout */
+  int        nvars; /* SR_PLANT_NVARS: the slots of vars[] arrays */
 } SRPlant;
 
 /* Reads and parses path (rank 0 reads, every rank parses the same bytes); a bad file is

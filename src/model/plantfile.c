@@ -98,27 +98,20 @@ static bool Expect_Private(SRParser_Private *P, char c)
   return true;
 }
 
-/* A decimal literal as an outward interval: exact when strtod's (correctly rounded) value is
-   an integer below 2^53 written without fraction or exponent, else the two neighbours. */
+/* A decimal literal as an outward interval (SRIntervalDecimal: exact when it is a double). */
 static bool Number_Private(SRParser_Private *P, SRInterval *v)
 {
   char       *end;
   const char *s = P->p;
-  double      d;
-  bool        integer = true;
   Skip_Private(P);
   s = P->p;
   if (!(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1])))) {
     char b[24];
     return Fail_Private(P, "expected a number, found %s", Found_Private(P, b, sizeof b));
   }
-  d = strtod(s, &end);
-  for (const char *q = s; q < end; q++)
-    if (!isdigit((unsigned char)*q)) integer = false;
-  if (!isfinite(d)) return Fail_Private(P, "number out of range");
+  *v = SRIntervalDecimal(s, &end);
+  if (SRIntervalIsNaI(*v) || !SRIntervalIsBounded(*v)) return Fail_Private(P, "number out of range");
   P->p = end;
-  if (integer && d < 0x1p53) *v = SRIntervalPoint(d);
-  else *v = (SRInterval){SRNextDown(d), SRNextUp(d)};
   return true;
 }
 
@@ -175,12 +168,12 @@ static int Primary_Private(SRParser_Private *P)
     for (int i = 0; i < pl->nu; i++)
       if (!strcmp(name, pl->control[i])) {
         if (!P->allow_u) return P->p = at, Fail_Private(P, "control '%s' is not allowed here (only in der lines)", name), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, pl->n + i, SRIntervalPoint(0));
+        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0));
       }
     for (int i = 0; i < pl->nw; i++)
       if (!strcmp(name, pl->dist[i])) {
         if (!P->allow_w) return P->p = at, Fail_Private(P, "disturbance '%s' is not allowed here (only in der lines)", name), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, pl->n + pl->nu + i, SRIntervalPoint(0));
+        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0));
       }
     if (name[0] == 'y' && isdigit((unsigned char)name[1])) {
       char *end;
@@ -188,7 +181,7 @@ static int Primary_Private(SRParser_Private *P)
       if (!*end) {
         if (!P->allow_y) return P->p = at, Fail_Private(P, "network output '%s' is not allowed here (only in control lines)", name), -1;
         if (k < 1 || k > pl->nout) return P->p = at, Fail_Private(P, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, pl->n + pl->nu + pl->nw + (int)(k - 1), SRIntervalPoint(0));
+        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0));
       }
     }
     P->p = at;
@@ -492,7 +485,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
       else pl->steps = (int)floor(s + 0.5);
     } else if (!pl->steps) snprintf(P->err, sizeof P->err, "plant file %s: no 'horizon' or 'steps' line", name);
   }
-  pl->nvars = pl->n + pl->nu + pl->nw + pl->nout;
+  pl->nvars = SR_PLANT_NVARS;
   if (P->err[0]) {
     char msg[512];
     PetscCall(PetscStrncpy(msg, P->err, sizeof msg));

@@ -7,6 +7,8 @@
    is the choice of a midpoint, which cannot break an enclosure. */
 #include <simreach/affine.h>
 
+#include <stdlib.h>
+
 /* Steps of nextafter that cover the libm error of log (glibc manual: <= 1 ulp on x86_64, as
    for exp; the same factor-2 margin as SR_ULPS_EXP_SIN_COS in src/numerics/interval.c). */
 #define SR_ULPS_LOG 4
@@ -30,6 +32,47 @@ SRInterval SRIntervalLogX(SRInterval x)
     for (int k = 0; k < SR_ULPS_LOG; k++) y.hi = SRNextUp(y.hi);
   }
   return y;
+}
+
+SRInterval SRIntervalDecimal(const char *s, char **end)
+{
+  double   d = strtod(s, end);
+  uint64_t D = 0;
+  int      E = 0, digits = 0;
+  bool     exact = true, frac = false;
+  if (*end == s || !isfinite(d)) return SRIntervalNaI();
+  /* the decimal as D 10^E (D < 10^18), then exact iff D 10^E is a dyadic number of <= 53 bits */
+  for (const char *q = s; q < *end; q++) {
+    if (*q == '.') frac = true;
+    else if (*q >= '0' && *q <= '9') {
+      if (D == 0 && *q == '0') {
+        if (frac) E--;
+        continue;
+      }
+      if (digits >= 18) {
+        if (*q != '0') exact = false;
+        if (!frac) E++;
+        continue;
+      }
+      D = 10 * D + (uint64_t)(*q - '0'), digits++;
+      if (frac) E--;
+    } else if (*q == 'e' || *q == 'E') {
+      E += atoi(q + 1);
+      break;
+    }
+  }
+  if (D == 0) return SRIntervalPoint(0.0);
+  while (exact && E < 0) { /* divide by 10 = 2 * 5: needs a factor 5 in D */
+    if (D % 5) exact = false;
+    else D /= 5, E++;
+    /* the factor 2 is exact in binary; count it separately */
+  }
+  if (exact && E > 0) {
+    for (; E > 0 && D < (1ULL << 53); E--) D *= 10;
+    if (E > 0) exact = false;
+  }
+  if (exact && D < (1ULL << 53)) return SRIntervalPoint(d);
+  return (SRInterval){SRNextDown(d), SRNextUp(d)};
 }
 
 SRInterval SRIntervalTanX(SRInterval x)

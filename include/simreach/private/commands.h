@@ -17,6 +17,8 @@ PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
 PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[]);   /* simreach safe ABS.h5  (SPEC §12) */
 PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[]);  /* simreach reach ABS.h5 (SPEC §12) */
+/* simreach closedloop (SPEC §15): *exit_code 0 VERIFIED, 6 FALSIFIED, 5 UNKNOWN */
+PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code);
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
 /* Refuse, naming option, value and range, any value of a simreach option that does not parse
@@ -31,7 +33,8 @@ enum {
   SR_EXIT_REFUSED    = 2,  /* refused input: option, value, file, lock; nothing was done */
   SR_EXIT_UNFINISHED = 3,  /* gather: the study is unfinished, the verdict printed is partial */
   SR_EXIT_RESOURCES  = 4,  /* not enough disk space or memory, or a file could not be written */
-  SR_EXIT_UNPROVEN   = 5,  /* check: some stored cell is not proven (falsified or unknown) */
+  SR_EXIT_UNPROVEN   = 5,  /* check: some stored cell is not proven (falsified or unknown); closedloop: UNKNOWN */
+  SR_EXIT_FALSIFIED  = 6,  /* closedloop: FALSIFIED (a confirmed counterexample) */
   SR_EXIT_STOPPED    = 83  /* stopped by a signal after writing checkpoints: rerun with -resume */
 };
 int SRExitCode(PetscErrorCode ierr);

@@ -1,0 +1,53 @@
+/* The closed loop of a plant file, a controller and a spec over one piece of X0 (SPEC §15).
+
+   SRPieceProve runs the tube step by step from a box P: the network inputs as affine forms,
+   the controller enclosed over their ranges (a sound interval enclosure of the network), the
+   controls as affine forms of the outputs, then the validated flow over the period
+   (include/simreach/odeflow.h); after every step the constraints are checked on the tube.
+   SRPieceRefute runs the same enclosure from one point and reports whether it proves a
+   violation (the point's every trajectory breaks a constraint).  SRSimulate is the cheap,
+   non-validated simulation that proposes counterexamples.  Not collective. */
+#pragma once
+
+#include <simreach/odeflow.h>
+#include <simreach/spec.h>
+
+typedef struct {
+  int   nin, nout;
+  void *ctx;
+  /* a sound enclosure out[0..nout) of the network over the box in[0..nin); nonzero on failure */
+  int (*enclose)(void *ctx, const SRInterval *in, SRInterval *out);
+  /* the network at a point (round to nearest) */
+  int (*eval)(void *ctx, const double *in, double *out);
+} SRController;
+
+typedef enum { SR_PIECE_PROVEN = 0, SR_PIECE_OPEN = 1 } SRPieceStatus;
+
+typedef struct {
+  SRPieceStatus status;
+  int           constraint, atom, step; /* the first constraint not proven, at this step (-1: the flow failed) */
+  int           split;                  /* the dimension to bisect (-1: none can be split) */
+  double        margin;                 /* how far the bound missed (sup a.x - b) */
+} SRPieceResult;
+
+typedef struct {
+  const SRPlant      *plant;
+  const SRSpec       *spec;
+  const SRController *ctrl;
+  SRFlowOptions       flow;
+  /* optional record of the tube: steps x n boxes of the tube over each period, and of the
+     states at the sample times ((steps + 1) x n) */
+  SRInterval         *tube, *states;
+  SRAffine           *work;
+  SRAffine           *vars, *val;
+} SRLoop;
+
+PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);
+void           SRLoopDestroy(SRLoop *loop);
+/* prove the spec for every point of the box [lo, hi] */
+void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
+/* true when every trajectory from the point x0 violates constraint *c (set on return) */
+bool SRPieceRefute(SRLoop *loop, const double *x0, int *c);
+/* simulate from x0 (RK4, nsub steps per period); the largest violation score over the
+   constraints (> 0: the simulated trajectory breaks one); traj (optional): (steps*nsub + 1) x n */
+double SRSimulate(SRLoop *loop, const double *x0, int nsub, double *traj);

@@ -1,0 +1,295 @@
+/* One piece of X0 through the closed loop (include/simreach/odeloop.h, SPEC §15).
+
+   Time.  The period is the plant file's decimal, enclosed in [plo, phi]; step j covers the
+   real times [j plo, (j + 1) phi] (a superset of every reading of the period), so an always
+   constraint is checked on every step whose interval meets its window, and a sample time
+   counts for a window (eventually, at_end) only when [j plo, j phi] lies inside it.
+   Soundness of a proof: the tube encloses every trajectory from the piece (the controller
+   enclosure covers the network on the range of its inputs, the flow covers the plant), and
+   an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
+#include <simreach/odeloop.h>
+
+#include <stdlib.h>
+
+PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *L)
+{
+  PetscFunctionBeginUser;
+  memset(L, 0, sizeof *L);
+  L->plant = plant;
+  L->spec  = spec;
+  L->ctrl  = ctrl;
+  L->flow  = *o;
+  PetscCall(PetscMalloc1(SRFlowWorkSize(plant, o) + 16, &L->work));
+  PetscCall(PetscMalloc1(plant->nvars + 1, &L->vars));
+  PetscCall(PetscMalloc1(plant->dag.n + 1, &L->val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void SRLoopDestroy(SRLoop *L)
+{
+  PetscFree(L->work);
+  PetscFree(L->vars);
+  PetscFree(L->val);
+}
+
+/* the form a . F (F: n forms) */
+static SRAffine Dot_Private(int n, const SRInterval *a, const SRAffine *F)
+{
+  SRAffine s = SRAffineConstant(0.0), t;
+  for (int i = 0; i < n; i++) {
+    if (a[i].lo == 0 && a[i].hi == 0) continue;
+    t = SRAffineScaleInterval(n, a[i], &F[i]);
+    s = SRAffineAdd(n, &s, &t);
+  }
+  return s;
+}
+
+/* the range of a . x over the forms F, intersected with a . box when box is given */
+static SRInterval DotRange_Private(int n, const SRInterval *a, const SRAffine *F, const SRInterval *box)
+{
+  SRAffine   d = Dot_Private(n, a, F);
+  SRInterval R = SRAffineRange(n, &d);
+  if (box) {
+    SRInterval S = SRIntervalPoint(0.0);
+    for (int i = 0; i < n; i++) S = SRIntervalAdd(S, SRIntervalMul(a[i], box[i]));
+    if (!SRIntervalIsNaI(S) && !SRIntervalIsNaI(R)) R = SRIntervalIntersect(R, S);
+  }
+  return R;
+}
+
+/* the controls for the states X: network inputs, the enclosure, the control expressions */
+static bool Controls_Private(SRLoop *L, const SRAffine *X)
+{
+  const SRPlant *pl = L->plant;
+  SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
+  for (int j = 0; j < pl->nvars; j++) L->vars[j] = SRAffineConstant(0.0);
+  for (int i = 0; i < pl->n; i++) L->vars[i] = X[i];
+  SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
+  for (int i = 0; i < pl->nin; i++) {
+    in[i] = SRAffineRange(pl->n, &L->val[pl->in_root[i]]);
+    if (!SRIntervalIsBounded(in[i])) return false;
+  }
+  if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
+  for (int k = 0; k < pl->nout; k++) {
+    if (!SRIntervalIsBounded(y[k])) return false;
+    L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
+  }
+  SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
+  for (int j = 0; j < pl->nu; j++) {
+    L->vars[SR_SLOT_U(j)] = L->val[pl->u_root[j]];
+    if (SRAffineIsNaI(&L->vars[SR_SLOT_U(j)])) return false;
+  }
+  for (int k = 0; k < pl->nw; k++) L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
+  return true;
+}
+
+/* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
+static int SplitDim_Private(const SRLoop *L, const double *lo, const double *hi, const SRInterval *a, const SRAffine *F)
+{
+  const int n    = L->plant->n;
+  int       best = -1;
+  double    bv   = 0.0;
+  if (F && a) {
+    SRAffine d = Dot_Private(n, a, F);
+    for (int i = 0; i < n; i++)
+      if (hi[i] > lo[i] && fabs(d.c[i]) > bv) bv = fabs(d.c[i]), best = i;
+  }
+  if (best >= 0) return best;
+  for (int i = 0; i < n; i++) { /* the widest relative to X0 */
+    double w0 = L->spec->hi[i] - L->spec->lo[i], w = w0 > 0 ? (hi[i] - lo[i]) / w0 : 0;
+    if (hi[i] > lo[i] && w > bv) bv = w, best = i;
+  }
+  return best;
+}
+
+void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *r)
+{
+  const SRPlant *pl = L->plant;
+  const SRSpec  *S  = L->spec;
+  const int      n  = pl->n;
+  SRAffine       X[SR_AFFINE_MAX], Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX], bestF[SR_SPEC_MAX_CONSTRAINTS][SR_AFFINE_MAX];
+  SRInterval     TB[SR_AFFINE_MAX];
+  bool           reached[SR_SPEC_MAX_CONSTRAINTS] = {false};
+  double         bestm[SR_SPEC_MAX_CONSTRAINTS];
+  int            besta[SR_SPEC_MAX_CONSTRAINTS];
+  const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+
+  r->status = SR_PIECE_OPEN;
+  r->constraint = r->atom = r->step = -1;
+  r->margin                         = INFINITY;
+  for (int c = 0; c < S->nc; c++) bestm[c] = INFINITY, besta[c] = 0;
+  for (int i = 0; i < n; i++) {
+    double c = 0.5 * lo[i] + 0.5 * hi[i], rad = SRMax_Private(SRSubUp(hi[i], c), SRSubUp(c, lo[i]));
+    if (!(lo[i] <= c && c <= hi[i])) c = lo[i], rad = SRSubUp(hi[i], lo[i]);
+    X[i] = SRAffineVariable(i, c, rad);
+  }
+  r->split = SplitDim_Private(L, lo, hi, NULL, NULL);
+  for (int j = 0; j <= pl->steps; j++) {
+    /* sample time j: [j plo, j phi] */
+    const SRInterval tj = {SRMulDown(j, plo), SRMulUp(j, phi)};
+    if (L->states)
+      for (int i = 0; i < n; i++) L->states[j * n + i] = SRAffineRange(n, &X[i]);
+    for (int c = 0; c < S->nc; c++) {
+      const SRSpecConstraint *C = &S->c[c];
+      double                  worst = -INFINITY;
+      int                     wa    = 0;
+      if (C->kind == SR_SPEC_ALWAYS || reached[c]) continue;
+      if (!(C->t0 <= tj.lo && tj.hi <= C->t1) && !(C->kind == SR_SPEC_AT_END && j == pl->steps)) continue;
+      for (int k = 0; k < C->natoms; k++) {
+        SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+        double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
+        if (m > worst) worst = m, wa = k;
+      }
+      if (worst <= 0) reached[c] = true;
+      else if (worst < bestm[c]) {
+        bestm[c] = worst, besta[c] = wa;
+        for (int i = 0; i < n; i++) bestF[c][i] = X[i];
+      }
+    }
+    if (j == pl->steps) break;
+    if (!Controls_Private(L, X) || !SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) {
+      r->step = j;
+      return; /* no enclosure: split the widest dimension */
+    }
+    if (L->tube)
+      for (int i = 0; i < n; i++) L->tube[j * n + i] = TB[i];
+    /* always constraints over the step's times [j plo, (j + 1) phi] */
+    for (int c = 0; c < S->nc; c++) {
+      const SRSpecConstraint *C = &S->c[c];
+      if (C->kind != SR_SPEC_ALWAYS) continue;
+      if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
+      for (int k = 0; k < C->natoms; k++) {
+        SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB);
+        double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
+        if (m > 0) {
+          r->constraint = c, r->atom = k, r->step = j, r->margin = m;
+          r->split      = SplitDim_Private(L, lo, hi, C->atom[k].a, T);
+          return;
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) X[i] = Y[i];
+  }
+  for (int c = 0; c < S->nc; c++)
+    if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
+      r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
+      r->split      = isfinite(bestm[c]) ? SplitDim_Private(L, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, lo, hi, NULL, NULL);
+      return;
+    }
+  r->status = SR_PIECE_PROVEN;
+  r->margin = 0;
+}
+
+bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
+{
+  const SRPlant *pl = L->plant;
+  const SRSpec  *S  = L->spec;
+  const int      n  = pl->n;
+  SRAffine       X[SR_AFFINE_MAX], Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX];
+  SRInterval     TB[SR_AFFINE_MAX];
+  bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
+  const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+
+  for (int c = 0; c < S->nc; c++) escaped[c] = true; /* eventually: outside at every time of the window so far */
+  for (int i = 0; i < n; i++) X[i] = SRAffineConstant(x0[i]);
+  for (int j = 0; j <= pl->steps; j++) {
+    const SRInterval tj = {SRMulDown(j, plo), SRMulUp(j, phi)};
+    /* at_end: the final state breaks an atom of the target for sure */
+    if (j == pl->steps)
+      for (int c = 0; c < S->nc; c++) {
+        const SRSpecConstraint *C = &S->c[c];
+        if (C->kind != SR_SPEC_AT_END) continue;
+        for (int k = 0; k < C->natoms; k++) {
+          SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+          if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
+        }
+      }
+    /* always: a sample time surely in the window with an atom surely broken */
+    for (int c = 0; c < S->nc; c++) {
+      const SRSpecConstraint *C = &S->c[c];
+      if (C->kind != SR_SPEC_ALWAYS || !(C->t0 <= tj.lo && tj.hi <= C->t1)) continue;
+      for (int k = 0; k < C->natoms; k++) {
+        SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+        if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
+      }
+    }
+    if (j == pl->steps) break;
+    if (!Controls_Private(L, X) || !SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) return false;
+    for (int c = 0; c < S->nc; c++) {
+      const SRSpecConstraint *C = &S->c[c];
+      bool                    out = false;
+      if (C->kind == SR_SPEC_AT_END) continue;
+      /* the step's times that surely exist: [j phi, (j + 1) plo] */
+      if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
+      for (int k = 0; k < C->natoms && !out; k++) {
+        SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB);
+        if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) out = true;
+      }
+      if (C->kind == SR_SPEC_ALWAYS) {
+        /* broken over the whole step: some time of the step surely lies in the window */
+        if (out && SRMulUp(j, phi) <= C->t1 && SRMulDown(j + 1, plo) >= C->t0) return *cv = c, true;
+      } else if (!out) escaped[c] = false;
+    }
+    for (int i = 0; i < n; i++) X[i] = Y[i];
+  }
+  for (int c = 0; c < S->nc; c++)
+    if (S->c[c].kind == SR_SPEC_EVENTUALLY && escaped[c]) return *cv = c, true;
+  return false;
+}
+
+/* violation score of the state x at time t for the running scores */
+static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin)
+{
+  for (int c = 0; c < S->nc; c++) {
+    const SRSpecConstraint *C = &S->c[c];
+    double                  worst = -INFINITY;
+    bool                    in    = t >= C->t0 && t <= C->t1;
+    if (C->kind == SR_SPEC_AT_END) in = end;
+    if (!in) continue;
+    for (int k = 0; k < C->natoms; k++) {
+      double s = 0;
+      for (int i = 0; i < S->n; i++) s += SRIntervalMid(C->atom[k].a[i]) * x[i];
+      s -= SRIntervalMid(C->atom[k].b);
+      if (s > worst) worst = s;
+    }
+    if (C->kind == SR_SPEC_EVENTUALLY) evmin[c] = fmin(evmin[c], worst);
+    else score[c] = fmax(score[c], worst);
+  }
+}
+
+double SRSimulate(SRLoop *L, const double *x0, int nsub, double *traj)
+{
+  const SRPlant *pl = L->plant;
+  const SRSpec  *S  = L->spec;
+  const int      n = pl->n;
+  double         x[SR_AFFINE_MAX], in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS], score[SR_SPEC_MAX_CONSTRAINTS], evmin[SR_SPEC_MAX_CONSTRAINTS], best = -INFINITY;
+  double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1;
+  const double   h = pl->period, dt = h / nsub;
+
+  for (int c = 0; c < S->nc; c++) score[c] = -INFINITY, evmin[c] = INFINITY;
+  for (int i = 0; i < n; i++) x[i] = x0[i];
+  if (traj)
+    for (int i = 0; i < n; i++) traj[i] = x[i];
+  Score_Private(S, x, 0.0, pl->steps == 0, score, evmin);
+  for (int j = 0; j < pl->steps; j++) {
+    for (int k = 0; k < pl->nvars; k++) v[k] = 0;
+    for (int i = 0; i < n; i++) v[i] = x[i];
+    SRExprEvalDouble(&pl->dag, v, val);
+    for (int i = 0; i < pl->nin; i++) in[i] = val[pl->in_root[i]];
+    L->ctrl->eval(L->ctrl->ctx, in, y);
+    for (int k = 0; k < pl->nout; k++) v[SR_SLOT_Y(k)] = y[k];
+    SRExprEvalDouble(&pl->dag, v, val);
+    for (int k = 0; k < pl->nu; k++) v[SR_SLOT_U(k)] = val[pl->u_root[k]];
+    for (int k = 0; k < pl->nw; k++) v[SR_SLOT_W(k)] = SRIntervalMid(pl->wbox[k]);
+    for (int s = 0; s < nsub; s++) {
+      double xn[SR_AFFINE_MAX];
+      SRFlowSimulate(pl, x, v, dt, 2, xn, sw);
+      for (int i = 0; i < n; i++) x[i] = xn[i];
+      if (traj)
+        for (int i = 0; i < n; i++) traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
+      Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin);
+    }
+  }
+  for (int c = 0; c < S->nc; c++) best = fmax(best, S->c[c].kind == SR_SPEC_EVENTUALLY ? evmin[c] : score[c]);
+  return best;
+}

@@ -1,0 +1,330 @@
+/* The work queue over ranks and the falsification phase (include/simreach/odesplit.h, SPEC §15).
+
+   Messages (MPI_DOUBLE arrays):
+     request/result, worker -> 0, tag SR_TAG_RESULT:
+       [has, id, depth, status, split, constraint, step, margin, refuted, cex[n], lo[n], hi[n], tube[steps n 2]]
+     work, 0 -> worker, tag SR_TAG_WORK: [id, depth, lo[n], hi[n]]; tag SR_TAG_DONE ends. */
+#include <simreach/odesplit.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SR_TAG_RESULT 7101
+#define SR_TAG_WORK 7102
+#define SR_TAG_DONE 7103
+
+typedef struct {
+  double id;
+  int    depth;
+  double lo[SR_AFFINE_MAX], hi[SR_AFFINE_MAX];
+} SRPiece_Private;
+
+static double Urand_Private(uint64_t *s)
+{
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) * 0x1p-53;
+}
+
+/* the k-th falsification sample of X0 (inner box: points of the exact X0) */
+static void Sample_Private(const SRSpec *S, long k, double *x)
+{
+  const int n = S->n;
+  if (k == 0) {
+    for (int i = 0; i < n; i++) x[i] = 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
+  } else if (k <= (1L << n)) {
+    for (int i = 0; i < n; i++) x[i] = ((k - 1) >> i) & 1 ? S->ihi[i] : S->ilo[i];
+  } else {
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)k * 0xD1B54A32D192ED03ULL;
+    for (int r = 0; r < 3; r++) Urand_Private(&s);
+    for (int i = 0; i < n; i++) x[i] = S->ilo[i] + Urand_Private(&s) * (S->ihi[i] - S->ilo[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    if (x[i] < S->ilo[i]) x[i] = S->ilo[i];
+    if (x[i] > S->ihi[i]) x[i] = S->ihi[i];
+  }
+}
+
+/* falsification on simulations: returns the index of a refuted sample or -1 */
+static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, long *found, int *cc)
+{
+  PetscMPIInt rank, size;
+  const int   n     = L->plant->n;
+  const long  total = 1 + (1L << n) + o->nsamples;
+  double      mine[16], *all = NULL;
+  const int   K = 8; /* candidates per rank */
+  double      best[8];
+  long        bestk[8];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (int q = 0; q < K; q++) best[q] = -INFINITY, bestk[q] = -1;
+  for (long k = rank; k < total; k += size) {
+    double x[SR_AFFINE_MAX], s;
+    Sample_Private(L->spec, k, x);
+    s = SRSimulate(L, x, o->sim_nsub, NULL);
+    if (!(s > 0)) continue;
+    for (int q = 0; q < K; q++)
+      if (s > best[q]) {
+        for (int r = K - 1; r > q; r--) best[r] = best[r - 1], bestk[r] = bestk[r - 1];
+        best[q] = s, bestk[q] = k;
+        break;
+      }
+  }
+  for (int q = 0; q < K; q++) mine[2 * q] = best[q], mine[2 * q + 1] = (double)bestk[q];
+  if (rank == 0) PetscCall(PetscMalloc1(16 * size, &all));
+  PetscCallMPI(MPI_Gather(mine, 16, MPI_DOUBLE, all, 16, MPI_DOUBLE, 0, comm));
+  *found = -1;
+  *cc    = -1;
+  if (rank == 0) {
+    /* candidates in order of score (ties: lower index), re-checked until one is refuted */
+    for (int tries = 0; tries < K && *found < 0; tries++) {
+      int    bi = -1;
+      double bs = 0;
+      long   bk = -1;
+      for (int i = 0; i < K * size; i++) {
+        double s = all[2 * i];
+        long   k = (long)all[2 * i + 1];
+        if (k < 0 || !(s > 0)) continue;
+        if (bi < 0 || s > bs || (s == bs && k < bk)) bi = i, bs = s, bk = k;
+      }
+      if (bi < 0) break;
+      all[2 * bi + 1] = -1;
+      {
+        double x[SR_AFFINE_MAX];
+        int    c;
+        Sample_Private(L->spec, bk, x);
+        if (SRPieceRefute(L, x, &c)) *found = bk, *cc = c;
+      }
+    }
+    PetscCall(PetscFree(all));
+  }
+  {
+    long buf[2] = {*found, *cc};
+    PetscCallMPI(MPI_Bcast(buf, 2, MPI_LONG, 0, comm));
+    *found = buf[0], *cc = (int)buf[1];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* prove one piece; fill the result message */
+static void Work_Private(SRLoop *L, const SRSplitOptions *o, const SRPiece_Private *p, double *msg)
+{
+  const int     n = L->plant->n, steps = L->plant->steps;
+  SRPieceResult r;
+  double        x[SR_AFFINE_MAX] = {0};
+  int           c = -1;
+  SRPieceProve(L, p->lo, p->hi, &r);
+  msg[0] = 1, msg[1] = p->id, msg[2] = p->depth, msg[3] = r.status, msg[4] = r.split, msg[5] = r.constraint, msg[6] = r.step, msg[7] = r.margin, msg[8] = 0;
+  if (r.status != SR_PIECE_PROVEN && (p->depth >= o->max_depth || r.split < 0)) {
+    /* a leaf that stays open: does its centre break the spec? */
+    for (int i = 0; i < n; i++) x[i] = 0.5 * p->lo[i] + 0.5 * p->hi[i];
+    for (int i = 0; i < n; i++) {
+      if (x[i] < L->spec->ilo[i]) x[i] = L->spec->ilo[i];
+      if (x[i] > L->spec->ihi[i]) x[i] = L->spec->ihi[i];
+    }
+    if (SRSimulate(L, x, o->sim_nsub, NULL) > 0 && SRPieceRefute(L, x, &c)) msg[8] = 1 + c;
+  }
+  for (int i = 0; i < n; i++) msg[9 + i] = x[i], msg[9 + n + i] = p->lo[i], msg[9 + 2 * n + i] = p->hi[i];
+  if (o->keep_tubes) {
+    double *t = msg + 9 + 3 * n;
+    for (int k = 0; k < steps * n; k++) {
+      bool ok = r.status == SR_PIECE_PROVEN || k / n < (r.step >= 0 ? r.step : 0);
+      t[2 * k] = ok ? L->tube[k].lo : NAN, t[2 * k + 1] = ok ? L->tube[k].hi : NAN;
+    }
+  }
+}
+
+static int CmpLeaf_Private(const void *a, const void *b)
+{
+  const SRLeaf *x = a, *y = b;
+  if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, SRSplitResult *res)
+{
+  PetscMPIInt      rank, size;
+  const int        n = L->plant->n, steps = L->plant->steps;
+  const int        mlen = 9 + 3 * n + (o->keep_tubes ? 2 * steps * n : 0), wlen = 2 + 2 * n;
+  double          *msg, *wmsg, t0;
+  long             found = -1;
+  int              cc    = -1;
+
+  PetscFunctionBeginUser;
+  memset(res, 0, sizeof *res);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc2(mlen, &msg, wlen, &wmsg));
+  if (o->keep_tubes) PetscCall(PetscMalloc1((size_t)steps * n, &L->tube));
+  t0 = MPI_Wtime();
+  PetscCall(Falsify_Private(comm, L, o, &found, &cc));
+  res->sim_time = MPI_Wtime() - t0;
+  if (found >= 0) {
+    res->verdict        = SR_VERDICT_FALSIFIED;
+    res->cex_constraint = cc;
+    res->cex_phase      = 0;
+    Sample_Private(L->spec, found, res->cex);
+    PetscCall(PetscFree2(msg, wmsg));
+    PetscCall(PetscFree(L->tube));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  t0 = MPI_Wtime();
+  if (rank == 0) {
+    SRPiece_Private *queue;
+    long             qhead = 0, qtail = 0, qcap = 1024, outstanding = 0, nleaves = 0, lcap = 256;
+    int             *idle, nidle = 0;
+    bool             stop = false, haveCex = false;
+    double           lastprint = MPI_Wtime();
+    SRLeaf          *leaves;
+
+    PetscCall(PetscMalloc1(qcap, &queue));
+    PetscCall(PetscMalloc1(size, &idle));
+    PetscCall(PetscMalloc1(lcap, &leaves));
+    queue[qtail].id    = 1;
+    queue[qtail].depth = 0;
+    for (int i = 0; i < n; i++) queue[qtail].lo[i] = L->spec->lo[i], queue[qtail].hi[i] = L->spec->hi[i];
+    qtail++;
+    for (;;) {
+      int        flag = 1;
+      MPI_Status st;
+      /* handle one result message (from msg) */
+#define SR_HANDLE_RESULT() \
+  do { \
+    if (msg[0] == 1) { \
+      const int status = (int)msg[3], split = (int)msg[4], depth = (int)msg[2]; \
+      res->pieces++; \
+      if (msg[8] > 0 && (!haveCex)) { \
+        haveCex = true, stop = true; \
+        for (int i_ = 0; i_ < n; i_++) res->cex[i_] = msg[9 + i_]; \
+        res->cex_constraint = (int)msg[8] - 1, res->cex_phase = 1; \
+      } \
+      if (status != SR_PIECE_PROVEN && depth < o->max_depth && split >= 0) { \
+        if (qtail + 2 > qcap) { \
+          long keep = qtail - qhead; \
+          memmove(queue, queue + qhead, keep * sizeof *queue); \
+          qtail = keep, qhead = 0; \
+          if (qtail + 2 > qcap) { \
+            qcap *= 2; \
+            PetscCall(PetscRealloc(qcap * sizeof *queue, &queue)); \
+          } \
+        } \
+        for (int h_ = 0; h_ < 2; h_++) { \
+          SRPiece_Private *c_ = &queue[qtail++]; \
+          c_->id              = 2 * msg[1] + h_; \
+          c_->depth           = depth + 1; \
+          for (int i_ = 0; i_ < n; i_++) c_->lo[i_] = msg[9 + n + i_], c_->hi[i_] = msg[9 + 2 * n + i_]; \
+          { \
+            double mid_ = 0.5 * msg[9 + n + split] + 0.5 * msg[9 + 2 * n + split]; \
+            if (h_ == 0) c_->hi[split] = mid_; \
+            else c_->lo[split] = mid_; \
+          } \
+        } \
+      } else { \
+        SRLeaf *lf; \
+        if (nleaves == lcap) { \
+          lcap *= 2; \
+          PetscCall(PetscRealloc(lcap * sizeof *leaves, &leaves)); \
+        } \
+        lf = &leaves[nleaves++]; \
+        lf->id = msg[1], lf->depth = depth, lf->status = status, lf->constraint = (int)msg[5], lf->step = (int)msg[6], lf->margin = msg[7]; \
+        PetscCall(PetscMalloc2(n, &lf->lo, n, &lf->hi)); \
+        for (int i_ = 0; i_ < n; i_++) lf->lo[i_] = msg[9 + n + i_], lf->hi[i_] = msg[9 + 2 * n + i_]; \
+        lf->tube = NULL; \
+        if (o->keep_tubes) { \
+          PetscCall(PetscMalloc1(2 * steps * n, &lf->tube)); \
+          PetscCall(PetscArraycpy(lf->tube, msg + 9 + 3 * n, 2 * steps * n)); \
+        } \
+        if (status == SR_PIECE_PROVEN) res->proven++; \
+        else res->open++; \
+      } \
+    } \
+  } while (0)
+      /* serve every waiting worker */
+      while (size > 1) {
+        PetscCallMPI(MPI_Iprobe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &flag, &st));
+        if (!flag) break;
+        PetscCallMPI(MPI_Recv(msg, mlen, MPI_DOUBLE, st.MPI_SOURCE, SR_TAG_RESULT, comm, MPI_STATUS_IGNORE));
+        if (msg[0] == 1) outstanding--;
+        SR_HANDLE_RESULT();
+        idle[nidle++] = st.MPI_SOURCE;
+      }
+      if (stop) qhead = qtail; /* a counterexample: hand out nothing more */
+      while (nidle > 0 && qhead < qtail) {
+        SRPiece_Private *p = &queue[qhead++];
+        wmsg[0]            = p->id, wmsg[1] = p->depth;
+        for (int i = 0; i < n; i++) wmsg[2 + i] = p->lo[i], wmsg[2 + n + i] = p->hi[i];
+        PetscCallMPI(MPI_Send(wmsg, wlen, MPI_DOUBLE, idle[--nidle], SR_TAG_WORK, comm));
+        outstanding++;
+      }
+      if (qhead < qtail) {
+        SRPiece_Private p = queue[qhead++];
+        Work_Private(L, o, &p, msg);
+        res->my_pieces++;
+        SR_HANDLE_RESULT();
+      } else if (outstanding > 0) {
+        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &st));
+      } else if (nidle == size - 1) break;
+      else {
+        /* workers that have not asked yet */
+        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &st));
+      }
+      if (o->progress && MPI_Wtime() - lastprint > 2.0) {
+        lastprint = MPI_Wtime();
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, stderr, "closedloop: %ld pieces, %ld proven, %ld open, %ld queued, %.1f s\n", res->pieces, res->proven, res->open, qtail - qhead, MPI_Wtime() - t0));
+      }
+#undef SR_HANDLE_RESULT
+    }
+    for (int r = 1; r < size; r++) PetscCallMPI(MPI_Send(wmsg, wlen, MPI_DOUBLE, r, SR_TAG_DONE, comm));
+    qsort(leaves, nleaves, sizeof *leaves, CmpLeaf_Private);
+    res->leaves  = leaves;
+    res->nleaves = nleaves;
+    res->verdict = haveCex ? SR_VERDICT_FALSIFIED : res->open ? SR_VERDICT_UNKNOWN : SR_VERDICT_VERIFIED;
+    PetscCall(PetscFree(queue));
+    PetscCall(PetscFree(idle));
+  } else {
+    msg[0] = 0;
+    for (;;) {
+      MPI_Status st;
+      PetscCallMPI(MPI_Send(msg, mlen, MPI_DOUBLE, 0, SR_TAG_RESULT, comm));
+      PetscCallMPI(MPI_Recv(wmsg, wlen, MPI_DOUBLE, 0, MPI_ANY_TAG, comm, &st));
+      if (st.MPI_TAG == SR_TAG_DONE) break;
+      {
+        SRPiece_Private p;
+        p.id    = wmsg[0];
+        p.depth = (int)wmsg[1];
+        for (int i = 0; i < n; i++) p.lo[i] = wmsg[2 + i], p.hi[i] = wmsg[2 + n + i];
+        Work_Private(L, o, &p, msg);
+        res->my_pieces++;
+      }
+    }
+  }
+  res->prove_time = MPI_Wtime() - t0;
+  {
+    long   buf[5] = {res->verdict, res->pieces, res->nleaves, res->proven, res->open};
+    double cbuf[SR_AFFINE_MAX + 2];
+    PetscCallMPI(MPI_Bcast(buf, 5, MPI_LONG, 0, comm));
+    res->verdict = (SRVerdict)buf[0], res->pieces = buf[1], res->nleaves = buf[2], res->proven = buf[3], res->open = buf[4];
+    for (int i = 0; i < n; i++) cbuf[i] = res->cex[i];
+    cbuf[n] = res->cex_constraint, cbuf[n + 1] = res->cex_phase;
+    PetscCallMPI(MPI_Bcast(cbuf, n + 2, MPI_DOUBLE, 0, comm));
+    for (int i = 0; i < n; i++) res->cex[i] = cbuf[i];
+    res->cex_constraint = (int)cbuf[n], res->cex_phase = (int)cbuf[n + 1];
+  }
+  PetscCall(PetscFree2(msg, wmsg));
+  PetscCall(PetscFree(L->tube));
+  L->tube = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void SRSplitResultFree(SRSplitResult *res, int n)
+{
+  (void)n;
+  if (!res->leaves) return; /* ranks other than 0 hold none */
+  for (long k = 0; k < res->nleaves; k++) {
+    PetscFree2(res->leaves[k].lo, res->leaves[k].hi);
+    PetscFree(res->leaves[k].tube);
+  }
+  PetscFree(res->leaves);
+  res->nleaves = 0;
+}

@@ -1,0 +1,271 @@
+/* simreach closedloop -plant P -network N -spec S [-o TUBES.h5 [-force]] (SPEC §15, docs/arch.md)
+
+   Reads and cross-checks the three files before any work (one line naming file, line and
+   problem, exit 2), then falsification on simulations and the adaptive split of X0 over the
+   ranks (src/closedloop/split.c).  Prints the verdict; exit 0 VERIFIED, 6 FALSIFIED,
+   5 UNKNOWN (the open pieces are listed). */
+#include <simreach/model.h>
+#include <simreach/odesplit.h>
+#include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
+#include <simreach/private/h5attr.h>
+#include <simreach/private/results.h>
+#include <simreach/verify.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#define SR_CLOSEDLOOP_FORMAT "simreach closedloop tubes 1"
+
+static int EncloseMLP_Private(void *ctx, const SRInterval *in, SRInterval *out) { return SRMLPForwardInterval((SRMLP)ctx, in, out) ? 1 : 0; }
+static int EvalMLP_Private(void *ctx, const double *in, double *out) { return SRMLPForward((SRMLP)ctx, 1, in, out) ? 1 : 0; }
+
+static PetscErrorCode GetInt_Private(MPI_Comm comm, const char name[], PetscInt lo, PetscInt hi, PetscInt *v)
+{
+  char      buf[64];
+  PetscBool set;
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, name, buf, sizeof buf, &set));
+  if (set) {
+    char *end;
+    long  x = strtol(buf, &end, 10);
+    PetscCheck(buf[0] && !*end && x >= lo && x <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE, "option %s %s: allowed are integers %" PetscInt_FMT "..%" PetscInt_FMT, name, buf, lo, hi);
+    *v = (PetscInt)x;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscBool force, const SRPlant *pl, const SRSpec *S, const char *names[3], SRLoop *L, const SRSplitResult *res, int nsub)
+{
+  PetscMPIInt rank;
+  char        tmp[PETSC_MAX_PATH_LEN + 8];
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(SRFileCreateExclusiveTemp(comm, out, tmp, sizeof tmp));
+  if (rank == 0) {
+    hid_t          f, sp, ds;
+    const int      n = pl->n;
+    const hsize_t  L_ = (hsize_t)res->nleaves;
+    double        *buf;
+    const char    *verdict = res->verdict == SR_VERDICT_VERIFIED ? "VERIFIED" : res->verdict == SR_VERDICT_FALSIFIED ? "FALSIFIED" : "UNKNOWN";
+    size_t         tl      = (size_t)(pl->steps * nsub + 1) * n;
+    SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_CLOSEDLOOP_FORMAT));
+    PetscCall(SRH5AttrWriteString(f, "verdict", verdict));
+    PetscCall(SRH5AttrWriteString(f, "plant", names[0]));
+    PetscCall(SRH5AttrWriteString(f, "network", names[1]));
+    PetscCall(SRH5AttrWriteString(f, "spec", names[2]));
+    {
+      char st[SR_AFFINE_MAX * (SR_PLANT_NAME + 1) + 1] = "";
+      for (int i = 0; i < n; i++) strcat(st, pl->state[i]), strcat(st, i + 1 < n ? "," : "");
+      PetscCall(SRH5AttrWriteString(f, "states", st));
+    }
+    PetscCall(SRH5AttrWrite(f, "period", H5T_NATIVE_DOUBLE, 1, &pl->period));
+    {
+      int64_t s = pl->steps;
+      PetscCall(SRH5AttrWrite(f, "steps", H5T_NATIVE_INT64, 1, &s));
+    }
+    PetscCall(SRH5AttrWrite(f, "x0_lo", H5T_NATIVE_DOUBLE, n, S->lo));
+    PetscCall(SRH5AttrWrite(f, "x0_hi", H5T_NATIVE_DOUBLE, n, S->hi));
+    /* leaves: lo, hi, status, id, depth; tubes (leaves x steps x n x 2) */
+    PetscCall(PetscMalloc1(L_ * (2 * n + 3) + 1, &buf));
+    for (hsize_t k = 0; k < L_; k++) {
+      const SRLeaf *lf = &res->leaves[k];
+      for (int i = 0; i < n; i++) buf[k * (2 * n + 3) + i] = lf->lo[i], buf[k * (2 * n + 3) + n + i] = lf->hi[i];
+      buf[k * (2 * n + 3) + 2 * n] = lf->status, buf[k * (2 * n + 3) + 2 * n + 1] = lf->id, buf[k * (2 * n + 3) + 2 * n + 2] = lf->depth;
+    }
+    {
+      hsize_t d[2] = {L_, (hsize_t)(2 * n + 3)};
+      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
+      SRCallHDF5Id(ds, H5Dcreate2(f, "pieces", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      if (L_) SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+      PetscCall(SRH5AttrWriteString(ds, "columns", "lo[n], hi[n], status (0 proven, 1 open), tree id, depth"));
+      SRCallHDF5(H5Dclose(ds));
+      SRCallHDF5(H5Sclose(sp));
+    }
+    PetscCall(PetscFree(buf));
+    if (L_ && res->leaves[0].tube) {
+      hsize_t d[4] = {L_, (hsize_t)pl->steps, (hsize_t)n, 2};
+      PetscCall(PetscMalloc1(L_ * pl->steps * n * 2, &buf));
+      for (hsize_t k = 0; k < L_; k++) PetscCall(PetscArraycpy(buf + k * pl->steps * n * 2, res->leaves[k].tube, pl->steps * n * 2));
+      SRCallHDF5Id(sp, H5Screate_simple(4, d, NULL));
+      SRCallHDF5Id(ds, H5Dcreate2(f, "tubes", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+      PetscCall(SRH5AttrWriteString(ds, "meaning", "per piece and period: the box enclosing every state over [j T, (j+1) T] (NaN after a failure)"));
+      SRCallHDF5(H5Dclose(ds));
+      SRCallHDF5(H5Sclose(sp));
+      PetscCall(PetscFree(buf));
+    }
+    /* constraints: rows [constraint, kind, t0, t1, a[n], b] */
+    {
+      int     na = 0, r = 0;
+      hsize_t d[2];
+      for (int c = 0; c < S->nc; c++) na += S->c[c].natoms;
+      PetscCall(PetscMalloc1((size_t)na * (n + 5) + 1, &buf));
+      for (int c = 0; c < S->nc; c++)
+        for (int k = 0; k < S->c[c].natoms; k++, r++) {
+          double *row = buf + (size_t)r * (n + 5);
+          row[0] = c, row[1] = S->c[c].kind, row[2] = S->c[c].t0, row[3] = S->c[c].t1;
+          for (int i = 0; i < n; i++) row[4 + i] = SRIntervalMid(S->c[c].atom[k].a[i]);
+          row[4 + n] = SRIntervalMid(S->c[c].atom[k].b);
+        }
+      d[0] = (hsize_t)na, d[1] = (hsize_t)(n + 5);
+      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
+      SRCallHDF5Id(ds, H5Dcreate2(f, "constraints", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      if (na) SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+      PetscCall(SRH5AttrWriteString(ds, "columns", "constraint, kind (0 always, 1 at_end, 2 eventually), t0, t1, a[n], b: a . x <= b"));
+      SRCallHDF5(H5Dclose(ds));
+      SRCallHDF5(H5Sclose(sp));
+      PetscCall(PetscFree(buf));
+    }
+    /* the counterexample's simulated trajectory, or the centre's (a reference) */
+    {
+      double  x0[SR_AFFINE_MAX];
+      hsize_t d[2] = {(hsize_t)(pl->steps * nsub + 1), (hsize_t)n};
+      for (int i = 0; i < n; i++) x0[i] = res->verdict == SR_VERDICT_FALSIFIED ? res->cex[i] : 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
+      PetscCall(PetscMalloc1(tl, &buf));
+      SRSimulate(L, x0, nsub, buf);
+      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
+      SRCallHDF5Id(ds, H5Dcreate2(f, "trajectory", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+      PetscCall(SRH5AttrWriteString(ds, "meaning", res->verdict == SR_VERDICT_FALSIFIED ? "the counterexample (simulated, RK4), times k T / sub" : "a simulated trajectory from the centre of X0, times k T / sub"));
+      {
+        int64_t s = nsub;
+        PetscCall(SRH5AttrWrite(ds, "sub", H5T_NATIVE_INT64, 1, &s));
+      }
+      SRCallHDF5(H5Dclose(ds));
+      SRCallHDF5(H5Sclose(sp));
+      PetscCall(PetscFree(buf));
+    }
+    SRCallHDF5(H5Fclose(f));
+  }
+  PetscCall(SRFileCommit(comm, tmp, out, force));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
+{
+  char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
+  PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE;
+  PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10;
+  SRPlant        pl;
+  SRSpec         S;
+  SRMLP          mlp = NULL;
+  SRController   ctrl;
+  SRLoop         L;
+  SRFlowOptions  fo;
+  SRSplitOptions so;
+  SRSplitResult  res;
+  PetscMPIInt    rank, size;
+  double         t0 = MPI_Wtime();
+  int            code;
+
+  PetscFunctionBeginUser;
+  *exit_code = SR_EXIT_OK;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-plant", plantf, sizeof plantf, &has_p));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-network", netf, sizeof netf, &has_n));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-spec", specf, sizeof specf, &has_s));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, &has_o));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-force", &force, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_progress", &progress, NULL));
+  PetscCall(GetInt_Private(comm, "-closedloop_order", 4, 20, &order));
+  PetscCall(GetInt_Private(comm, "-closedloop_substeps", 1, 1024, &substeps));
+  PetscCall(GetInt_Private(comm, "-closedloop_max_depth", 0, 50, &depth));
+  PetscCall(GetInt_Private(comm, "-closedloop_samples", 0, 10000000, &samples));
+  PetscCall(GetInt_Private(comm, "-closedloop_sim_substeps", 1, 10000, &nsub));
+  PetscCall(GetInt_Private(comm, "-closedloop_list", 0, 1000000, &list));
+  PetscCheck(!(substeps & (substeps - 1)), comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps %" PetscInt_FMT ": allowed are powers of two 1..1024 (the sub-steps must add up to the period exactly)", substeps);
+  PetscCheck(has_p && plantf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -plant FILE (docs/arch.md)");
+  PetscCheck(has_n && netf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -network FILE");
+  PetscCheck(has_s && specf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -spec FILE (docs/arch.md)");
+  PetscCheck(!has_o || out[0], comm, PETSC_ERR_ARG_WRONG, "option -o: give a file name");
+  PetscCall(SRCheckUnusedOptions(comm));
+  if (has_o && !force) {
+    PetscBool exists;
+    PetscCall(PetscTestFile(out, '\0', &exists));
+    PetscCheck(!exists, comm, PETSC_ERR_FILE_OPEN, "-o %s: the file exists; give -force to replace it", out);
+  }
+  PetscCall(SRPlantRead(comm, plantf, &pl));
+  PetscCall(SRSpecRead(comm, specf, &pl, &S));
+  {
+    char        sysname[16];
+    SRModelType mt;
+    PetscInt     nh, w[SR_MAX_LAYERS + 2], cs;
+    SRActivation acts[SR_MAX_LAYERS + 1];
+    double      *params;
+    PetscCall(SRNetworkFileRead(comm, netf, sysname, sizeof sysname, &mt, &cs, &nh, w, acts, &params));
+    PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, nh, SR_MAX_LAYERS);
+    PetscCheck(w[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, w[0], plantf, pl.nin);
+    PetscCheck(w[nh + 1] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, w[nh + 1], plantf, pl.nout);
+    PetscCall(SRMLPCreate(w[0], nh, w + 1, w[nh + 1], &mlp));
+    PetscCall(PetscArraycpy(mlp->params, params, mlp->nparams));
+    for (PetscInt l = 0; l < mlp->nlayers; l++) PetscCall(SRMLPSetActivation(mlp, l, acts[l]));
+    PetscCall(PetscFree(params));
+  }
+  ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = mlp, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
+  SRFlowOptionsDefault(&fo);
+  fo.order    = (int)order;
+  fo.substeps = (int)substeps;
+  PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
+  so.max_depth  = (int)depth;
+  so.nsamples   = (int)samples;
+  so.sim_nsub   = (int)nsub;
+  so.keep_tubes = has_o;
+  so.progress   = progress;
+  PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
+  PetscCall(SRSplitSolve(comm, &L, &so, &res));
+  {
+    long   mine = res.my_pieces, mx, mn;
+    double wall = MPI_Wtime() - t0, cpu, cpus;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    cpu = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+    PetscCallMPI(MPI_Allreduce(&mine, &mx, 1, MPI_LONG, MPI_MAX, comm));
+    PetscCallMPI(MPI_Allreduce(&mine, &mn, 1, MPI_LONG, MPI_MIN, comm));
+    PetscCallMPI(MPI_Allreduce(&cpu, &cpus, 1, MPI_DOUBLE, MPI_SUM, comm));
+    if (res.verdict == SR_VERDICT_FALSIFIED) {
+      char pt[512] = "";
+      for (int i = 0; i < pl.n; i++) {
+        char b[64];
+        snprintf(b, sizeof b, "%s%s = %.17g", i ? ", " : "", pl.state[i], res.cex[i]);
+        strncat(pt, b, sizeof pt - strlen(pt) - 1);
+      }
+      PetscCall(PetscPrintf(comm, "closedloop: FALSIFIED: the trajectory from (%s) breaks the constraint of spec line %d (found %s; confirmed by the validated enclosure from that point)\n", pt, S.c[res.cex_constraint].line, res.cex_phase == 0 ? "by the simulations before splitting" : "at the centre of an open piece"));
+    } else if (res.verdict == SR_VERDICT_VERIFIED) {
+      PetscCall(PetscPrintf(comm, "closedloop: VERIFIED: every piece of X0 proven (%ld pieces handled, %ld leaves)\n", res.pieces, res.nleaves));
+    } else {
+      PetscCall(PetscPrintf(comm, "closedloop: UNKNOWN: %ld of %ld leaf pieces open at the split budget (-closedloop_max_depth %d); %ld pieces handled\n", res.open, res.nleaves, (int)depth, res.pieces));
+      if (rank == 0) {
+        long shown = 0;
+        for (long k = 0; k < res.nleaves && shown < list; k++) {
+          const SRLeaf *lf = &res.leaves[k];
+          char          box[512] = "";
+          if (lf->status == SR_PIECE_PROVEN) continue;
+          for (int i = 0; i < pl.n; i++) {
+            char b[80];
+            snprintf(b, sizeof b, "%s[%.9g, %.9g]", i ? " x " : "", lf->lo[i], lf->hi[i]);
+            strncat(box, b, sizeof box - strlen(box) - 1);
+          }
+          if (lf->constraint >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: constraint of spec line %d not proven at step %d (bound misses by %.3g)\n", lf->id, lf->depth, box, S.c[lf->constraint].line, lf->step, lf->margin));
+          else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: no flow/controller enclosure at step %d\n", lf->id, lf->depth, box, lf->step));
+          shown++;
+        }
+        if (res.open > shown) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ... %ld more open pieces (-closedloop_list N shows more; -o FILE stores all)\n", res.open - shown));
+      }
+    }
+    PetscCall(PetscPrintf(comm, "closedloop: wall %.3f s (simulations %.3f s, proofs %.3f s), CPU %.3f s on %d ranks, pieces per rank %ld..%ld\n", wall, res.sim_time, res.prove_time, cpus, size, mn, mx));
+  }
+  if (has_o) {
+    const char *names[3] = {plantf, netf, specf};
+    PetscCall(WriteTubes_Private(comm, out, force, &pl, &S, names, &L, &res, (int)nsub));
+  }
+  code = res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
+  SRSplitResultFree(&res, pl.n);
+  SRLoopDestroy(&L);
+  PetscCall(SRMLPDestroy(&mlp));
+  SRPlantFree(&pl);
+  *exit_code = code;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
