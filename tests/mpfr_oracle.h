@@ -38,8 +38,15 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
   SRMLP    mlp = model->mlp;
   SRSystem sys = model->sys;
   mpfr_t  *in = o->a, *out = o->b;
-  for (PetscInt j = 0; j < mlp->width[0]; j++)
+  for (PetscInt j = 0; j < mlp->width[0]; j++) {
     mpfr_set_d(in[j], x[j], MPFR_RNDN);
+    if (mlp->has_in) { /* SPEC §14: (clip(x) - mean) / range */
+      if (x[j] < mlp->inlo[j]) mpfr_set_d(in[j], mlp->inlo[j], MPFR_RNDN);
+      if (x[j] > mlp->inhi[j]) mpfr_set_d(in[j], mlp->inhi[j], MPFR_RNDN);
+      mpfr_sub_d(in[j], in[j], mlp->inmean[j], MPFR_RNDN);
+      mpfr_div_d(in[j], in[j], mlp->inrange[j], MPFR_RNDN);
+    }
+  }
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt nin = mlp->width[l], nout = mlp->width[l + 1];
     for (PetscInt i = 0; i < nout; i++) {
@@ -69,7 +76,12 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
     in          = out;
     out         = tmp;
   }
-  /* N(x) in in[0..nout) */
+  /* N(x) in in[0..nout); SPEC §14 output scaling */
+  if (mlp->has_out)
+    for (PetscInt i = 0; i < mlp->width[mlp->nlayers]; i++) {
+      mpfr_mul_d(in[i], in[i], mlp->outscale[i], MPFR_RNDN);
+      mpfr_add_d(in[i], in[i], mlp->outoffset[i], MPFR_RNDN);
+    }
   if (model->type == SR_MODEL_DYNAMICS) {
     for (PetscInt d = 0; d < model->n; d++) {
       mpfr_add_d(o->t, in[d], x[d], MPFR_RNDN);

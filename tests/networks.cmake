@@ -17,3 +17,10 @@ string(REPLACE ";" " " _sr_nextra "${SR_MPIEXEC_EXTRA}")
 set(_sr_networks_env "SIMREACH=$<TARGET_FILE:simreach_exe>" "MPIEXEC=${MPIEXEC_EXECUTABLE}" "MPIEXEC_EXTRA=${_sr_nextra}" "PY=/usr/bin/python3" "OMPI_MCA_rmaps_base_oversubscribe=1")
 add_test(NAME networks_activations COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/networks_act.sh ${CMAKE_CURRENT_BINARY_DIR}/networks_act)
 set_tests_properties(networks_activations PROPERTIES ENVIRONMENT "${_sr_networks_env}" TIMEOUT 300 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS verify)
+# Input clipping/normalisation and output scaling (NNet, ONNX constants; SPEC §14) on random
+# networks: the clipping is part of the function and enclosed with it.
+foreach(_act tanh relu mixed)
+  sr_add_mpi_test(NAME soundness_transform_${_act}_pendulum COMMAND test_soundness -sys pendulum -model dynamics -act ${_act} -transform -cells 500 -points 400 -seed 21 RANKS 1 TIMEOUT 300)
+  sr_add_mpi_test(NAME soundness_transform_${_act}_dubins COMMAND test_soundness -sys dubins -model controller -act ${_act} -transform -cells 500 -points 400 -seed 22 RANKS 1 TIMEOUT 300)
+endforeach()
+sr_add_mpi_test(NAME soundness_transform_planted COMMAND test_soundness -sys pendulum -model dynamics -act relu -transform -plant -cells 100 -points 200 -seed 23 RANKS 1 TIMEOUT 300)

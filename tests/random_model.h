@@ -51,3 +51,29 @@ static inline PetscErrorCode RandomActivations(SRModel model, const char act[], 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Random input clipping/normalisation and output scaling (SPEC §14): clipping bounds inside the
+   domain (so cells straddle them; one input in three unclipped on a side), mean in D, range
+   0.3..3, output scale +-(0.3..3), offset -2..2. */
+static inline PetscErrorCode RandomTransforms(SRModel model, uint64_t seed, uint64_t *ctr)
+{
+  SRMLP    mlp = model->mlp;
+  SRSystem sys = model->sys;
+  double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], mean[SR_MAX_DIM], range[SR_MAX_DIM], sc[SR_MAX_DIM], off[SR_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < mlp->width[0]; j++) {
+    const double a = sys->dlo[j], b = sys->dhi[j], w = b - a;
+    lo[j]    = U01(seed, ctr) < 1.0 / 3 ? -INFINITY : a + 0.4 * w * U01(seed, ctr);
+    hi[j]    = U01(seed, ctr) < 1.0 / 3 ? INFINITY : b - 0.4 * w * U01(seed, ctr);
+    mean[j]  = a + w * U01(seed, ctr);
+    range[j] = 0.3 * pow(10.0, U01(seed, ctr));
+  }
+  for (PetscInt i = 0; i < mlp->width[mlp->nlayers]; i++) {
+    sc[i]  = (U01(seed, ctr) < 0.5 ? -1 : 1) * 0.3 * pow(10.0, U01(seed, ctr));
+    off[i] = 4 * U01(seed, ctr) - 2;
+  }
+  PetscCall(SRMLPSetInputTransform(mlp, lo, hi, mean, range));
+  PetscCall(SRMLPSetOutputTransform(mlp, sc, off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

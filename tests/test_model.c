@@ -44,8 +44,13 @@ static void mlp_mpfr(SRMLP mlp, const double *x, mpfr_t *out)
     mpfr_init2(a[j], PREC);
     mpfr_init2(z[j], PREC);
   }
-  for (PetscInt j = 0; j < mlp->width[0]; j++)
-    mpfr_set_d(a[j], x[j], MPFR_RNDN);
+  for (PetscInt j = 0; j < mlp->width[0]; j++) {
+    mpfr_set_d(a[j], mlp->has_in ? PetscMin(PetscMax(x[j], mlp->inlo[j]), mlp->inhi[j]) : x[j], MPFR_RNDN);
+    if (mlp->has_in) {
+      mpfr_sub_d(a[j], a[j], mlp->inmean[j], MPFR_RNDN);
+      mpfr_div_d(a[j], a[j], mlp->inrange[j], MPFR_RNDN);
+    }
+  }
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     for (PetscInt o = 0; o < wout; o++) {
@@ -66,8 +71,13 @@ static void mlp_mpfr(SRMLP mlp, const double *x, mpfr_t *out)
     for (PetscInt o = 0; o < wout; o++)
       mpfr_set(a[o], z[o], MPFR_RNDN);
   }
-  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++)
+  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) {
     mpfr_set(out[o], a[o], MPFR_RNDN);
+    if (mlp->has_out) {
+      mpfr_mul_d(out[o], out[o], mlp->outscale[o], MPFR_RNDN);
+      mpfr_add_d(out[o], out[o], mlp->outoffset[o], MPFR_RNDN);
+    }
+  }
   for (int j = 0; j < MAXW; j++) {
     mpfr_clear(a[j]);
     mpfr_clear(z[j]);
@@ -281,6 +291,12 @@ static void test_mlp_activations(void **state)
     CHK(SRMLPCreate(nin, 2, hidden, nout, &mlp));
     randomize(mlp, 31 + cmb);
     for (PetscInt l = 0; l < 3; l++) CHK(SRMLPSetActivation(mlp, l, combos[cmb][l]));
+    if (cmb >= 2) { /* input clipping/normalisation and output scaling (SPEC §14) */
+      const double lo[3] = { -1.0, -INFINITY, -0.5 }, hi[3] = { 1.2, 0.9, INFINITY }, mean[3] = { 0.1, -0.3, 0.0 }, range[3] = { 0.7, 2.5, 1.0 };
+      const double sc[2] = { -3.0, 0.5 }, off[2] = { -10.0, 0.25 };
+      CHK(SRMLPSetInputTransform(mlp, lo, hi, mean, range));
+      CHK(SRMLPSetOutputTransform(mlp, sc, off));
+    }
     assert_false(SRMLPIsDefault(mlp));
     CHK(SRMLPActivationsString(mlp, buf, sizeof buf));
     CHK(SRActivationsParse("test", buf, 3, back));

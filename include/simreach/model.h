@@ -31,6 +31,15 @@ struct _p_SRMLP {
   double  *scratch;
   PetscInt cache_nb;                   /* batch size of the last SRMLPForward (checked by Backward) */
   SRActivation act[SR_MAX_LAYERS + 1]; /* act[l]: after affine layer l (default tanh, the last linear) */
+  /* Optional input and output transforms of imported networks (SPEC §14, src/model/mlp_transform.c):
+       input   z_j = (min(max(x_j, inlo_j), inhi_j) - inmean_j) / inrange_j   (NNet clipping and
+               normalisation, ONNX Sub/Div of constants; inlo = -inf, inhi = +inf: no clipping),
+       output  y_i = N_i * outscale_i + outoffset_i   (NNet output scaling, u = f(x) - 10).
+     The network's function is the real-arithmetic composition; enclosures enclose it. */
+  PetscBool has_in, has_out;
+  double   *inlo, *inhi, *inmean, *inrange; /* width[0] each, when has_in */
+  double   *outscale, *outoffset;           /* width[nlayers] each, when has_out */
+  double   *xcache;                         /* raw inputs of the last forward (nb x width[0]), when has_in */
 };
 
 /* Not collective. widths: the nhidden hidden widths. */
@@ -38,8 +47,20 @@ PetscErrorCode SRMLPCreate(PetscInt nin, PetscInt nhidden, const PetscInt widths
 PetscErrorCode SRMLPDestroy(SRMLP *mlp);
 /* Sets the activation after affine layer l (0 <= l < nlayers). */
 PetscErrorCode SRMLPSetActivation(SRMLP mlp, PetscInt l, SRActivation act);
+/* Sets the input transform (arrays of width[0]; inrange > 0, inlo <= inhi, NaN refused) or the
+   output transform (arrays of width[nlayers], finite). */
+PetscErrorCode SRMLPSetInputTransform(SRMLP mlp, const double inlo[], const double inhi[], const double inmean[], const double inrange[]);
+PetscErrorCode SRMLPSetOutputTransform(SRMLP mlp, const double outscale[], const double outoffset[]);
+/* The transforms applied to nb points in place (x: nb x width[0], y: nb x width[nlayers]), to
+   intervals (outward rounded) and to Taylor models (sound; n the cell dimension). */
+void       SRMLPInputPoint(SRMLP mlp, PetscInt nb, double *x);
+void       SRMLPOutputPoint(SRMLP mlp, PetscInt nb, double *y);
+SRInterval SRMLPInputInterval(SRMLP mlp, PetscInt j, SRInterval x);
+SRInterval SRMLPOutputInterval(SRMLP mlp, PetscInt i, SRInterval y);
+SRTaylor   SRMLPInputTaylor(SRMLP mlp, PetscInt n, PetscInt j, SRTaylor x);
+SRTaylor   SRMLPOutputTaylor(SRMLP mlp, PetscInt n, PetscInt i, SRTaylor y);
 /* PETSC_TRUE when the activations are simreach's own (tanh hidden layers, linear output). */
-PetscBool      SRMLPIsDefault(SRMLP mlp);
+PetscBool      SRMLPIsDefault(SRMLP mlp); /* (and no transforms) */
 /* "relu,relu,linear": one name per affine layer (len >= 8 * (SR_MAX_LAYERS + 1)). */
 PetscErrorCode SRMLPActivationsString(SRMLP mlp, char buf[], size_t len);
 /* Parses such a string into acts[0..nlayers); errors name what (a file or option) and the allowed names. */
@@ -77,6 +98,10 @@ struct _p_SRModel {
    SRMLPInitialize(model->mlp, seed).  Error (naming -model and -sys) for a controller on a
    system without a reference controller. */
 PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model);
+/* The model around a given network (imported, SPEC §14), taking ownership of mlp (also on
+   error): its inputs must be the system's n states and its outputs n (dynamics) or nu
+   (controller); errors name what (the file) and the numbers. */
+PetscErrorCode SRModelCreateFromMLP(SRSystem sys, SRModelType type, SRMLP mlp, const char what[], SRModel *model);
 PetscErrorCode SRModelDestroy(SRModel *model);
 /* Y (nb x n) = f_phi(X). */
 PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, double *Y);

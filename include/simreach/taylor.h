@@ -29,6 +29,8 @@ SRTaylor SRTaylorSin(PetscInt n, SRTaylor a);
 SRTaylor SRTaylorCos(PetscInt n, SRTaylor a);
 /* Sound interval range of the model over xi in [-1,1]^n. */
 SRInterval SRTaylorRange(PetscInt n, SRTaylor a);
+/* min(max(a, lo), hi) (lo <= hi, either may be infinite): a line plus a remainder, sound. */
+SRTaylor SRTaylorClip(PetscInt n, SRTaylor a, double lo, double hi);
 /* C a for an interval constant C (e.g. an inexact product dt g): mid(C) a + (C - mid C) Range(a). */
 SRTaylor SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a);
 

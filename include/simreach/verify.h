@@ -89,9 +89,9 @@ PetscErrorCode SRVerifyCheckFile(MPI_Comm comm, const char path[], SREnclosureTy
    Write: rank 0 writes path.part and renames it (an existing path only with force).
    Read: every rank reads the file (a bad file fails identically everywhere).  */
 PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char sysname[], SRModelType type, PetscInt control_steps, SRMLP mlp);
-/* widths: SR_MAX_LAYERS + 2 entries (inputs, hidden..., outputs); *control_steps 0 when the file has none. */
-/* acts: SR_MAX_LAYERS + 1 entries, one per affine layer (format 1 files: tanh, ..., linear). */
-PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], SRActivation acts[], double **params);
+/* The network as an SRMLP (widths, parameters, activations, transforms; format 1: tanh, ...,
+   linear); *control_steps 0 when the file has none. */
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, SRMLP *mlp);
 
 /* The abstraction file (parallel HDF5).  Writer: created as path.part, renamed on close.
    Reader API (for verify, check and the closed-loop questions of SPEC §12): open, the header,
@@ -109,6 +109,8 @@ typedef struct {
   PetscInt    control_steps;
   char        source[256];
   char        activations[8 * (SR_MAX_LAYERS + 1)]; /* "" for simreach's own tanh network, else one name per layer (format 2) */
+  PetscBool   has_in, has_out;                       /* format 2: the network's input / output transforms (SPEC §14) */
+  double      in_lo[SR_MAX_DIM], in_hi[SR_MAX_DIM], in_mean[SR_MAX_DIM], in_range[SR_MAX_DIM], out_scale[SR_MAX_DIM], out_offset[SR_MAX_DIM];
 } SRAbstractionHeader;
 PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *af);
 /* Collective: every rank writes its rows [k0, k0 + nk) (nk may be 0). */

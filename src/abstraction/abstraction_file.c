@@ -195,6 +195,17 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
     PetscCall(SRH5AttrWrite(g, "hidden_widths", H5T_NATIVE_INT64, (hsize_t)h->nhidden, w));
   }
   if (h->activations[0]) PetscCall(SRH5AttrWriteString(g, "activations", h->activations));
+  if (h->has_in) { /* the names of src/model/network_file.c */
+    PetscCall(SRH5AttrWrite(g, "input_clip_lo", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->in_lo));
+    PetscCall(SRH5AttrWrite(g, "input_clip_hi", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->in_hi));
+    PetscCall(SRH5AttrWrite(g, "input_mean", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->in_mean));
+    PetscCall(SRH5AttrWrite(g, "input_range", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->in_range));
+  }
+  if (h->has_out) {
+    const hsize_t no = (hsize_t)(h->model == SR_MODEL_DYNAMICS ? h->n : 1);
+    PetscCall(SRH5AttrWrite(g, "output_scale", H5T_NATIVE_DOUBLE, no, h->out_scale));
+    PetscCall(SRH5AttrWrite(g, "output_offset", H5T_NATIVE_DOUBLE, no, h->out_offset));
+  }
   dims[0] = (hsize_t)h->nparams;
   PetscCall(SRAbsDataset_Private(g, "params", H5T_NATIVE_DOUBLE, 1, dims, params, rank, NULL));
   SRCallHDF5(H5Gclose(g));
@@ -402,6 +413,20 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
       PetscCall(SRH5AttrReadString(g, "abstraction file", path, "activations", " (format 2 names every layer's activation)", PETSC_TRUE, af->h.activations, sizeof(af->h.activations)));
       PetscCall(PetscSNPrintf(what, sizeof what, "abstraction file %s", path));
       PetscCall(SRActivationsParse(what, af->h.activations, (PetscInt)nw + 1, acts)); /* refused here, before any work */
+      af->h.has_in  = (PetscBool)(H5Aexists(g, "input_mean") > 0);
+      af->h.has_out = (PetscBool)(H5Aexists(g, "output_scale") > 0);
+      PetscCheck(af->h.n >= 1 && af->h.n <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %" PetscInt_FMT "; allowed 1..%d", path, af->h.n, SR_MAX_DIM);
+      if (af->h.has_in) {
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_clip_lo", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_lo));
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_clip_hi", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_hi));
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_mean", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_mean));
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_range", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_range));
+      }
+      if (af->h.has_out) {
+        const hsize_t no = (hsize_t)(af->h.model == SR_MODEL_DYNAMICS ? af->h.n : 1);
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "output_scale", H5T_NATIVE_DOUBLE, no, af->h.out_scale));
+        PetscCall(SRAbsReadAttrNum_Private(g, path, "output_offset", H5T_NATIVE_DOUBLE, no, af->h.out_offset));
+      }
     }
     SRCallHDF5Id(d, H5Dopen2(g, "params", H5P_DEFAULT));
     SRCallHDF5Id(s, H5Dget_space(d));
@@ -494,6 +519,8 @@ PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SR
     PetscCall(PetscSNPrintf(what, sizeof what, "abstraction file %s", af->path));
     PetscCall(SRActivationsParse(what, af->h.activations, (*model)->mlp->nlayers, acts));
     for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) PetscCall(SRMLPSetActivation((*model)->mlp, l, acts[l]));
+    if (af->h.has_in) PetscCall(SRMLPSetInputTransform((*model)->mlp, af->h.in_lo, af->h.in_hi, af->h.in_mean, af->h.in_range));
+    if (af->h.has_out) PetscCall(SRMLPSetOutputTransform((*model)->mlp, af->h.out_scale, af->h.out_offset));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

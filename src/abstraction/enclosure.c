@@ -240,7 +240,12 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
     w->nf[c] = 0.0;
   for (PetscInt d = 0; d < n; d++)
     for (int c = 0; c < SR_ENC_BLOCK; c++) {
-      const double lo = w->lo[d * SR_ENC_BLOCK + c], hi = w->hi[d * SR_ENC_BLOCK + c];
+      double lo = w->lo[d * SR_ENC_BLOCK + c], hi = w->hi[d * SR_ENC_BLOCK + c];
+      if (mlp->has_in) { /* SPEC §14: the network reads the clipped, normalised box (outward) */
+        const SRInterval z = SRMLPInputInterval(mlp, d, SRIntervalMake(lo, hi));
+        lo                 = z.lo;
+        hi                 = z.hi;
+      }
       const double mid        = 0.5 * lo + 0.5 * hi;
       m[d * SR_ENC_BLOCK + c] = mid;
       r[d * SR_ENC_BLOCK + c] = PetscMax(SRSubUp(hi, mid), SRSubUp(mid, lo));
@@ -266,13 +271,14 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
     if (model->type == SR_MODEL_DYNAMICS) {
       for (PetscInt d = 0; d < n; d++) {
         const double M = m[d * SR_ENC_BLOCK + c], rho = r[d * SR_ENC_BLOCK + c];
-        Y[d] = SRIntervalMake(SRAddDown(X[d].lo, SRSubDown(M, rho)), SRAddUp(X[d].hi, SRAddUp(M, rho))); /* f = x + N(x) */
+        if (mlp->has_out) Y[d] = SRIntervalAdd(X[d], SRMLPOutputInterval(mlp, d, SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho))));
+        else Y[d] = SRIntervalMake(SRAddDown(X[d].lo, SRSubDown(M, rho)), SRAddUp(X[d].hi, SRAddUp(M, rho))); /* f = x + N(x) */
       }
     } else {
       SRInterval U[SR_MAX_DIM];
       for (PetscInt k = 0; k < model->sys->nu; k++) {
         const double M = m[k * SR_ENC_BLOCK + c], rho = r[k * SR_ENC_BLOCK + c];
-        U[k] = SRIntervalScale(model->sys->umax, SRIntervalTanh(SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho))));
+        U[k] = SRIntervalScale(model->sys->umax, SRIntervalTanh(SRMLPOutputInterval(mlp, k, SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho)))));
       }
       SRSystemStepHeldInterval(model->sys, X, U, Y); /* -control_steps: m steps, u held */
     }

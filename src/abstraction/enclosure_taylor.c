@@ -304,11 +304,18 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
     }
     SRTaylorBoxVariables_Private(n, l, h, X[c]);
     for (PetscInt d = 0; d < n; d++) {
-      double *yd = b->y0 + d * ns * BLK;
-      yd[c]      = X[c][d].c0;
+      double  *yd = b->y0 + d * ns * BLK;
+      SRTaylor z  = X[c][d];
+      double   rr = 0.0;
+      if (b->mlp->has_in) { /* SPEC §14: clipped, normalised input; remainder [a, b] in [-rr, rr] */
+        z  = SRMLPInputTaylor(b->mlp, n, d, z);
+        rr = PetscMax(-z.r.lo, z.r.hi);
+        if (!(rr >= 0)) b->redo[c] = NAN;
+      }
+      yd[c] = z.c0;
       for (PetscInt k = 1; k <= n; k++)
-        yd[k * BLK + c] = X[c][d].c[k - 1];
-      yd[(n + 1) * BLK + c] = 0.0;
+        yd[k * BLK + c] = z.c[k - 1];
+      yd[(n + 1) * BLK + c] = rr;
     }
   }
   if (b->percell) {
@@ -339,6 +346,7 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
         for (PetscInt k = 0; k < SR_MAX_DIM; k++)
           N[i].c[k] = k < n ? yi[(k + 1) * BLK + c] : 0.0;
         N[i].r = SRIntervalMake(-yi[(n + 1) * BLK + c], yi[(n + 1) * BLK + c]);
+        N[i]   = SRMLPOutputTaylor(b->mlp, n, i, N[i]);
       }
       PetscCall(SRModelTaylorTail_Private(b->model, X[c], N, Ec, Ec + n));
     }

@@ -189,22 +189,17 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (has_net) {
     char        sysname[16];
     SRModelType mt;
-    PetscInt     nh, w[SR_MAX_LAYERS + 2], cs;
-    SRActivation acts[SR_MAX_LAYERS + 1];
-    double      *params;
-    PetscBool    cs_set;
-    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &nh, w, acts, &params));
+    PetscInt  cs;
+    PetscBool cs_set;
+    SRMLP     mlp;
+    char      what[PETSC_MAX_PATH_LEN + 16];
+    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &mlp));
     PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
     PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
     PetscCheck(!cs_set || cs == 0 || cs == sys->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", sys->control_steps, network, cs);
-    if (cs > 0) PetscCall(SRSystemSetControlSteps(comm, sys, cs, PETSC_FALSE)); /* the reference plays no part in verifying a given network */
-    PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", network, nh, SR_MAX_LAYERS);
-    PetscCheck(w[0] == sys->n, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs; -sys %s has dimension %" PetscInt_FMT, network, w[0], sysname, sys->n);
-    PetscCall(SRModelCreate(sys, mt, nh, w + 1, &model));
-    PetscCheck(model->mlp->width[model->mlp->nlayers] == w[nh + 1], comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs; a %s model of -sys %s needs %" PetscInt_FMT, network, w[nh + 1], SRModelTypes[mt], sysname, model->mlp->width[model->mlp->nlayers]);
-    PetscCall(PetscArraycpy(model->mlp->params, params, model->mlp->nparams));
-    for (PetscInt l = 0; l < model->mlp->nlayers; l++) PetscCall(SRMLPSetActivation(model->mlp, l, acts[l]));
-    PetscCall(PetscFree(params));
+    if (cs > 0) sys->control_steps = cs;
+    PetscCall(PetscSNPrintf(what, sizeof what, "-network %s", network));
+    PetscCall(SRModelCreateFromMLP(sys, mt, mlp, what, &model));
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
   if (has_eval) {
@@ -231,6 +226,18 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   h.control_steps = sys->control_steps;
   h.activations[0] = 0; /* format 1 for simreach's own networks; else format 2 with the activations */
   if (!SRMLPIsDefault(model->mlp)) PetscCall(SRMLPActivationsString(model->mlp, h.activations, sizeof h.activations));
+  h.has_in  = model->mlp->has_in;
+  h.has_out = model->mlp->has_out;
+  for (PetscInt j = 0; h.has_in && j < sys->n; j++) {
+    h.in_lo[j]    = model->mlp->inlo[j];
+    h.in_hi[j]    = model->mlp->inhi[j];
+    h.in_mean[j]  = model->mlp->inmean[j];
+    h.in_range[j] = model->mlp->inrange[j];
+  }
+  for (PetscInt i = 0; h.has_out && i < model->mlp->width[model->mlp->nlayers]; i++) {
+    h.out_scale[i]  = model->mlp->outscale[i];
+    h.out_offset[i] = model->mlp->outoffset[i];
+  }
   if (has_out) PetscCall(SRAbstractionFileCreate(comm, output, force, &h, ax, model->mlp->params, &af));
   PetscCall(SRVerifyRun(comm, model, ax, (SREnclosureType)etype, bisect, af, progress, &m));
   PetscCall(SRAbstractionFileClose(&af));

@@ -66,6 +66,9 @@ PetscErrorCode SRMLPDestroy(SRMLP *mlp)
   PetscCall(PetscFree((*mlp)->params));
   PetscCall(PetscFree((*mlp)->cache));
   PetscCall(PetscFree((*mlp)->scratch));
+  PetscCall(PetscFree((*mlp)->xcache));
+  if ((*mlp)->has_in) PetscCall(PetscFree4((*mlp)->inlo, (*mlp)->inhi, (*mlp)->inmean, (*mlp)->inrange));
+  if ((*mlp)->has_out) PetscCall(PetscFree2((*mlp)->outscale, (*mlp)->outoffset));
   PetscCall(PetscFree(*mlp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -83,7 +86,7 @@ PetscBool SRMLPIsDefault(SRMLP mlp)
 {
   for (PetscInt l = 0; l < mlp->nlayers; l++)
     if (mlp->act[l] != (l < mlp->nlayers - 1 ? SR_ACT_TANH : SR_ACT_LINEAR)) return PETSC_FALSE;
-  return PETSC_TRUE;
+  return (PetscBool)(!mlp->has_in && !mlp->has_out);
 }
 
 PetscErrorCode SRMLPActivationsString(SRMLP mlp, char buf[], size_t len)
@@ -143,6 +146,8 @@ static PetscErrorCode SRMLPGrowCache_Private(SRMLP mlp, PetscInt nb)
   if (nb > mlp->cache_batch) {
     PetscCall(PetscFree(mlp->cache));
     PetscCall(PetscFree(mlp->scratch));
+    PetscCall(PetscFree(mlp->xcache));
+    if (mlp->has_in) PetscCall(PetscMalloc1(nb * mlp->width[0], &mlp->xcache));
     PetscCall(PetscMalloc1(nb * SRMLPActWidth_Private(mlp), &mlp->cache));
     PetscCall(PetscMalloc1(2 * nb * mlp->maxwidth + mlp->nparams, &mlp->scratch));
     mlp->cache_batch = nb;
@@ -314,8 +319,13 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
 {
   PetscFunctionBeginUser;
   PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRMLPForward: batch size %" PetscInt_FMT " < 0", nb);
+  if (mlp->has_in && !mlp->xcache) mlp->cache_batch = 0; /* the transform was set after the cache grew */
   PetscCall(SRMLPGrowCache_Private(mlp, PetscMax(nb, 1)));
   PetscCall(PetscArraycpy(mlp->cache, X, nb * mlp->width[0]));
+  if (mlp->has_in) { /* SPEC §14: clipping and normalisation; layer 0 reads the transformed input */
+    PetscCall(PetscArraycpy(mlp->xcache, X, nb * mlp->width[0]));
+    SRMLPInputPoint(mlp, nb, mlp->cache);
+  }
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
@@ -333,6 +343,7 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
     PetscCall(PetscLogFlops(2.0 * nb * win * wout));
   }
   PetscCall(PetscArraycpy(Y, mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), nb * mlp->width[mlp->nlayers]));
+  SRMLPOutputPoint(mlp, nb, Y);
   mlp->cache_nb = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,6 +361,9 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
   d    = mlp->scratch;
   prev = mlp->scratch + nb * mlp->maxwidth;
   PetscCall(PetscArraycpy(d, dY, nb * mlp->width[mlp->nlayers]));
+  if (mlp->has_out)
+    for (PetscInt i = 0; i < nb; i++)
+      for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) d[i * mlp->width[mlp->nlayers] + o] *= mlp->outscale[o];
   SRMLPActivateBackward_Private(mlp->act[mlp->nlayers - 1], nb * mlp->width[mlp->nlayers], mlp->cache + SRMLPActOffset_Private(mlp, nb, mlp->nlayers), d);
   for (PetscInt l = mlp->nlayers - 1; l >= 0; l--) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
@@ -365,7 +379,15 @@ PetscErrorCode SRMLPBackward(SRMLP mlp, PetscInt nb, const double *dY, double *g
       SRMLPRowsTimes_Private(nb, wout, win, d, W, NULL, prev);
       /* layer l > 0 input is the output a of layer l - 1's activation */
       if (l > 0) SRMLPActivateBackward_Private(mlp->act[l - 1], nb * win, in, prev);
-      if (l == 0) PetscCall(PetscArraycpy(dX, prev, nb * win));
+      if (l == 0) {
+        PetscCall(PetscArraycpy(dX, prev, nb * win));
+        if (mlp->has_in) /* d z / d x = [inlo <= x <= inhi] / inrange */
+          for (PetscInt i = 0; i < nb; i++)
+            for (PetscInt j = 0; j < win; j++) {
+              const double x = mlp->xcache[i * win + j];
+              dX[i * win + j] = (x >= mlp->inlo[j] && x <= mlp->inhi[j]) ? dX[i * win + j] / mlp->inrange[j] : 0.0;
+            }
+      }
       double *swap = d;
       d            = prev;
       prev         = swap;
@@ -402,7 +424,7 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
   cur = buf0;
   nxt = buf1;
   for (PetscInt j = 0; j < mlp->width[0]; j++)
-    cur[j] = X[j];
+    cur[j] = SRMLPInputInterval(mlp, j, X[j]);
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
@@ -418,7 +440,7 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
     nxt              = swap;
   }
   for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++)
-    Y[o] = cur[o];
+    Y[o] = SRMLPOutputInterval(mlp, o, cur[o]);
   PetscCall(PetscFree2(buf0, buf1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -26,6 +26,24 @@ PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRModelCreateFromMLP(SRSystem sys, SRModelType type, SRMLP mlp, const char what[], SRModel *model)
+{
+  const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers];
+  const PetscInt need = type == SR_MODEL_DYNAMICS ? sys->n : sys->nu;
+  PetscInt       hw[SR_MAX_LAYERS + 1];
+
+  PetscFunctionBeginUser;
+  if (nin != sys->n || nout != need || mlp->nlayers < 2) PetscCall(SRMLPDestroy(&mlp));
+  PetscCheck(nin == sys->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sys->name, sys->n);
+  PetscCheck(nout == need, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; -model %s of -sys %s needs %" PetscInt_FMT, what, nout, SRModelTypes[type], sys->name, need);
+  PetscCheck(mlp->nlayers >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has no hidden layer; allowed are 1 to %d", what, SR_MAX_LAYERS);
+  for (PetscInt l = 1; l < mlp->nlayers; l++) hw[l - 1] = mlp->width[l];
+  PetscCall(SRModelCreate(sys, type, mlp->nlayers - 1, hw, model));
+  PetscCall(SRMLPDestroy(&(*model)->mlp));
+  (*model)->mlp = mlp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRModelDestroy(SRModel *model)
 {
   PetscFunctionBeginUser;

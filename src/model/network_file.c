@@ -20,9 +20,77 @@
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
 #include <simreach/private/memcheck.h>
+#include <simreach/private/nettransform.h>
 
 #define SR_NETWORK_FORMAT "simreach-network-2"
 #define SR_NETWORK_FORMAT1 "simreach-network-1"
+
+/* The optional transforms of SPEC §14 as attributes of o (network file root, abstraction file
+   /network): input_clip_lo, input_clip_hi, input_mean, input_range (float64[inputs]) and
+   output_scale, output_offset (float64[outputs]); absent = identity. */
+PetscErrorCode SRNetTransformsWrite(hid_t o, SRMLP mlp)
+{
+  const hsize_t ni = (hsize_t)mlp->width[0], no = (hsize_t)mlp->width[mlp->nlayers];
+
+  PetscFunctionBeginUser;
+  if (mlp->has_in) {
+    PetscCall(SRH5AttrWrite(o, "input_clip_lo", H5T_NATIVE_DOUBLE, ni, mlp->inlo));
+    PetscCall(SRH5AttrWrite(o, "input_clip_hi", H5T_NATIVE_DOUBLE, ni, mlp->inhi));
+    PetscCall(SRH5AttrWrite(o, "input_mean", H5T_NATIVE_DOUBLE, ni, mlp->inmean));
+    PetscCall(SRH5AttrWrite(o, "input_range", H5T_NATIVE_DOUBLE, ni, mlp->inrange));
+  }
+  if (mlp->has_out) {
+    PetscCall(SRH5AttrWrite(o, "output_scale", H5T_NATIVE_DOUBLE, no, mlp->outscale));
+    PetscCall(SRH5AttrWrite(o, "output_offset", H5T_NATIVE_DOUBLE, no, mlp->outoffset));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRNetAttrVec_Private(hid_t o, const char what[], const char name[], hsize_t len, double *v)
+{
+  hid_t   a, s;
+  hsize_t n = 0;
+
+  PetscFunctionBeginUser;
+  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Aget_space(a));
+  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
+  SRCallHDF5(H5Sclose(s));
+  if (n != len) SRCallHDF5(H5Aclose(a));
+  PetscCheck(n == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: attribute %s has %llu values; the network needs %llu", what, name, (unsigned long long)n, (unsigned long long)len);
+  SRCallHDF5(H5Aread(a, H5T_NATIVE_DOUBLE, v));
+  SRCallHDF5(H5Aclose(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRNetTransformsRead(hid_t o, const char what[], SRMLP mlp)
+{
+  const hsize_t ni = (hsize_t)mlp->width[0], no = (hsize_t)mlp->width[mlp->nlayers];
+  const char   *in[4]  = { "input_clip_lo", "input_clip_hi", "input_mean", "input_range" };
+  const char   *out[2] = { "output_scale", "output_offset" };
+  int           nin = 0, nout = 0;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < 4; k++) nin += H5Aexists(o, in[k]) > 0;
+  for (int k = 0; k < 2; k++) nout += H5Aexists(o, out[k]) > 0;
+  PetscCheck(nin == 0 || nin == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %d of the 4 input transform attributes (input_clip_lo, input_clip_hi, input_mean, input_range); give all or none", what, nin);
+  PetscCheck(nout == 0 || nout == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: 1 of the 2 output transform attributes (output_scale, output_offset); give both or none", what);
+  if (nin) {
+    double *v;
+    PetscCall(PetscMalloc1(4 * ni, &v));
+    for (int k = 0; k < 4; k++) PetscCall(SRNetAttrVec_Private(o, what, in[k], ni, v + k * ni));
+    PetscCall(SRMLPSetInputTransform(mlp, v, v + ni, v + 2 * ni, v + 3 * ni));
+    PetscCall(PetscFree(v));
+  }
+  if (nout) {
+    double *v;
+    PetscCall(PetscMalloc1(2 * no, &v));
+    for (int k = 0; k < 2; k++) PetscCall(SRNetAttrVec_Private(o, what, out[k], no, v + k * no));
+    PetscCall(SRMLPSetOutputTransform(mlp, v, v + no));
+    PetscCall(PetscFree(v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode SRNetWriteData_Private(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf)
 {
@@ -96,6 +164,7 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
       SRCallHDF5(H5Aclose(a));
       SRCallHDF5(H5Sclose(sp));
     }
+    PetscCall(SRNetTransformsWrite(f, mlp));
     for (PetscInt l = 0; l <= mlp->nlayers; l++) w[l] = mlp->width[l];
     dims[0] = (hsize_t)mlp->nlayers + 1;
     PetscCall(SRNetWriteData_Private(f, "widths", H5T_NATIVE_INT64, 1, dims, w));
@@ -118,8 +187,9 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
 }
 
 /* Every rank reads the (small) file itself, so a bad file fails identically on every rank. */
-PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, PetscInt *nhidden, PetscInt widths[], SRActivation acts[], double **params)
+PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[], size_t len, SRModelType *type, PetscInt *control_steps, SRMLP *mlp)
 {
+  SRActivation acts[SR_MAX_LAYERS + 1];
   hid_t     f;
   char      fmt[64], model[32], act[8 * (SR_MAX_LAYERS + 1)];
   PetscBool v1;
@@ -206,10 +276,20 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], char sysname[
     PetscCall(SRNetReadData_Private(f, path, name, H5T_NATIVE_DOUBLE, 1, dims, p + np));
     np += (PetscInt)w[l + 1];
   }
-  SRCallHDF5(H5Fclose(f));
   for (PetscInt q = 0; q < np; q++) PetscCheck(isfinite(p[q]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: parameter %" PetscInt_FMT " is %g; all must be finite", path, q, p[q]);
-  *nhidden = nl - 1;
-  for (PetscInt l = 0; l <= nl; l++) widths[l] = (PetscInt)w[l]; /* inputs, hidden..., outputs */
-  *params = p;
+  {
+    PetscInt hw[SR_MAX_LAYERS];
+    for (PetscInt l = 1; l < nl; l++) hw[l - 1] = (PetscInt)w[l];
+    PetscCall(SRMLPCreate((PetscInt)w[0], nl - 1, hw, (PetscInt)w[nl], mlp));
+  }
+  PetscCall(PetscArraycpy((*mlp)->params, p, np));
+  PetscCall(PetscFree(p));
+  for (PetscInt l = 0; l < nl; l++) PetscCall(SRMLPSetActivation(*mlp, l, acts[l]));
+  if (!v1) {
+    char what[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "network file %s", path));
+    PetscCall(SRNetTransformsRead(f, what, *mlp));
+  }
+  SRCallHDF5(H5Fclose(f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -297,6 +297,49 @@ static SRTaylor SRTaylorRelu_Private(PetscInt n, SRTaylor a)
   return y;
 }
 
+/* clip(x) = min(max(x, lo), hi) over the range R = [l, u] of a: the identity or a constant when
+   R is on one piece; otherwise the chord lambda = (clip(u) - clip(l)) / (u - l) and the
+   piecewise-linear g = clip - lambda x enclosed at l, u and the kinks lo, hi inside R. */
+SRTaylor SRTaylorClip(PetscInt n, SRTaylor a, double lo, double hi)
+{
+  const SRInterval R = SRTaylorRange(n, a);
+  SRTaylor         y;
+
+  if (SRIntervalIsNaI(R) || !(lo <= hi)) {
+    y   = SRTaylorConstant(n, NAN);
+    y.r = SRIntervalNaI();
+    return y;
+  }
+  if (R.lo >= lo && R.hi <= hi) return a;
+  if (R.hi <= lo) return SRTaylorConstant(n, lo);
+  if (R.lo >= hi) return SRTaylorConstant(n, hi);
+  if (!SRIntervalIsBounded(R)) {
+    y   = SRTaylorConstant(n, 0.0);
+    y.r = SRIntervalClip(R, lo, hi);
+    return y;
+  }
+  {
+    const double l = R.lo, u = R.hi;
+    const double cl = PetscMin(PetscMax(l, lo), hi), cu = PetscMin(PetscMax(u, lo), hi);
+    double       lambda = (cu - cl) / (u - l), pts[4];
+    SRInterval   G      = SRIntervalEmpty();
+    int          np     = 0;
+    if (!isfinite(lambda)) lambda = 0.0;
+    pts[np++] = l;
+    pts[np++] = u;
+    if (lo > l && lo < u) pts[np++] = lo;
+    if (hi > l && hi < u) pts[np++] = hi;
+    for (int k = 0; k < np; k++) {
+      const double     x  = pts[k], cx = PetscMin(PetscMax(x, lo), hi);
+      const SRInterval gx = { SRSubDown(cx, SRMulUp(lambda, x)), SRSubUp(cx, SRMulDown(lambda, x)) };
+      G                   = SRIntervalHull(G, gx);
+    }
+    y   = SRTaylorScale(n, lambda, a);
+    y.r = SRIntervalAdd(y.r, G);
+  }
+  return y;
+}
+
 SRTaylor SRActivationTaylor(SRActivation act, PetscInt n, SRTaylor z)
 {
   switch (act) {
@@ -322,7 +365,7 @@ PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTay
 
   PetscFunctionBeginUser;
   for (PetscInt j = 0; j < mlp->width[0]; j++)
-    in[j] = X[j];
+    in[j] = SRMLPInputTaylor(mlp, n, j, X[j]);
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt  nin = mlp->width[l], nout = mlp->width[l + 1];
     const double   *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
@@ -330,7 +373,7 @@ PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTay
     for (PetscInt i = 0; i < nout; i++) {
       const SRTaylor z = SRTaylorLinear(n, nin, W + i * nin, in, b[i]);
       if (last)
-        Y[i] = SRActivationTaylor(mlp->act[l], n, z);
+        Y[i] = SRMLPOutputTaylor(mlp, n, i, SRActivationTaylor(mlp->act[l], n, z));
       else
         out[i] = SRActivationTaylor(mlp->act[l], n, z);
     }
