@@ -52,7 +52,7 @@ extern const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS];
 void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS]);
 
 /* Columns of /summary/table (per beta, tau: statistics over seeds). */
-#define SR_SUMMARY_NCOLS 40
+#define SR_SUMMARY_NCOLS 44
 extern const char *const SRSummaryColumns[SR_SUMMARY_NCOLS];
 
 typedef struct _p_SRResults *SRResults;
