@@ -192,17 +192,11 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   {
     char        sysname[16];
     SRModelType mt;
-    PetscInt     nh, w[SR_MAX_LAYERS + 2], cs;
-    SRActivation acts[SR_MAX_LAYERS + 1];
-    double      *params;
-    PetscCall(SRNetworkFileRead(comm, netf, sysname, sizeof sysname, &mt, &cs, &nh, w, acts, &params));
-    PetscCheck(nh >= 1 && nh <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, nh, SR_MAX_LAYERS);
-    PetscCheck(w[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, w[0], plantf, pl.nin);
-    PetscCheck(w[nh + 1] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, w[nh + 1], plantf, pl.nout);
-    PetscCall(SRMLPCreate(w[0], nh, w + 1, w[nh + 1], &mlp));
-    PetscCall(PetscArraycpy(mlp->params, params, mlp->nparams));
-    for (PetscInt l = 0; l < mlp->nlayers; l++) PetscCall(SRMLPSetActivation(mlp, l, acts[l]));
-    PetscCall(PetscFree(params));
+    PetscInt     cs;
+    PetscCall(SRNetworkFileRead(comm, netf, sysname, sizeof sysname, &mt, &cs, &mlp)); /* activations and transforms included */
+    PetscCheck(mlp->nlayers - 1 >= 1 && mlp->nlayers - 1 <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, mlp->nlayers - 1, SR_MAX_LAYERS);
+    PetscCheck(mlp->width[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, mlp->width[0], plantf, pl.nin);
+    PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, mlp->width[mlp->nlayers], plantf, pl.nout);
   }
   ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = mlp, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
   SRFlowOptionsDefault(&fo);
