@@ -113,7 +113,7 @@ typedef struct {
   double      in_lo[SR_MAX_DIM], in_hi[SR_MAX_DIM], in_mean[SR_MAX_DIM], in_range[SR_MAX_DIM], out_scale[SR_MAX_DIM], out_offset[SR_MAX_DIM];
 } SRAbstractionHeader;
 PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *af);
-/* Collective: every rank writes its rows [k0, k0 + nk) (nk may be 0). */
+/* Not collective: a rank writes its rows [k0, k0 + nk) (independent MPI-IO; nk may be 0). */
 PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, const double *E, const int32_t *rows);
 /* Collective: failures of this rank (nf cells, their flags and witnesses), then the metrics;
    closes and renames the file. */

@@ -1,7 +1,9 @@
 /* The abstraction file of `simreach verify` (SPEC §10), one parallel HDF5 file; the schema is
    documented in analysis/abstraction-schema.md.  Created as path.part (every dataset of known
-   size created collectively up front, contiguous), filled chunk by chunk with collective
-   writes of each rank's owned rows, finished with the failures and the metrics, then renamed
+   size created collectively up front, contiguous), filled chunk by chunk with independent
+   writes of each rank's owned rows (contiguous byte ranges of the early-allocated datasets, so
+   no rank waits for another per chunk: collective writes made every chunk a synchronisation,
+   2 ranks spent 1.5-1.8 s in the write phase of 10^6 cells against 0.05 s on 1 rank), finished with the failures and the metrics, then renamed
    into place: path is either absent or complete.  The reader opens it on any number of ranks
    and reads any range of rows. */
 #include <simreach/verify.h>
@@ -81,13 +83,16 @@ static PetscErrorCode SRAbsDataset_Private(hid_t g, const char name[], hid_t typ
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Collective write of rows [k0, k0 + nk) of a K x cols dataset (nk may be 0 on some ranks). */
-static PetscErrorCode SRAbsWriteRows_Private(hid_t d, hid_t type, PetscInt64 k0, PetscInt64 nk, hsize_t cols, const void *buf)
+/* Write of rows [k0, k0 + nk) of a K x cols dataset: collective (every rank calls, nk may be 0)
+   or independent (a rank with nk = 0 writes nothing; the dataset is allocated early, so no
+   metadata changes). */
+static PetscErrorCode SRAbsWriteRows_Private(hid_t d, hid_t type, PetscInt64 k0, PetscInt64 nk, hsize_t cols, const void *buf, PetscBool collective)
 {
   hid_t   fs, ms, dx;
   hsize_t start[2] = {(hsize_t)k0, 0}, count[2] = {(hsize_t)nk, cols}, mdim[2] = {(hsize_t)PetscMax(nk, 1), cols};
 
   PetscFunctionBeginUser;
+  if (!collective && nk == 0) PetscFunctionReturn(PETSC_SUCCESS);
   SRCallHDF5Id(fs, H5Dget_space(d));
   SRCallHDF5Id(ms, H5Screate_simple(2, mdim, NULL));
   if (nk > 0) SRCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
@@ -96,7 +101,7 @@ static PetscErrorCode SRAbsWriteRows_Private(hid_t d, hid_t type, PetscInt64 k0,
     SRCallHDF5(H5Sselect_none(ms));
   }
   SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
-  SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
+  SRCallHDF5(H5Pset_dxpl_mpio(dx, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
   SRCallHDF5(H5Dwrite(d, type, ms, fs, dx, buf));
   SRCallHDF5(H5Pclose(dx));
   SRCallHDF5(H5Sclose(ms));
@@ -254,8 +259,8 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
 
   PetscFunctionBeginUser;
   PetscCheck(af->write, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s is open for reading", af->path);
-  PetscCall(SRAbsWriteRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E));
-  PetscCall(SRAbsWriteRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows));
+  PetscCall(SRAbsWriteRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E, PETSC_FALSE));
+  PetscCall(SRAbsWriteRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -279,7 +284,7 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   PetscCall(SRAbsDataset_Private(g, "cell", H5T_NATIVE_INT64, 1, dims, NULL, rank, &dc));
   PetscCall(SRAbsDataset_Private(g, "witness", H5T_NATIVE_DOUBLE, 2, dims, NULL, rank, &dw));
   if (total > 0) {
-    PetscCall(SRAbsWriteRows_Private(dw, H5T_NATIVE_DOUBLE, off, nf, (hsize_t)n, witness));
+    PetscCall(SRAbsWriteRows_Private(dw, H5T_NATIVE_DOUBLE, off, nf, (hsize_t)n, witness, PETSC_TRUE));
     hid_t   fs, ms, dx;
     hsize_t start = (hsize_t)off, count = (hsize_t)nf, md = (hsize_t)PetscMax(nf, 1);
     SRCallHDF5Id(fs, H5Dget_space(dc));
