@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The same small study on 1, 2 and 4 ranks (-cell_ranks 1 and 2) gives identical files
-# (SPEC §9: results must not depend on how many ranks ran them); wall times excluded.
+# (SPEC §9: results must not depend on how many ranks ran them); wall times excluded.  With
+# fewer runs than groups the groups are widened and the file stays the same.
 # Usage: study_ranks.sh OPTIONS_FILE WORKDIR   (environment: see study_common.sh)
 . "$(dirname "$0")/study_common.sh"
 opts=$1 dir=$2
@@ -30,4 +31,10 @@ for np in 1 2; do
   sr_run "$np" study -options_file "$opts" -target certified -cell_ranks "$np" -output "$dir/cert$np.h5" > "$dir/cert$np.log" 2>&1 || { cat "$dir/cert$np.log"; fail "study -target certified on $np ranks"; }
 done
 sr_compare "$dir/cert1.h5" "$dir/cert2.h5" || fail "-target certified: 2 cell ranks differ from 1 rank"
-echo "PASS: identical on 1, 2, 4 ranks with -cell_ranks 1 and 2, merged from 3 grid slices, and with -target certified on 1 and 2 ranks"
+# fewer runs than groups: one run on 2 ranks with -cell_ranks 1 runs as one group of 2 ranks (no
+# rank idles) and gives the file of 1 rank
+sr_run 1 study -options_file "$opts" -beta 0.5 -tau 0.05 -seeds 1 -output "$dir/one1.h5" > "$dir/one1.log" 2>&1 || { cat "$dir/one1.log"; fail "a one-run study on 1 rank"; }
+sr_run 2 study -options_file "$opts" -beta 0.5 -tau 0.05 -seeds 1 -cell_ranks 1 -output "$dir/one2.h5" > "$dir/one2.log" 2>&1 || { cat "$dir/one2.log"; fail "a one-run study on 2 ranks"; }
+grep -q "1 group(s) of 2 rank(s)" "$dir/one2.log" || { cat "$dir/one2.log"; fail "a one-run study on 2 ranks with -cell_ranks 1: not one group of 2 ranks (a rank idles)"; }
+sr_compare "$dir/one1.h5" "$dir/one2.h5" || fail "a one-run study: one group of 2 ranks differs from 1 rank"
+echo "PASS: identical on 1, 2, 4 ranks with -cell_ranks 1 and 2, merged from 3 grid slices, with -target certified on 1 and 2 ranks, and a one-run study widened to one group of 2 ranks"

@@ -535,7 +535,22 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscCall(StudyPending_Private(st, res, &npending, &pending));
   PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
 
-  /* 3. Groups and the ticket counter (MPI-3 passive target on rank 0). */
+  /* 3. Groups and the ticket counter (MPI-3 passive target on rank 0).  With fewer runs to do
+     than groups, the groups are widened (fewer, larger groups: a multiple of -cell_ranks that
+     divides the ranks) so that no rank idles; a run's cells are spread over its group's ranks,
+     and a run's results do not depend on how many ranks ran it (SPEC §9). */
+  {
+    const PetscMPIInt g0 = size / (PetscMPIInt)st->cell_ranks;
+    PetscMPIInt       g  = g0;
+    while (g > 1 && (PetscInt)g > npending) {
+      g--;
+      while (g > 1 && g0 % g != 0) g--;
+    }
+    if (g != g0) {
+      PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " run(s) to do for %d group(s) of -cell_ranks %" PetscInt_FMT ": %d group(s) of %d ranks instead, so that no rank idles\n", npending, g0, st->cell_ranks, (int)g, (int)(size / g)));
+      st->cell_ranks = size / g;
+    }
+  }
   PetscCallMPI(MPI_Comm_split(comm, rank / (PetscMPIInt)st->cell_ranks, rank, &group));
   PetscCallMPI(MPI_Comm_rank(group, &grank));
   PetscCall(SRCounterCreate(comm, 3, &ctr));
