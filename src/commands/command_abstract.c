@@ -3,6 +3,7 @@
      simreach abstract -sys pendulum -model dynamics -cells 64,64 [-mlp_widths 32,32] [-seed 1]
                        [-enclosure interval|taylor1|both] [-target empirical|nominal|certified]
                        [-target_mass 0.9] [-target_samples 32] [-floor_points 9] [-cells_free]
+     simreach abstract -network net.h5 -cells 1000,1000 [...]   (a network file, as verify takes)
 
    Builds a freshly initialised network (Glorot from -seed), the regular grid of D, the
    certified lists C(k) and targets T(k) on all ranks (cells partitioned in contiguous blocks),
@@ -15,24 +16,25 @@
 
 PetscErrorCode SRCommandAbstract(MPI_Comm comm)
 {
-  char                 sysname[16] = "pendulum";
+  char                 sysname[16] = "pendulum", network[PETSC_MAX_PATH_LEN] = "";
   PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS, etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
   PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {8, 8, 8}, nc = SR_MAX_DIM, seed = 1, nfail, first, floor_points = 9, tsamples = 32;
   SRTightMetrics       tm;
-  PetscBool            cells_set = PETSC_FALSE, wset = PETSC_FALSE, cells_free = PETSC_FALSE;
+  PetscBool            cells_set = PETSC_FALSE, wset = PETSC_FALSE, cells_free = PETSC_FALSE, has_net = PETSC_FALSE, sys_set = PETSC_FALSE, mset = PETSC_FALSE;
   SRSystem             sys;
   SRModel              model;
   SRCells              cells;
   SRAbstraction        abs;
   SRAbstractionMetrics m;
-  double               t[3], tmax[3], witness[SR_MAX_DIM];
+  double               t[6], tmax[6], witness[SR_MAX_DIM];
   PetscMPIInt          size;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "simreach abstract: the abstraction of a network (SPEC §5, §7)", NULL);
-  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2)", NULL, sysname, sysname, sizeof(sysname), NULL));
-  PetscCall(PetscOptionsEnum("-model", "learned map: dynamics, controller (SPEC §3)", NULL, SRModelTypes, mtype, &mtype, NULL));
+  PetscCall(PetscOptionsString("-network", "network file (layout: src/model/network_file.c) instead of a fresh network of -sys, -model, -mlp_widths, -seed", NULL, network, network, sizeof(network), &has_net));
+  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2)", NULL, sysname, sysname, sizeof(sysname), &sys_set));
+  PetscCall(PetscOptionsEnum("-model", "learned map: dynamics, controller (SPEC §3)", NULL, SRModelTypes, mtype, &mtype, &mset));
   PetscCall(PetscOptionsIntArray("-mlp_widths", "hidden layer widths, e.g. 32,32 (SPEC §3)", NULL, widths, &nw, &wset));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid, e.g. 8,8 (SPEC §4)", NULL, counts, &nc, &cells_set));
   PetscCall(PetscOptionsInt("-seed", "seed of the network initialisation and of the target samples", NULL, seed, &seed, NULL));
@@ -46,7 +48,12 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-target_samples", &tsamples, NULL));
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": must be >= 0", seed);
 
-  PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
+  PetscCheck(!has_net || !(sys_set || mset || wset), comm, PETSC_ERR_ARG_INCOMP, "-network %s states its system, model and widths: leave -sys, -model and -mlp_widths out", network);
+  if (has_net) {
+    PetscCall(SRCommandNetworkLoad(comm, network, &sys, &model));
+    PetscCall(PetscStrncpy(sysname, sys->name, sizeof(sysname)));
+    mtype = (PetscEnum)model->type;
+  } else PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
   if (!cells_set) nc = sys->n;
   PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sysname, sys->n, sys->n);
   PetscCheck((SRModelType)mtype == SR_MODEL_DYNAMICS || sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", sysname);
@@ -58,17 +65,27 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCall(SRAbstractionSetFromOptions(abs));
   PetscCall(SRCheckUnusedOptions(comm));
 
-  PetscCall(SRModelCreate(sys, (SRModelType)mtype, nw, widths, &model));
-  PetscCall(SRMLPInitialize(model->mlp, (uint64_t)seed));
+  if (!has_net) {
+    PetscCall(SRModelCreate(sys, (SRModelType)mtype, nw, widths, &model));
+    PetscCall(SRMLPInitialize(model->mlp, (uint64_t)seed));
+  }
   PetscCall(SRCellsCreateGrid(sys, counts, &cells));
   if (cells_free) PetscCall(SRCellsSetFree(cells));
 
+  /* phases timed like verify's (SPEC §10): build + check, the metrics of the run's enclosure,
+     the tightest enclosure and the floor (maximum over ranks) */
+  t[0] = MPI_Wtime();
   PetscCall(SRAbstractionBuild(abs, model, cells));
   PetscCall(SRAbstractionCheck(abs, model, cells, (SREnclosureType)etype, &nfail, &first, witness));
-  PetscCall(SRAbstractionGetPhaseTimes(abs, &t[0], &t[1], &t[2]));
-  PetscCallMPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
+  t[1] = MPI_Wtime();
   PetscCall(SRAbstractionGetMetrics(abs, model, cells, &m));
+  t[2] = MPI_Wtime();
   PetscCall(SRMetricsTight(comm, abs, model, cells, 0, floor_points, &tm, NULL));
+  t[5] = MPI_Wtime() - t[2];
+  t[4] = t[2] - t[1];
+  t[3] = t[1] - t[0];
+  PetscCall(SRAbstractionGetPhaseTimes(abs, &t[0], &t[1], &t[2]));
+  PetscCallMPI(MPI_Allreduce(t, tmax, 6, MPI_DOUBLE, MPI_MAX, comm));
 
   PetscCall(PetscPrintf(comm, "simreach abstract: -sys %s -model %s, %" PetscInt_FMT " parameters, %s cells, %d rank(s)\n", sysname, SRModelTypes[mtype], model->mlp->nparams, cells_free ? "free" : "grid-aligned", size));
   PetscCall(SRAbstractionView(abs, PETSC_VIEWER_STDOUT_(comm)));
@@ -80,7 +97,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
     for (PetscInt d = 0; d < sys->n; d++) PetscCall(PetscPrintf(comm, " %.17g", witness[d]));
     PetscCall(PetscPrintf(comm, "\n"));
   }
-  PetscCall(PetscPrintf(comm, "  time (max over ranks, build + check): enclosure %.3f s, successors %.3f s, containment %.3f s\n", tmax[0], tmax[1], tmax[2]));
+  PetscCall(PetscPrintf(comm, "  time (max over ranks): build + check %.3f s, metrics %.3f s, tightest enclosure + floor %.3f s; within build, check and metrics: enclosure %.3f s, successors %.3f s, containment %.3f s\n", tmax[3], tmax[4], tmax[5], tmax[0], tmax[1], tmax[2]));
 
   PetscCall(SRAbstractionDestroy(&abs));
   PetscCall(SRCellsDestroy(&cells));

@@ -187,19 +187,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   h.bisect = bisect;
 
   if (has_net) {
-    char        sysname[16];
-    SRModelType mt;
-    PetscInt  cs;
-    PetscBool cs_set;
-    SRMLP     mlp;
-    char      what[PETSC_MAX_PATH_LEN + 16];
-    PetscCall(SRNetworkFileRead(comm, network, sysname, sizeof(sysname), &mt, &cs, &mlp));
-    PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
-    PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
-    PetscCheck(!cs_set || cs == 0 || cs == sys->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", sys->control_steps, network, cs);
-    if (cs > 0) sys->control_steps = cs;
-    PetscCall(PetscSNPrintf(what, sizeof what, "-network %s", network));
-    PetscCall(SRModelCreateFromMLP(sys, mt, mlp, what, &model));
+    PetscCall(SRCommandNetworkLoad(comm, network, &sys, &model));
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
   if (has_eval) {

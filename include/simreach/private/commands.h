@@ -21,6 +21,8 @@ PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[]);  /* simreach re
 PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code);
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
+/* The system and model of a network file (-network of verify and abstract).  Collective. */
+PetscErrorCode SRCommandNetworkLoad(MPI_Comm comm, const char network[], SRSystem *sys, SRModel *model);
 /* Refuse, naming option, value and range, any value of a simreach option that does not parse
    strictly or lies outside the option's range (no wrap at 2^32, no cut lists, no inf, no
    empty names).  Call before anything reads the options.  Collective. */
