@@ -23,3 +23,6 @@ sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
 add_test(NAME closedloop_ode COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/closedloop_ode.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_ode)
 set_tests_properties(closedloop_ode PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
+# The network over affine forms, the controller enclosure of the closed loop (SPEC §15, §14):
+# MPFR samples of random relu/tanh/sigmoid/linear networks stay inside; a planted shrink is caught.
+sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 120 RANKS 1 TIMEOUT 300 LABELS closedloop)

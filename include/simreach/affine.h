@@ -23,6 +23,8 @@ typedef struct {
   SRInterval r;
 } SRAffine;
 
+/* the form with c0 in I0, c_i in Ic[i] and remainder R (midpoints kept, the rest into r) */
+SRAffine   SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *Ic, SRInterval R);
 SRAffine   SRAffineConstant(double v);
 /* the interval x as a form without coefficients (c0 = mid x, r = x - mid x) */
 SRAffine   SRAffineInterval(SRInterval x);

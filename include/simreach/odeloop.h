@@ -17,6 +17,9 @@ typedef struct {
   void *ctx;
   /* a sound enclosure out[0..nout) of the network over the box in[0..nin); nonzero on failure */
   int (*enclose)(void *ctx, const SRInterval *in, SRInterval *out);
+  /* optional: a sound enclosure of the network as affine forms over the forms in[0..nin)
+     (m coordinates); nonzero on failure.  Used instead of enclose when given. */
+  int (*enclose_affine)(void *ctx, int m, const SRAffine *in, SRAffine *out);
   /* the network at a point (round to nearest) */
   int (*eval)(void *ctx, const double *in, double *out);
 } SRController;

@@ -11,6 +11,8 @@
 
 #include <stdlib.h>
 
+#define SR_REFUTE_SUB 16 /* sub-steps per period when a counterexample is re-checked */
+
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *L)
 {
   PetscFunctionBeginUser;
@@ -65,6 +67,15 @@ static bool Controls_Private(SRLoop *L, const SRAffine *X)
   for (int j = 0; j < pl->nvars; j++) L->vars[j] = SRAffineConstant(0.0);
   for (int i = 0; i < pl->n; i++) L->vars[i] = X[i];
   SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
+  if (L->ctrl->enclose_affine) {
+    SRAffine ain[SR_PLANT_MAX_INPUTS], aout[SR_PLANT_MAX_OUTPUTS];
+    for (int i = 0; i < pl->nin; i++) {
+      ain[i] = L->val[pl->in_root[i]];
+      if (SRAffineIsNaI(&ain[i])) return false;
+    }
+    if (L->ctrl->enclose_affine(L->ctrl->ctx, pl->n, ain, aout)) return false;
+    for (int k = 0; k < pl->nout; k++) L->vars[SR_SLOT_Y(k)] = aout[k];
+  } else {
   for (int i = 0; i < pl->nin; i++) {
     in[i] = SRAffineRange(pl->n, &L->val[pl->in_root[i]]);
     if (!SRIntervalIsBounded(in[i])) return false;
@@ -73,6 +84,7 @@ static bool Controls_Private(SRLoop *L, const SRAffine *X)
   for (int k = 0; k < pl->nout; k++) {
     if (!SRIntervalIsBounded(y[k])) return false;
     L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
+  }
   }
   SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
   for (int j = 0; j < pl->nu; j++) {
@@ -214,22 +226,37 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
       }
     }
     if (j == pl->steps) break;
-    if (!Controls_Private(L, X) || !SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) return false;
-    for (int c = 0; c < S->nc; c++) {
-      const SRSpecConstraint *C = &S->c[c];
-      bool                    out = false;
-      if (C->kind == SR_SPEC_AT_END) continue;
-      /* the step's times that surely exist: [j phi, (j + 1) plo] */
-      if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
-      for (int k = 0; k < C->natoms && !out; k++) {
-        SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB);
-        if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) out = true;
+    if (!Controls_Private(L, X)) return false;
+    /* the period in SR_REFUTE_SUB sub-steps (u held; the division by a power of two is exact),
+       each sub-step's tube and end state checked: a violation that lasts less than a period is
+       still confirmed */
+    for (int q = 0; q < SR_REFUTE_SUB; q++) {
+      const SRInterval hq = {pl->period_iv.lo / SR_REFUTE_SUB, pl->period_iv.hi / SR_REFUTE_SUB};
+      /* the sub-step's times: [j plo + q plo / K, j phi + (q + 1) phi / K] */
+      const double     slo = SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)), shi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
+      const double     elo = SRAddDown(SRMulDown(j, plo), SRMulDown(q + 1, hq.lo)), ehi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
+      if (!SRFlowStep(pl, n, X, L->vars, hq, &L->flow, Y, T, TB, L->work)) return false;
+      for (int c = 0; c < S->nc; c++) {
+        const SRSpecConstraint *C = &S->c[c];
+        bool                    out = false, endout = false;
+        if (C->kind == SR_SPEC_AT_END) continue;
+        if (shi < C->t0 || slo > C->t1) continue;
+        for (int k = 0; k < C->natoms; k++) {
+          SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB), E = DotRange_Private(n, C->atom[k].a, Y, NULL);
+          if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) out = true;
+          if (!SRIntervalIsNaI(E) && E.lo > C->atom[k].b.hi) endout = true;
+        }
+        if (C->kind == SR_SPEC_ALWAYS) {
+          /* broken over the whole sub-step, some time of which surely lies in the window; or
+             broken at the sub-step's end, a time surely in the window */
+          if (out && ehi <= C->t1 && elo >= C->t0) return *cv = c, true;
+          if (out && shi <= C->t1 && SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)) >= C->t0) return *cv = c, true;
+          if (endout && C->t0 <= elo && ehi <= C->t1) return *cv = c, true;
+        } else if (!out) escaped[c] = false;
       }
-      if (C->kind == SR_SPEC_ALWAYS) {
-        /* broken over the whole step: some time of the step surely lies in the window */
-        if (out && SRMulUp(j, phi) <= C->t1 && SRMulDown(j + 1, plo) >= C->t0) return *cv = c, true;
-      } else if (!out) escaped[c] = false;
+      for (int i = 0; i < n; i++) X[i] = Y[i];
     }
+    continue;
     for (int i = 0; i < n; i++) X[i] = Y[i];
   }
   for (int c = 0; c < S->nc; c++)

@@ -222,11 +222,14 @@ static bool SStatement_Private(SRSpecParser_Private *P, SRSpec *S, bool *seen)
     if (!SName_Private(P, name) || (i = SState_Private(P, at, name)) < 0) return false;
     if (seen[i]) return P->p = at, SFail_Private(P, "a second 'initial %s' line", name);
     if (!SExpect_Private(P, "in") || !SExpect_Private(P, "[") || !SNumber_Private(P, &lo) || !SExpect_Private(P, ",") || !SNumber_Private(P, &hi) || !SExpect_Private(P, "]")) return false;
-    if (!(lo.hi <= hi.lo)) return SFail_Private(P, "initial %s: empty interval", name);
+    if (!(lo.lo <= hi.hi)) return SFail_Private(P, "initial %s: empty interval", name);
     if (!SAtEnd_Private(P)) return SFail_Private(P, "expected the end of the line");
     seen[i]   = true;
     S->lo[i]  = lo.lo, S->hi[i] = hi.hi;
     S->ilo[i] = lo.hi, S->ihi[i] = hi.lo;
+    /* a single decimal that is no double (e.g. [1.2, 1.2]) holds no double: counterexamples
+       then start from the nearest double (docs/arch.md) */
+    if (S->ilo[i] > S->ihi[i]) S->ilo[i] = S->ihi[i] = 0.5 * lo.lo + 0.5 * hi.hi;
     return true;
   }
   if (!strcmp(kw, "always") || !strcmp(kw, "at_end") || !strcmp(kw, "eventually")) {

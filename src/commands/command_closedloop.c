@@ -5,6 +5,7 @@
    ranks (src/closedloop/split.c).  Prints the verdict; exit 0 VERIFIED, 6 FALSIFIED,
    5 UNKNOWN (the open pieces are listed). */
 #include <simreach/model.h>
+#include <simreach/netaffine.h>
 #include <simreach/odesplit.h>
 #include <simreach/private/commands.h>
 #include <simreach/private/fileio.h>
@@ -18,6 +19,19 @@
 #define SR_CLOSEDLOOP_FORMAT "simreach closedloop tubes 1"
 
 static int EncloseMLP_Private(void *ctx, const SRInterval *in, SRInterval *out) { return SRMLPForwardInterval((SRMLP)ctx, in, out) ? 1 : 0; }
+static int EncloseMLPAffine_Private(void *ctx, int m, const SRAffine *in, SRAffine *out)
+{
+  static SRAffine *work = NULL;
+  static PetscInt  len  = 0;
+  SRMLP            mlp  = (SRMLP)ctx;
+  if (len < 2 * mlp->maxwidth) {
+    free(work);
+    len  = 2 * mlp->maxwidth;
+    work = malloc(sizeof(SRAffine) * (size_t)len);
+    if (!work) return len = 0, 1;
+  }
+  return SRMLPForwardAffine(mlp, m, in, out, work) ? 0 : 1;
+}
 static int EvalMLP_Private(void *ctx, const double *in, double *out) { return SRMLPForward((SRMLP)ctx, 1, in, out) ? 1 : 0; }
 
 static PetscErrorCode GetInt_Private(MPI_Comm comm, const char name[], PetscInt lo, PetscInt hi, PetscInt *v)
@@ -146,7 +160,7 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
 PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
 {
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE;
+  PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
   PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10;
   SRPlant        pl;
   SRSpec         S;
@@ -170,6 +184,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, &has_o));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-force", &force, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_progress", &progress, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_affine_network", &affine_net, NULL));
   PetscCall(GetInt_Private(comm, "-closedloop_order", 4, 20, &order));
   PetscCall(GetInt_Private(comm, "-closedloop_substeps", 1, 1024, &substeps));
   PetscCall(GetInt_Private(comm, "-closedloop_max_depth", 0, 50, &depth));
@@ -199,6 +214,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, mlp->width[mlp->nlayers], plantf, pl.nout);
   }
   ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = mlp, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
+  ctrl.enclose_affine = affine_net ? EncloseMLPAffine_Private : NULL;
   SRFlowOptionsDefault(&fo);
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
@@ -249,7 +265,11 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
         if (res.open > shown) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ... %ld more open pieces (-closedloop_list N shows more; -o FILE stores all)\n", res.open - shown));
       }
     }
-    PetscCall(PetscPrintf(comm, "closedloop: wall %.3f s (simulations %.3f s, proofs %.3f s), CPU %.3f s on %d ranks, pieces per rank %ld..%ld\n", wall, res.sim_time, res.prove_time, cpus, size, mn, mx));
+    {
+      double rss = ru.ru_maxrss / 1024.0, rssmax; /* kB on Linux */
+      PetscCallMPI(MPI_Allreduce(&rss, &rssmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+      PetscCall(PetscPrintf(comm, "closedloop: wall %.3f s (simulations %.3f s, proofs %.3f s), CPU %.3f s on %d ranks, pieces per rank %ld..%ld, peak RSS %.1f MB per rank\n", wall, res.sim_time, res.prove_time, cpus, size, mn, mx, rssmax));
+    }
   }
   if (has_o) {
     const char *names[3] = {plantf, netf, specf};

@@ -152,6 +152,8 @@ static SRAffine SRAffineFrom_Private(int n, SRInterval I0, const SRInterval *I, 
   return y;
 }
 
+SRAffine SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *I, SRInterval R) { return SRAffineFrom_Private(n, I0, I, R); }
+
 static inline SRInterval P_(double x) { return (SRInterval){x, x}; }
 
 /* s a + t b for interval scalars s, t (each coefficient as an interval) */

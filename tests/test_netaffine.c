@@ -1,0 +1,126 @@
+/* Soundness of the network over affine forms (SPEC §15, §14; src/closedloop/netaffine.c):
+   random networks with relu, tanh, sigmoid and linear layers, random affine input forms over
+   m = 1..6 coordinates (and remainders); at sampled coordinates xi (corners first) the input
+   points are drawn inside the forms, the network is evaluated in 200-bit MPFR, and the value
+   must lie in the output form evaluated at xi.  A planted shrink of the output must be caught.
+     test_netaffine [trials] */
+#include <mpfr.h>
+#include <petscsys.h>
+#include <simreach/netaffine.h>
+#include <stdlib.h>
+
+#define PREC 200
+
+static double U(unsigned long *s)
+{
+  *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+  return (double)(*s >> 11) * 0x1p-53;
+}
+
+/* y = N(x) in MPFR; x, y of the network's widths */
+static void NetMPFR(SRMLP mlp, mpfr_t *x, mpfr_t *y)
+{
+  mpfr_t *a = malloc(sizeof(mpfr_t) * mlp->maxwidth), *b = malloc(sizeof(mpfr_t) * mlp->maxwidth), t;
+  mpfr_init2(t, PREC);
+  for (PetscInt j = 0; j < mlp->maxwidth; j++) mpfr_init2(a[j], PREC), mpfr_init2(b[j], PREC);
+  for (PetscInt j = 0; j < mlp->width[0]; j++) mpfr_set(a[j], x[j], MPFR_RNDN);
+  for (PetscInt l = 0; l < mlp->nlayers; l++) {
+    const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
+    for (PetscInt o = 0; o < no; o++) {
+      mpfr_set_d(b[o], mlp->params[mlp->boff[l] + o], MPFR_RNDN);
+      for (PetscInt j = 0; j < ni; j++) mpfr_mul_d(t, a[j], mlp->params[mlp->woff[l] + o * ni + j], MPFR_RNDN), mpfr_add(b[o], b[o], t, MPFR_RNDN);
+      switch (mlp->act[l]) {
+      case SR_ACT_RELU: if (mpfr_sgn(b[o]) < 0) mpfr_set_zero(b[o], 1); break;
+      case SR_ACT_TANH: mpfr_tanh(b[o], b[o], MPFR_RNDN); break;
+      case SR_ACT_SIGMOID: mpfr_neg(b[o], b[o], MPFR_RNDN), mpfr_exp(b[o], b[o], MPFR_RNDN), mpfr_add_ui(b[o], b[o], 1, MPFR_RNDN), mpfr_ui_div(b[o], 1, b[o], MPFR_RNDN); break;
+      default: break;
+      }
+    }
+    for (PetscInt o = 0; o < no; o++) mpfr_set(a[o], b[o], MPFR_RNDN);
+  }
+  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) mpfr_set(y[o], a[o], MPFR_RNDN);
+  for (PetscInt j = 0; j < mlp->maxwidth; j++) mpfr_clear(a[j]), mpfr_clear(b[j]);
+  mpfr_clear(t);
+  free(a), free(b);
+}
+
+/* distance of v outside the form f at xi (0 inside) */
+static double Out(int m, const SRAffine *f, const double *xi, mpfr_t v)
+{
+  mpfr_t c, t;
+  double d;
+  mpfr_inits2(PREC, c, t, (mpfr_ptr)0);
+  mpfr_set_d(c, f->c0, MPFR_RNDN);
+  for (int i = 0; i < m; i++) mpfr_set_d(t, f->c[i], MPFR_RNDN), mpfr_mul_d(t, t, xi[i], MPFR_RNDN), mpfr_add(c, c, t, MPFR_RNDN);
+  mpfr_sub(t, v, c, MPFR_RNDN);
+  d = mpfr_get_d(t, MPFR_RNDN);
+  mpfr_clears(c, t, (mpfr_ptr)0);
+  /* the MPFR value is rounded to a double above: compare with a margin of 2 ulp of |v| */
+  if (d < f->r.lo) return f->r.lo - d;
+  if (d > f->r.hi) return d - f->r.hi;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int           trials = argc > 1 ? atoi(argv[1]) : 60, escapes = 0, planted = 0, checked = 0;
+  unsigned long s      = 7;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  for (int tr = 0; tr < trials; tr++) {
+    const int      m = 1 + tr % 6, nin = 1 + (tr / 6) % 5, nout = 1 + tr % 3, nh = 1 + tr % 3;
+    PetscInt       w[SR_MAX_LAYERS];
+    SRMLP          mlp;
+    SRAffine       in[8], out[4], *work;
+    const double   scale = tr % 4 == 0 ? 1e-3 : tr % 4 == 1 ? 0.1 : 1.0;
+    for (int l = 0; l < nh; l++) w[l] = 3 + (tr + l) % 20;
+    PetscCall(SRMLPCreate(nin, nh, w, nout, &mlp));
+    PetscCall(SRMLPInitialize(mlp, (uint64_t)tr));
+    for (PetscInt k = 0; k < mlp->nparams; k++) mlp->params[k] += 0.3 * (U(&s) - 0.5);
+    for (PetscInt l = 0; l < mlp->nlayers; l++) PetscCall(SRMLPSetActivation(mlp, l, (SRActivation)((tr + 3 * l) % 4)));
+    for (int j = 0; j < nin; j++) {
+      in[j] = SRAffineConstant(2 * U(&s) - 1);
+      for (int i = 0; i < m; i++) in[j].c[i] = scale * (2 * U(&s) - 1);
+      in[j].r = (SRInterval){-scale * 0.1 * U(&s), scale * 0.1 * U(&s)};
+    }
+    work = malloc(sizeof(SRAffine) * 2 * mlp->maxwidth);
+    if (!SRMLPForwardAffine(mlp, m, in, out, work)) {
+      printf("trial %d: no enclosure\n", tr);
+      escapes++;
+    }
+    for (int smp = 0; smp < 40; smp++) {
+      double xi[8];
+      mpfr_t x[8], y[4], t;
+      mpfr_init2(t, PREC);
+      for (int i = 0; i < m; i++) xi[i] = smp < (1 << m) ? ((smp >> i) & 1 ? 1.0 : -1.0) : 2 * U(&s) - 1;
+      for (int j = 0; j < nin; j++) {
+        double rr = in[j].r.lo + U(&s) * (in[j].r.hi - in[j].r.lo);
+        mpfr_init2(x[j], PREC);
+        mpfr_set_d(x[j], in[j].c0, MPFR_RNDN);
+        for (int i = 0; i < m; i++) mpfr_set_d(t, in[j].c[i], MPFR_RNDN), mpfr_mul_d(t, t, xi[i], MPFR_RNDN), mpfr_add(x[j], x[j], t, MPFR_RNDN);
+        mpfr_add_d(x[j], x[j], rr, MPFR_RNDN);
+      }
+      for (int o = 0; o < nout; o++) mpfr_init2(y[o], PREC);
+      NetMPFR(mlp, x, y);
+      for (int o = 0; o < nout; o++) {
+        SRAffine sh = out[o];
+        double   d  = Out(m, &out[o], xi, y[o]), tol = 4 * 0x1p-52 * fabs(mpfr_get_d(y[o], MPFR_RNDN)) + 1e-300;
+        checked++;
+        if (d > tol) {
+          printf("ESCAPE trial %d sample %d output %d: %.3g outside\n", tr, smp, o, d);
+          escapes++;
+        }
+        for (int i = 0; i < m; i++) sh.c[i] *= 0.5; /* planted shrink */
+        sh.r.lo *= 0.5, sh.r.hi *= 0.5;
+        if (Out(m, &sh, xi, y[o]) > tol) planted++;
+      }
+      for (int j = 0; j < nin; j++) mpfr_clear(x[j]);
+      for (int o = 0; o < nout; o++) mpfr_clear(y[o]);
+      mpfr_clear(t);
+    }
+    free(work);
+    PetscCall(SRMLPDestroy(&mlp));
+  }
+  printf("netaffine: %d checks, %d escapes; planted shrink caught %d times\n", checked, escapes, planted);
+  PetscCall(PetscFinalize());
+  return escapes || !planted;
+}
