@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Re-proving at the speed of proving (issue 23; SPEC §10, §11): every figure beside its reference
+# from the same script, the load beside each, CPU seconds and peak RSS of every rank from
+# /usr/bin/time (the machine may be shared: wall time is printed but the ratios use CPU).
+# A benchmark, never a test: nothing here asserts a time.
+#   1. check on the 10^6-cell file of a verify against that verify: CPU (sum over ranks) and
+#      peak RSS per rank, 2 ranks;
+#   2. abstract -network NET -cells 1000,1000 against verify -network NET -cells 1000,1000, 1 rank;
+#   3. verify 10^6 and 10^7 cells on 1 and 2 ranks, the write phase included: wall, CPU, the
+#      2-rank/1-rank wall ratio and the CPU-based one (1-rank CPU / (2 x the larger rank's CPU));
+#   4. weak scaling, 5x10^5 cells per rank, 1, 2, 4 ranks (4 ranks on fewer cores: labelled
+#      oversubscribed); efficiency by wall and by CPU.
+# Usage: bench_reprove.sh BUILD_DIR [WORKDIR]   (needs /usr/bin/python3 with torch for the network)
+set -uo pipefail
+build=$(cd "$1" && pwd); dir=${2:-/tmp/bench_reprove}; src=$(cd "$(dirname "$0")/../.." && pwd)
+S=$build/simreach; MPI="mpiexec --allow-run-as-root --oversubscribe"
+mkdir -p "$dir" && cd "$dir" || exit 1
+ncores=$(nproc)
+ld() { cut -d' ' -f1-3 /proc/loadavg | sed 's/^/load /'; }
+TIME="/usr/bin/time -f rank_cpu=%U+%S_wall=%e_rss_kB=%M"
+# sum of user+sys over the ranks, the largest rank's CPU, the largest RSS (MB), the largest wall
+cpu_sum() { grep -o 'rank_cpu=[0-9.+]*' "$1" | sed 's/rank_cpu=//' | awk -F+ '{s += $1 + $2} END {printf "%.2f", s}'; }
+cpu_max() { grep -o 'rank_cpu=[0-9.+]*' "$1" | sed 's/rank_cpu=//' | awk -F+ '{c = $1 + $2; if (c > m) m = c} END {printf "%.2f", m}'; }
+rss_max() { grep -o 'rss_kB=[0-9]*' "$1" | sed 's/rss_kB=//' | awk '{if ($1 > m) m = $1} END {printf "%.1f", m / 1024}'; }
+wall() { grep -o 'wall=[0-9.]*' "$1" | sed 's/wall=//' | awk '{if ($1 > m) m = $1} END {printf "%.2f", m}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+phases() { grep -E -o 'time \(max over ranks\).*' "$1" | head -1; }
+run() { # np, stem, simreach args...: runs with /usr/bin/time per rank, records the load at the start
+  local np=$1 stem=$2; shift 2
+  echo "$(ld)" > "$stem.load"
+  $MPI -n "$np" $TIME "$S" "$@" > "$stem.log" 2> "$stem.time"; echo "exit $?" >> "$stem.log"
+}
+line() { # label, stem
+  printf "  %-40s cpu %6s s (max rank %s), rss %6s MB/rank, wall %6s s  [%s]\n" "$1" "$(cpu_sum "$2.time")" "$(cpu_max "$2.time")" "$(rss_max "$2.time")" "$(wall "$2.time")" "$(cat "$2.load")"
+}
+echo "== $(uptime); $ncores cores"
+[ -f pend.h5 ] || /usr/bin/python3 "$src/analysis/network_torch.py" train --sys pendulum --widths 32,32 --steps 300 --out pend.h5 > /dev/null
+
+echo "== 1. check against the verify that wrote the file: 10^6 pendulum cells, 2 ranks"
+rm -f v6.h5; run 2 verify6 verify -network pend.h5 -cells 1000,1000 -output v6.h5
+run 2 check6 check v6.h5
+line "verify -cells 1000,1000 -output v6.h5" verify6; echo "    $(phases verify6.log)"
+line "check v6.h5" check6; grep -E '^simreach check:' check6.log | sed 's/^/    /'
+printf "  check / verify: CPU %s x, peak RSS per rank %s x\n" "$(ratio "$(cpu_sum check6.time)" "$(cpu_sum verify6.time)")" "$(ratio "$(rss_max check6.time)" "$(rss_max verify6.time)")"
+
+echo "== 2. abstract against verify on the same network, 10^6 cells, 1 rank"
+run 1 verify6a verify -network pend.h5 -cells 1000,1000
+run 1 abstract6 abstract -network pend.h5 -cells 1000,1000
+line "verify -network pend.h5 -cells 1000,1000" verify6a
+line "abstract -network pend.h5 -cells 1000,1000" abstract6; echo "    $(phases abstract6.log)"
+printf "  abstract / verify: CPU %s x, peak RSS %s x\n" "$(ratio "$(cpu_sum abstract6.time)" "$(cpu_sum verify6a.time)")" "$(ratio "$(rss_max abstract6.time)" "$(rss_max verify6a.time)")"
+
+echo "== 3. verify on 1 and 2 ranks, the write phase included"
+for cells in 1000,1000 4000,2500; do
+  for np in 1 2; do rm -f vw.h5; run $np vw_${cells/,/x}_np$np verify -network pend.h5 -cells $cells -output vw.h5; done
+  a=vw_${cells/,/x}_np1; b=vw_${cells/,/x}_np2
+  line "-cells $cells, 1 rank" $a; echo "    $(phases $a.log)"
+  line "-cells $cells, 2 ranks" $b; echo "    $(phases $b.log)"
+  printf "  2-rank / 1-rank wall %s; by CPU (max rank of 2 / 1-rank CPU) %s\n" "$(ratio "$(wall $b.time)" "$(wall $a.time)")" "$(ratio "$(cpu_max $b.time)" "$(cpu_max $a.time)")"
+done
+rm -f vw.h5
+
+echo "== 4. weak scaling, 5x10^5 cells per rank, the write phase included"
+run 1 weak1 verify -network pend.h5 -cells 1000,500 -output weak1.h5
+run 2 weak2 verify -network pend.h5 -cells 1000,1000 -output weak2.h5
+run 4 weak4 verify -network pend.h5 -cells 2000,1000 -output weak4.h5
+for np in 1 2 4; do
+  label="$np rank(s)"; [ $np -gt "$ncores" ] && label="$np ranks (OVERSUBSCRIBED on $ncores cores)"
+  line "$label" weak$np
+  printf "    efficiency by wall %s %%, by CPU (1-rank CPU / max rank CPU) %s %%\n" "$(awk -v a="$(wall weak1.time)" -v b="$(wall weak$np.time)" 'BEGIN {printf "%.0f", 100 * a / b}')" "$(awk -v a="$(cpu_max weak1.time)" -v b="$(cpu_max weak$np.time)" 'BEGIN {printf "%.0f", 100 * a / b}')"
+done
+rm -f weak1.h5 weak2.h5 weak4.h5 v6.h5
