@@ -15,7 +15,7 @@
 
 #include <simreach/interval.h>
 
-#define SR_AFFINE_MAX 8
+#define SR_AFFINE_MAX 16
 
 typedef struct {
   double     c0;

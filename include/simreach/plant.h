@@ -14,6 +14,7 @@
 #define SR_PLANT_MAX_INPUTS 64
 #define SR_PLANT_MAX_OUTPUTS 16
 #define SR_PLANT_NAME 32
+#define SR_PLANT_MAX_STATES 8 /* the affine forms keep room for the network inputs' remainders (netaffine.c) */
 #define SR_SLOT_U(j) (SR_AFFINE_MAX + (j))
 #define SR_SLOT_W(k) (2 * SR_AFFINE_MAX + (k))
 #define SR_SLOT_Y(k) (3 * SR_AFFINE_MAX + (k))

@@ -32,10 +32,26 @@ static SRAffine Act_Private(SRActivation act, int m, const SRAffine *a)
   }
 }
 
-bool SRMLPForwardAffine(SRMLP mlp, int m, const SRAffine *in, SRAffine *out, SRAffine *work)
+bool SRMLPForwardAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SRAffine *work)
 {
   SRAffine *cur = work, *nxt = work + mlp->maxwidth;
-  for (PetscInt j = 0; j < mlp->width[0]; j++) cur[j] = in[j];
+  const int nin = (int)mlp->width[0];
+  /* Each input's remainder r_j becomes a symbol of its own while inside the network: the
+     input is c0 + c . xi + mid r_j + rad r_j eps_j with one unknown eps_j in [-1, 1] (sound:
+     every neuron sees the same value of the input), so the network's linear layers keep the
+     remainders' signs and cancellations instead of summing |W| r (which grows by the product
+     of the layers' norms).  At the output the extra symbols return into the remainder. */
+  const int m = m0 + nin <= SR_AFFINE_MAX ? m0 + nin : m0;
+  for (PetscInt j = 0; j < nin; j++) {
+    cur[j] = in[j];
+    if (m > m0 && !SRAffineIsNaI(&in[j]) && SRIntervalIsBounded(in[j].r)) {
+      SRInterval c = SRIntervalShift(in[j].c0, (SRInterval){0.0, 0.0});
+      double     mid = SRIntervalMid(in[j].r), rad = SRIntervalRadUp(in[j].r);
+      SRInterval I0 = SRIntervalAdd(c, SRIntervalPoint(mid)), Ic[SR_AFFINE_MAX];
+      for (int i = 0; i < m; i++) Ic[i] = SRIntervalPoint(i < m0 ? in[j].c[i] : i == m0 + j ? rad : 0.0);
+      cur[j] = SRAffineFromIntervals(m, I0, Ic, SRIntervalPoint(0.0));
+    }
+  }
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
@@ -58,6 +74,14 @@ bool SRMLPForwardAffine(SRMLP mlp, int m, const SRAffine *in, SRAffine *out, SRA
     cur         = nxt;
     nxt         = s;
   }
-  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) out[o] = cur[o];
+  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) {
+    /* the extra symbols back into the remainder: sum |c_i| [-1, 1] over i >= m0 */
+    SRAffine y = cur[o];
+    double   S = 0.0;
+    for (int i = m0; i < m; i++) S = SRAddUp(S, fabs(y.c[i])), y.c[i] = 0.0;
+    y.r    = SRIntervalAdd(y.r, (SRInterval){-S, S});
+    out[o] = y;
+    if (SRAffineIsNaI(&y)) return false;
+  }
   return true;
 }

@@ -60,24 +60,24 @@ static SRInterval DotRange_Private(int n, const SRInterval *a, const SRAffine *F
 }
 
 /* the controls for the states X: network inputs, the enclosure, the control expressions */
-static bool Controls_Private(SRLoop *L, const SRAffine *X)
+static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
 {
   const SRPlant *pl = L->plant;
   SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
   for (int j = 0; j < pl->nvars; j++) L->vars[j] = SRAffineConstant(0.0);
   for (int i = 0; i < pl->n; i++) L->vars[i] = X[i];
-  SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
+  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   if (L->ctrl->enclose_affine) {
     SRAffine ain[SR_PLANT_MAX_INPUTS], aout[SR_PLANT_MAX_OUTPUTS];
     for (int i = 0; i < pl->nin; i++) {
       ain[i] = L->val[pl->in_root[i]];
       if (SRAffineIsNaI(&ain[i])) return false;
     }
-    if (L->ctrl->enclose_affine(L->ctrl->ctx, pl->n, ain, aout)) return false;
+    if (L->ctrl->enclose_affine(L->ctrl->ctx, m, ain, aout)) return false;
     for (int k = 0; k < pl->nout; k++) L->vars[SR_SLOT_Y(k)] = aout[k];
   } else {
   for (int i = 0; i < pl->nin; i++) {
-    in[i] = SRAffineRange(pl->n, &L->val[pl->in_root[i]]);
+    in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
     if (!SRIntervalIsBounded(in[i])) return false;
   }
   if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
@@ -86,7 +86,7 @@ static bool Controls_Private(SRLoop *L, const SRAffine *X)
     L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
   }
   }
-  SRExprEvalAffine(&pl->dag, pl->n, L->vars, L->val);
+  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   for (int j = 0; j < pl->nu; j++) {
     L->vars[SR_SLOT_U(j)] = L->val[pl->u_root[j]];
     if (SRAffineIsNaI(&L->vars[SR_SLOT_U(j)])) return false;
@@ -159,9 +159,35 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       }
     }
     if (j == pl->steps) break;
-    if (!Controls_Private(L, X) || !SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) {
-      r->step = j;
-      return; /* no enclosure: split the widest dimension */
+    {
+      /* the states' remainders become symbols of their own for this period (the state is
+         c0 + c . xi + mid r_i + rad r_i eps_i with one unknown eps_i in [-1, 1]), so the
+         network and the flow keep their signs; afterwards they return into the remainders */
+      const int m = 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
+      SRAffine  Xl[SR_AFFINE_MAX];
+      bool      ok = true;
+      for (int i = 0; i < n; i++) {
+        Xl[i] = X[i];
+        if (m > n && SRIntervalIsBounded(X[i].r)) {
+          SRInterval Ic[SR_AFFINE_MAX];
+          for (int k = 0; k < m; k++) Ic[k] = SRIntervalPoint(k < n ? X[i].c[k] : k == n + i ? SRIntervalRadUp(X[i].r) : 0.0);
+          Xl[i] = SRAffineFromIntervals(m, SRIntervalAdd(SRIntervalPoint(X[i].c0), SRIntervalPoint(SRIntervalMid(X[i].r))), Ic, SRIntervalPoint(0.0));
+        }
+      }
+      ok = Controls_Private(L, m, Xl) && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
+      for (int i = 0; ok && i < n; i++) {
+        SRAffine *F[2] = {&Y[i], &T[i]};
+        for (int f = 0; f < 2; f++) {
+          double S = 0.0;
+          for (int k = n; k < m; k++) S = SRAddUp(S, fabs(F[f]->c[k])), F[f]->c[k] = 0.0;
+          F[f]->r = SRIntervalAdd(F[f]->r, (SRInterval){-S, S});
+          if (SRAffineIsNaI(F[f])) ok = false;
+        }
+      }
+      if (!ok) {
+        r->step = j;
+        return; /* no enclosure: split the widest dimension */
+      }
     }
     if (L->tube)
       for (int i = 0; i < n; i++) L->tube[j * n + i] = TB[i];
@@ -226,7 +252,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
       }
     }
     if (j == pl->steps) break;
-    if (!Controls_Private(L, X)) return false;
+    if (!Controls_Private(L, n, X)) return false;
     /* the period in SR_REFUTE_SUB sub-steps (u held; the division by a power of two is exact),
        each sub-step's tube and end state checked: a violation that lasts less than a period is
        still confirmed */

@@ -1,7 +1,7 @@
 /* Plant files (SPEC §15, include/simreach/plant.h; the format is documented in docs/arch.md).
 
    One statement per line, '#' starts a comment:
-     states x1 x2 ...                 the state names (at most SR_AFFINE_MAX)
+     states x1 x2 ...                 the state names (at most SR_PLANT_MAX_STATES = 8)
      const NAME = EXPR                a named constant (an expression of numbers and constants)
      outputs M                        the network has M outputs, named y1..yM
      input EXPR                       the next network input, an expression of the states
@@ -341,7 +341,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   if (!strcmp(kw, "states")) {
     if (pl->n) return Fail_Private(P, "a second 'states' line");
     while (!AtEnd_Private(P)) {
-      if (pl->n == SR_AFFINE_MAX) return Fail_Private(P, "more than %d states", SR_AFFINE_MAX);
+      if (pl->n == SR_PLANT_MAX_STATES) return Fail_Private(P, "more than %d states", SR_PLANT_MAX_STATES);
       if (!Name_Private(P, name)) return false;
       if (Known_Private(P, name)) return Fail_Private(P, "'%s' is already defined", name);
       strcpy(pl->state[pl->n++], name);
