@@ -6,6 +6,7 @@
    Every verdict is reduced over the ranks. */
 #include <simreach/base.h>
 #include <simreach/abstraction.h>
+#include <simreach/loss.h> /* L_sim of the train layer (abstraction.h no longer brings it) */
 #include <simreach/cells.h>
 #include <simreach/model.h>
 #include <simreach/random.h>

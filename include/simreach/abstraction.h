@@ -12,7 +12,7 @@
 
 #include <simreach/base.h>
 #include <simreach/cells.h>
-#include <simreach/loss.h>
+#include <simreach/successorlist.h>
 #include <simreach/model.h>
 
 typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2 } SREnclosureType;

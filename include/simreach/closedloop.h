@@ -49,7 +49,7 @@ PetscErrorCode SRClosedLoopReach(MPI_Comm comm, const SRIndexGraph *g, const uns
    (E_tight: 2n per owned cell [ks, ke), lo then hi; NULL skips it).  NaN for free boxes.
    Collective on comm; identical on any number of ranks. */
 #include <simreach/cells.h>
-#include <simreach/loss.h>
+#include <simreach/successorlist.h>
 typedef struct {
   double safe_C, horizon_C, safe_tight, horizon_tight;
 } SRClosedLoopMetrics;

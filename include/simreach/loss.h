@@ -1,8 +1,10 @@
-/* The simulation loss L_sim, the hard metric H and eps-coverage of SPEC §6. */
+/* The simulation loss L_sim, the hard metric H and eps-coverage of SPEC §6 (train layer,
+   src/train/loss.c): what training minimises, over the cells and their successor lists. */
 #pragma once
 
 #include <simreach/base.h>
 #include <simreach/cells.h>
+#include <simreach/successorlist.h>
 
 /* Soft operators with max shift: softmin_tau(a) = -tau log sum exp(-a_j / tau),
    softmax_tau(a) = tau log sum exp(a_i / tau).  If w is non-NULL it receives the weights
@@ -10,24 +12,6 @@
 double SRSoftmin(PetscInt n, const double *a, double tau, double *w);
 double SRSoftmax(PetscInt n, const double *a, double tau, double *w);
 
-/* A list of candidate successors per cell; the index K stands for the sink.  Explicit (CSR:
-   ptr, idx), or, when rows is set, a view of SPEC §5 index boxes: list k is every cell of the
-   box rows[(2 rn + 1) k ...] over a grid of rgrid counts, increasing, then the sink if flagged
-   (ptr and idx unused; what -target certified uses for T = C, so that no rank holds every
-   list expanded).  Read a list with SRSuccessorListGet, which works for both. */
-typedef struct {
-  PetscInt        K;
-  PetscInt       *ptr; /* K + 1 */
-  PetscInt       *idx;
-  const PetscInt *rows;
-  PetscInt        rn, rgrid[SR_MAX_DIM];
-} SRSuccessorList;
-
-/* List k: *list points into L (CSR) or into *scratch (index boxes, grown as needed; the caller
-   frees it with PetscFree).  Not collective. */
-PetscErrorCode SRSuccessorListGet(const SRSuccessorList *L, PetscInt k, PetscInt **scratch, PetscInt *scap, PetscInt *n, const PetscInt **list);
-/* The length of list k without expanding it. */
-PetscInt SRSuccessorListLength(const SRSuccessorList *L, PetscInt k);
 
 typedef enum { SR_ASSIGN_HARD = 0, SR_ASSIGN_GAUSS = 1 } SRAssignType;
 extern const char *const SRAssignTypes[];

@@ -78,6 +78,10 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
    (a line plus a remainder; src/numerics/taylor.c). */
 SRInterval SRActivationInterval(SRActivation act, SRInterval z);
 SRTaylor   SRActivationTaylor(SRActivation act, PetscInt n, SRTaylor z);
+/* Taylor step Y = F(X, U) of the system (SPEC §2; dispatches on sys->name): Y contains
+   F(x, u) for every x, u enclosed by X, U over the same cell coordinates.  U is ignored when
+   the system has no control (toy1d).  Not collective. */
+PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);
 /* Sound Taylor-model forward pass over a cell (see taylor.h). */
 PetscErrorCode SRMLPForwardTaylor(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTaylor *Y);
 

@@ -25,6 +25,7 @@ SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor 
 SRTaylor SRTaylorAdd(PetscInt n, SRTaylor a, SRTaylor b);
 SRTaylor SRTaylorScale(PetscInt n, double s, SRTaylor a);
 SRTaylor SRTaylorTanh(PetscInt n, SRTaylor a);
+SRTaylor SRTaylorSigmoid(PetscInt n, SRTaylor a);
 SRTaylor SRTaylorSin(PetscInt n, SRTaylor a);
 SRTaylor SRTaylorCos(PetscInt n, SRTaylor a);
 /* Sound interval range of the model over xi in [-1,1]^n. */
@@ -34,8 +35,3 @@ SRTaylor SRTaylorClip(PetscInt n, SRTaylor a, double lo, double hi);
 /* C a for an interval constant C (e.g. an inexact product dt g): mid(C) a + (C - mid C) Range(a). */
 SRTaylor SRTaylorScaleInterval(PetscInt n, SRInterval C, SRTaylor a);
 
-typedef struct _p_SRSystem *SRSystem;
-/* Taylor step Y = F(X, U) of the system (SPEC §2; dispatches on sys->name): Y contains
-   F(x, u) for every x, u enclosed by X, U over the same cell coordinates.  U is ignored when
-   the system has no control (toy1d).  Not collective. */
-PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);

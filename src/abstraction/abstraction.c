@@ -7,7 +7,8 @@
    sample indices), and every reduction is exact: integer sums, or per-cell doubles gathered
    and summed in cell order on every rank.  So every verdict, count and volume is identical
    on any number of ranks. */
-#include <simreach/private/abstraction_impl.h>
+#include <simreach/private/abstraction_types.h>
+#include <simreach/private/abstraction_store.h>
 #include <petsctime.h>
 
 PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs)

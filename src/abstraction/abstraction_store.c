@@ -7,7 +7,7 @@
    where a caller sets lists that are not index boxes (SRAbstractionSetLists, for planted
    violations in tests) or asks for them (SRAbstractionGetCertified, tests).  T(k) is a CSR of
    at most the target capacity per cell (T = C for -target certified). */
-#include <simreach/private/abstraction_impl.h>
+#include <simreach/private/abstraction_store.h>
 #include <petscviewer.h>
 
 PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list)

@@ -8,7 +8,7 @@
    product of [g_{d,a_d}, g_{d,b_d+1}], so E (clipped to D when the sink is listed) lies in their
    union iff in every dimension its range lies in that interval; with enclosures [glo, ghi] of
    the boundaries that is proven by elo' >= ghi[a] and ehi' <= glo[b + 1]. */
-#include <simreach/verify.h>
+#include <simreach/axes.h>
 #include <simreach/cells.h>
 #include <simreach/interval.h>
 

@@ -2,7 +2,9 @@
    the certified list of a cell (SPEC §5) costs the buckets its enclosure meets, never a scan
    over all K cells.  Each cell's outward box is stored in every bucket it meets; boxes that
    stick out of D fall into the boundary buckets, because the bucket coordinate is clamped. */
-#include <simreach/private/successors.h>
+#include <simreach/abstraction.h>
+#include <simreach/private/intbuf.h>
+#include <simreach/private/box.h>
 
 struct _p_SRCellIndex {
   PetscInt  n, K;

@@ -78,21 +78,6 @@ const double *SRCellsPartitionBoundaries(SRCells cells, PetscInt d, PetscInt *m)
   return cells->bnd + cells->boff[d];
 }
 
-PetscInt SRCellsPartitionLocate(SRCells cells, PetscInt d, double x)
-{
-  const PetscInt N = cells->grid[d];
-  const double  *b = cells->bnd + cells->boff[d];
-  PetscInt       lo = 0, hi = N - 1;
-
-  /* the first i in [0, N-1] with b_{i+1} >= x; N-1 if none (x above D or NaN) */
-  while (lo < hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-    if (b[mid + 1] >= x) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
 void SRCellsPartitionRange(SRCells cells, PetscInt d, double lo, double hi, PetscInt *a, PetscInt *z)
 {
   const PetscInt N = cells->grid[d];
@@ -181,10 +166,3 @@ void SRCellsPartitionThetaGradient(SRCells cells, const double *dcw, double *g)
   }
 }
 
-void SRCellsIndex(SRCells cells, PetscInt k, PetscInt *idx)
-{
-  for (PetscInt d = 0; d < cells->n; d++) {
-    idx[d] = k % cells->grid[d];
-    k /= cells->grid[d];
-  }
-}

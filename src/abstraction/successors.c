@@ -76,37 +76,6 @@ PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRIntBufReserve_Private(SRIntBuf *b, PetscInt cap)
-{
-  PetscFunctionBeginUser;
-  if (cap > b->cap) {
-    PetscInt  ncap = PetscMax(cap, 2 * b->cap + 16);
-    PetscInt *a;
-    PetscCall(PetscMalloc1(ncap, &a));
-    if (b->n) PetscCall(PetscArraycpy(a, b->a, b->n));
-    PetscCall(PetscFree(b->a));
-    b->a   = a;
-    b->cap = ncap;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRIntBufPush_Private(SRIntBuf *b, PetscInt v)
-{
-  PetscFunctionBeginUser;
-  if (b->n == b->cap) PetscCall(SRIntBufReserve_Private(b, b->n + 1));
-  b->a[b->n++] = v;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRIntBufDestroy_Private(SRIntBuf *b)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(b->a));
-  b->n = b->cap = 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Outward box of the grid-aligned cells of index i in dimension d meets [lo, hi] in that
    dimension.  Grid-aligned cells are separable: c and w in dimension d depend on i only. */
 static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt stride, PetscInt i, double lo, double hi, PetscBool *right_of)

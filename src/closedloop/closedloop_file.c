@@ -14,7 +14,6 @@
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
 #include <string.h>
-#include <simreach/private/results.h>
 
 PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGraphStore *s)
 {

@@ -4,14 +4,14 @@
      simreach reach RESULTS.h5 (-run r | -run_beta b -run_tau t -run_seed s) -init ... -steps N
 
    On a results file, the graph is the abstraction a finished run certified at its end (its
-   final partition and lists; src/closedloop/closedloop_results.c).
+   final partition and lists; src/study/closedloop_results.c).
 
    R_0 = the cells whose (outward-rounded) box meets the initial box X0 (a superset of the
    cells X0 touches), R_t = the union of C(k) over R_{t-1}.  Prints |R_t|, vol(R_t)/vol(D) and
    whether the sink (leaving D) is reachable, step by step; every real trajectory from X0 is in
    R_t at step t.  Unverified cells (failures, NaN/Inf enclosures) are given the sink. */
 #include <simreach/private/commands.h>
-#include <simreach/private/closedloop_file.h>
+#include <simreach/private/closedloop_results.h>
 #include <petsctime.h>
 
 PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[])

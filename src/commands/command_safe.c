@@ -5,7 +5,7 @@
      simreach safe RESULTS.h5 (-run r | -run_beta b -run_tau t -run_seed s) [options as above]
 
    Reads the index-box lists of an abstraction file (simreach verify), or the abstraction a
-   finished run of a study certified at its end (src/closedloop/closedloop_results.c), computes the sink's
+   finished run of a study certified at its end (src/study/closedloop_results.c), computes the sink's
    backward-reachable set as a fixed point (SRClosedLoopSafe), and prints the safe volume
    fraction, the horizons and the time per iteration; with -trajectories it simulates the
    stored network from uniform points of uniformly drawn cells and counts trajectories that
@@ -13,7 +13,7 @@
    -output writes the safety file (analysis/abstraction-schema.md, "The safety file").  Exits
    non-zero when a trajectory violates its horizon. */
 #include <simreach/private/commands.h>
-#include <simreach/private/closedloop_file.h>
+#include <simreach/private/closedloop_results.h>
 #include <petsctime.h>
 #include <sys/resource.h>
 

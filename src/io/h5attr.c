@@ -1,6 +1,5 @@
 /* Small HDF5 attribute helpers (include/simreach/private/h5attr.h). */
 #include <simreach/private/h5attr.h>
-#include <simreach/private/results.h>
 #include <string.h>
 
 PetscErrorCode SRH5AttrWriteString(hid_t o, const char name[], const char value[])

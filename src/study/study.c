@@ -11,7 +11,6 @@
 /* sigaction, strtok_r, access: POSIX in ISO C17 mode */
 #define _POSIX_C_SOURCE 200809L
 #include <simreach/private/results.h>
-#include <simreach/private/commands.h>
 #include <simreach/private/study_counter.h>
 #include <simreach/private/filelock.h>
 #include <signal.h>

@@ -188,3 +188,28 @@ PetscErrorCode SRRunGuardTheta_Private(SRRun r)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* An accepted move of theta (SPEC §8): the objective of the accepted theta, the candidate cells
+   become the cells, then what follows every accepted update (SRRunAccepted_Private). */
+PetscErrorCode SRRunAcceptTheta_Private(SRRun r)
+{
+  PetscFunctionBeginUser;
+  if (r->cells->partition) {
+    /* the objective of the accepted theta, with the frozen assignment and the targets of the
+       solve (pruning and the target update below change them) */
+    Vec     A, G;
+    double *a;
+    PetscCall(VecDuplicate(r->theta, &A));
+    PetscCall(VecDuplicate(r->theta, &G));
+    PetscCall(VecGetArray(A, &a));
+    PetscCall(PetscArraycpy(a, r->theta_acc, r->ntheta));
+    PetscCall(VecRestoreArray(A, &a));
+    PetscCall(SRRunThetaObjectivePartition_Private(r->tao, A, &r->th_obj_after, G, r));
+    PetscCall(VecDestroy(&A));
+    PetscCall(VecDestroy(&G));
+  }
+  PetscCall(SRCellsCopy(r->cand, r->cells));
+  if (!r->cells->partition) PetscCall(SRCellsSetFree(r->cells));
+  PetscCall(SRRunAccepted_Private(r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,30 +1,17 @@
-/* Private pieces of the enclosure kernels (src/numerics/taylor.c, src/abstraction/enclosure.c; SPEC §7). */
+/* Private pieces of the batched enclosure kernels (src/abstraction/enclosure.c, enclosure_taylor.c;
+   SPEC §7): the block size and the fast tanh.  The Taylor passes of the model are
+   private/model_taylor.h, the batched Taylor kernel private/enclosure_taylor.h. */
 #pragma once
 
 #include <simreach/model.h>
+#include <simreach/private/model_taylor.h>
+#include <simreach/private/enclosure_taylor.h>
 
 #include <stdint.h>
 #include <string.h>
 
-/* Workspace variants of the Taylor passes (work: 2 * mlp->maxwidth SRTaylor). */
-PetscErrorCode SRMLPForwardTaylorWork_Private(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTaylor *Y, SRTaylor *work);
-PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work);
-/* the cell's normalised coordinates x_i = c_i + h_i xi_i (SPEC §7), and the part of the
-   Taylor enclosure after the MLP (src/numerics/taylor.c) */
-void           SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi, SRTaylor *X);
-PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi);
-
 /* Cells per block of the batched kernels (structure-of-arrays: value d of cell c at d * SR_ENC_BLOCK + c) */
 #define SR_ENC_BLOCK 64
-
-/* Batched first-order Taylor-model enclosure (src/abstraction/enclosure_taylor.c): the same enclosure as
-   SRModelEncloseTaylorWork_Private (sound, SPEC §7) over a block of cells. */
-typedef struct _p_SRTMBatch *SRTMBatch;
-PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb);
-PetscErrorCode SRTMBatchDestroy(SRTMBatch *tb);
-/* nb <= SR_ENC_BLOCK cells with boxes lo/hi in SoA layout (all SR_ENC_BLOCK slots filled);
-   E: 2n per cell (lo then hi), NaN bounds when not finite. */
-PetscErrorCode SRTMBatchEnclose(SRTMBatch tb, PetscInt nb, const double *lo, const double *hi, double *E);
 
 /* Fast tanh for the batched interval kernel, vectorisable (no libm call, no branch):
      |SRTanhFast_Private(x) - tanh(x)| <= SR_TANH_FAST_ERR   for every finite x.

@@ -1,10 +1,22 @@
-/* Small HDF5 attribute helpers shared by the file formats of src/abstraction/abstraction_file.c,
+/* Small HDF5 helpers (the checked-call macros and attribute helpers) shared by the file formats of src/abstraction/abstraction_file.c,
    src/model/network_file.c and src/closedloop/closedloop_file.c.  Not collective; a failing HDF5 call is
    PETSC_ERR_LIB (SRCallHDF5), a missing or malformed attribute PETSC_ERR_FILE_UNEXPECTED. */
 #pragma once
 
 #include <simreach/base.h>
 #include <hdf5.h>
+
+/* Check an HDF5 return code (negative = failure). */
+#define SRCallHDF5(...) \
+  do { \
+    if ((__VA_ARGS__) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
+  } while (0)
+/* Assign an HDF5 identifier and check it. */
+#define SRCallHDF5Id(id, ...) \
+  do { \
+    (id) = (__VA_ARGS__); \
+    if ((id) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
+  } while (0)
 
 /* A fixed-length string attribute (scalar dataspace). */
 PetscErrorCode SRH5AttrWriteString(hid_t o, const char name[], const char value[]);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <simreach/study.h>
+#include <simreach/private/h5attr.h> /* SRCallHDF5 */
 #include <petscviewer.h>
 #include <hdf5.h>
 
@@ -19,17 +20,6 @@
 #define SR_RESULTS_MAX_LIST 256 /* longest -beta / -tau / -seed_list */
 #define SR_RESULTS_REASON_LEN 128
 
-/* Check an HDF5 return code (negative = failure). */
-#define SRCallHDF5(...) \
-  do { \
-    if ((__VA_ARGS__) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
-  } while (0)
-/* Assign an HDF5 identifier and check it. */
-#define SRCallHDF5Id(id, ...) \
-  do { \
-    (id) = (__VA_ARGS__); \
-    if ((id) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #__VA_ARGS__); \
-  } while (0)
 
 /* Everything that fixes the shape of the file. Run r = (ib * ntau + it) * nseed + is. */
 typedef struct {

@@ -1,8 +1,17 @@
 /* The private state of one training run (SPEC §8), shared by the files that implement it:
-   run.c (set-up and the loop), guard.c, cellsolve.c, recheck.c, runstate.c. */
+   run.c (set-up and the loop), guard.c, cellsolve.c, run_recheck.c, runstate.c (src/train/). */
 #pragma once
 
-#include <simreach.h>
+#include <simreach/base.h>
+#include <simreach/random.h>
+#include <simreach/model.h>
+#include <simreach/cells.h>
+#include <simreach/abstraction.h>
+#include <simreach/metrics.h>
+#include <simreach/recheck.h>
+#include <simreach/loss.h>
+#include <simreach/lossencl.h>
+#include <simreach/run.h>
 #include <simreach/private/adam.h>
 #include <petsctao.h>
 
@@ -98,6 +107,9 @@ PetscErrorCode SRRunThetaSet_Private(SRRun r, SRCells cells, const double *th);
 void           SRRunThetaClamp_Private(SRRun r, double *th);
 void           SRRunThetaRestoreCell_Private(SRRun r, double *cand, PetscInt k);
 PetscErrorCode SRRunAcceptTheta_Private(SRRun r);
+/* The TAO objectives on theta (src/train/theta.c): a partition, free boxes. */
+PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx);
+PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx);
 PetscErrorCode SRRunCellSolveSetUp_Private(SRRun r);
 PetscErrorCode SRRunThetaStep_Private(SRRun r);
 

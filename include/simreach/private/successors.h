@@ -3,24 +3,8 @@
 #pragma once
 
 #include <simreach/abstraction.h>
-
-/* A growable array of PetscInt (the entries of one cell's list while it is built). */
-typedef struct {
-  PetscInt  n, cap;
-  PetscInt *a;
-} SRIntBuf;
-
-PetscErrorCode SRIntBufPush_Private(SRIntBuf *b, PetscInt v);
-PetscErrorCode SRIntBufReserve_Private(SRIntBuf *b, PetscInt cap);
-PetscErrorCode SRIntBufDestroy_Private(SRIntBuf *b);
-
-/* Closed boxes [alo, ahi] and [blo, bhi] share a point (false if any endpoint is NaN). */
-static inline PetscBool SRBoxMeets_Private(PetscInt n, const double *alo, const double *ahi, const double *blo, const double *bhi)
-{
-  for (PetscInt d = 0; d < n; d++)
-    if (!(alo[d] <= bhi[d] && blo[d] <= ahi[d])) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
+#include <simreach/private/intbuf.h>
+#include <simreach/private/box.h>
 
 /* E = [elo, ehi] lies inside the closed domain D (so it cannot meet the sink R^n \ D). */
 static inline PetscBool SRBoxInsideDomain_Private(SRCells cells, const double *elo, const double *ehi)

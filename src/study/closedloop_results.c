@@ -10,7 +10,7 @@
 
    Every rank reads the run's rows (network, boundaries and lists: partition-sized, checked by one
    checksum) and keeps the lists of the cells it owns (SRVerifyOwnership). */
-#include <simreach/private/closedloop_file.h>
+#include <simreach/private/closedloop_results.h>
 #include <simreach/private/results_run.h>
 
 PetscErrorCode SRIndexGraphLoadRun(MPI_Comm comm, const char file[], const SRRunSelect *sel, SRIndexGraphStore *s, SRSystem *sys, SRModel *model, SRAxes *ax, char label[], size_t len)

@@ -1,5 +1,7 @@
-/* The SRAbstraction object and its list storage, shared by src/abstraction/abstraction.c (the SPEC §5-§7
-   operations) and src/abstraction/abstraction_store.c (how C(k) and T(k) are held and exchanged). */
+/* The SRAbstraction object's struct, the types header shared by src/abstraction/abstraction.c (the
+   SPEC §5-§7 operations) and src/abstraction/abstraction_store.c (how C(k) and T(k) are held and
+   exchanged; its functions are private/abstraction_store.h).  Types and an inline only, so that
+   the store does not depend on the operations that call it. */
 #pragma once
 
 #include <simreach/private/successors.h>
@@ -36,16 +38,3 @@ static inline void SRAbstractionBlock_Private(PetscInt K, PetscMPIInt size, Pets
   *ks = (PetscInt)a;
   *ke = (PetscInt)b;
 }
-
-/* C(k) as an increasing list (the sink K last): a pointer into the explicit lists, or the row
-   expanded into buf.  Valid until buf is next used.  The caller has checked that lists exist
-   for its cells (SRAbstractionCheckCells_Private). */
-PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list);
-/* This rank's rows of C (cells [ks, ke) in order) to every rank: C becomes K index boxes. */
-PetscErrorCode SRAbstractionAllgatherRows_Private(SRAbstraction abs, SRCells cells, const PetscInt *rows);
-/* This rank's lists (cnt[k - ks] entries each, concatenated in ent) to every rank as one CSR. */
-PetscErrorCode SRAbstractionAllgatherList_Private(SRAbstraction abs, PetscInt K, const PetscInt *cnt, const SRIntBuf *ent, SRSuccessorList *L);
-/* Entries of every C(k) together (the sink counts one); the same on every rank. */
-PetscInt64 SRAbstractionCertifiedEntries_Private(SRAbstraction abs);
-/* -target certified with index boxes: T becomes a view of C's rows (T = C), nothing expanded. */
-PetscErrorCode SRAbstractionTargetsView_Private(SRAbstraction abs);
