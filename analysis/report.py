@@ -112,6 +112,12 @@ class Results:
             self.countcols = columns(s["counts"])
             self.verdict = s["verdict"][()]
             self.verdictcols = columns(s["verdict"])
+            # the positive control the stored verdict stands on (gather -control stores it; issue 21)
+            va = s["verdict"].attrs
+            c = va.get("control", b"")
+            self.control = (c.decode() if isinstance(c, bytes) else str(c)) if c is not None else ""
+            self.control_detected = int(np.asarray(va["control_detected"]).reshape(-1)[0]) if "control_detected" in va else -1
+            self.rule_version = int(np.asarray(va["rule_version"]).reshape(-1)[0]) if "rule_version" in va else 1
             self.initial = {k: f["/runs/" + k][()] for k in ("cells_initial", "successor_box_initial", "successor_ptr_initial") if "/runs/" + k in f}
             # the final E_k per cell (run's lo, hi, tightest lo, hi); files before it was stored have none
             self.enclosures = f["/runs/enclosures"][()] if "/runs/enclosures" in f else None
@@ -145,11 +151,11 @@ def fig_lsim_vs_H(res, out):
             x, y = [], []
             for js in range(res.ns):
                 r = res.run(ib, it, js)
-                x.extend(res.series(r, "Lsim"))
+                x.extend(res.series(r, "Lsim_heldout" if "Lsim_heldout" in res.ckcols else "Lsim"))  # criterion 1 on the held-out samples (SPEC §9)
                 y.extend(res.series(r, "H"))
             ax.scatter(x, y, s=14, color=cmap(ib / max(res.nb - 1, 1)), label=f"beta={beta:g}", alpha=0.8)
         ax.set_title(f"tau={tau:g}: Spearman {res.spearman_tau[it]:.3f}")
-        ax.set_xlabel("L_sim (smooth)")
+        ax.set_xlabel("held-out L_sim (smooth)")
         ax.set_ylabel("H (hard, held-out)")
         ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
@@ -528,7 +534,7 @@ def published_check(res):
             cells.append(f"{v0:.4g} -> {v1:.4g}")
             agree.append((v1 > v0) if way == "up" else (v1 < v0))
         L.append(f"| {label} | {p0:g} -> {p1:g} | " + " | ".join(cells) + f" | {sum(agree)} of {res.nt} tau |")
-    x = [res.last(r, "Lsim") for r in range(len(res.points))]
+    x = [res.last(r, "Lsim_heldout" if "Lsim_heldout" in res.ckcols else "Lsim") for r in range(len(res.points))]
     y = [res.last(r, "H") for r in range(len(res.points))]
     rho = stats.spearmanr(x, y)[0] if len(x) > 2 else float("nan")
     L += ["", f"Spearman(L_sim, H) over the final checkpoints of all {len(x)} runs (the published check pooled 9): {rho:.3f} (published 0.967); "
@@ -605,6 +611,8 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
     for name, v in zip(res.verdictcols, res.verdict):
         L.append(f"| {VERDICT_TEXT.get(name, name)} | {'yes' if v == 1 else 'no' if v == 0 else 'NOT TESTED' if v == -1 else 'NOT FULLY VERIFIED (unknown cells)' if v == 2 else 'undecided'} |")
+    L += ["", f"Stored by the gather (rule version {res.rule_version}); positive control: "
+          + (f"`{os.path.basename(res.control)}`, {'DETECTED' if res.control_detected == 1 else 'NOT DETECTED'}" if res.control else "none given (a criterion-2 null reads NOT TESTED; run `simreach gather FILE -control CONTROL`)") + "."]
     if "recheck_failures" in res.ckcols and "falsified" in res.ckcols:
         # criterion 3's outcomes (SPEC §11): over every recorded checkpoint of the finished runs
         done = [r for r in range(len(res.points)) if int(res.status[r]) == 2]

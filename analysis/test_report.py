@@ -143,7 +143,7 @@ class ReportTest(unittest.TestCase):
             cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
             table = ck[()]
             mine = f["/summary/spearman_run"][()]
-        iL, iH = cols.index("Lsim"), cols.index("H")
+        iL, iH = cols.index("Lsim_heldout"), cols.index("H")  # criterion 1: held-out L_sim against held-out H (SPEC §9, issue 21)
         checked = 0
         for r in range(table.shape[0]):
             ok = np.isfinite(table[r, :, 0])

@@ -4,7 +4,7 @@
     /usr/bin/python3 analysis/test_spearman.py RESULTS.h5
 
 Independent oracle for the gather phase (SPEC §9): scipy.stats.spearmanr (average ranks for
-ties) on the stored checkpoint rows (L_sim, H), per run (/summary/spearman_run), pooled per tau
+ties) on the stored checkpoint rows (held-out L_sim, held-out H), per run (/summary/spearman_run), pooled per tau
 (/summary/spearman_tau) and over every run (/summary/spearman_all).  Rows never written are NaN
 in the checkpoint column and are left out; a value is NaN when it is undefined (fewer than two
 rows or a constant series), on both sides.  Exit status 0 when everything agrees to 1e-12.
@@ -49,7 +49,7 @@ def main(path):
     def rows(r):
         t = table[r]
         ok = np.isfinite(t[:, col["checkpoint"]])
-        return t[ok, col["Lsim"]], t[ok, col["H"]]
+        return t[ok, col["Lsim_heldout"]], t[ok, col["H"]]  # held-out L_sim against held-out H (SPEC §9, issue 21)
 
     for r in range(table.shape[0]):
         x, y = rows(r)

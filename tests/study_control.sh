@@ -5,6 +5,9 @@
 . "$(dirname "$0")/study_common.sh"
 opts=$1 study=$2 dir=$3
 rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
+# gather -control writes its verdict into the file (issue 21): work on a copy, not the shared study
+cp "$study" "$dir/study.h5" || fail "cannot copy $study"
+study="$dir/study.h5"
 # the study as its own control: same options
 sr_run 1 gather "$study" -control "$study" > "$dir/self.log" 2>&1 || { cat "$dir/self.log"; fail "gather -control (itself)"; }
 grep -q "^Positive control $study: .* -> \(DETECTED\|NOT DETECTED\)$" "$dir/self.log" || { cat "$dir/self.log"; fail "no Positive control line"; }
@@ -19,4 +22,20 @@ c2=$(grep '^Criterion 2,' "$dir/diff.log")
 if grep -q "NOT DETECTED" "$dir/diff.log"; then
   [[ "$c2" != *"DOES NOT HOLD"* ]] || fail "DOES NOT HOLD without a detected positive control: $c2"
 fi
-echo "PASS: gather -control prints the control, its differing options, and the null rule"
+# one verdict everywhere (SPEC §9): the printed criterion-2 verdict is the one stored in the file,
+# with the control's path and outcome, and analysis/report.py writes the same
+want=$(case "$c2" in *"-> HOLDS"*) echo 1 ;; *"-> DOES NOT HOLD"*) echo 0 ;; *) echo -1 ;; esac)
+det=$(grep -q "^Positive control .* -> DETECTED$" "$dir/diff.log" && echo 1 || echo 0)
+grep -q "the verdict with the positive control is stored in $study" "$dir/diff.log" || fail "the gather did not say it stored the verdict"
+"$PY" - "$study" "$want" "$det" "$dir/control.h5" <<'PYEOF' || fail "the stored verdict differs from the printed one"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r"); d = f["/summary/verdict"]
+c = d.attrs["control"]; c = c.decode() if isinstance(c, bytes) else str(c)
+ok = int(d[1]) == int(sys.argv[2]) and int(d.attrs["control_detected"][0]) == int(sys.argv[3]) and c == sys.argv[4] and int(d.attrs["rule_version"][0]) == 2
+print("stored verdict", list(d[()]), "control", c, "detected", int(d.attrs["control_detected"][0]), "->", "OK" if ok else "DIFFERS")
+sys.exit(0 if ok else 1)
+PYEOF
+"$PY" "$(dirname "$0")/../analysis/report.py" "$study" -o "$dir/report" > "$dir/report.log" 2>&1 || { cat "$dir/report.log"; fail "report.py"; }
+rep=$(grep -F '| >= 20 %' "$dir/report/report.md")
+case "$want" in 1) [[ "$rep" == *"| yes |"* ]] ;; 0) [[ "$rep" == *"| no |"* ]] ;; *) [[ "$rep" == *"| NOT TESTED |"* ]] ;; esac || fail "report.md says '$rep', the gather printed '$c2'"
+echo "PASS: gather -control prints the control, its differing options, and the null rule; printed verdict == file == report"

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include <stdio.h>
+#include <simreach/private/filelock.h>
 
 /* A setting's value as C's %g writes it (PETSc's printf writes 3 as "3."); buf holds 32 chars. */
 static const char *SRG_Private(char *buf, double v)
@@ -701,7 +702,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     for (PetscInt j = 0; j < nr; j++) {
       const double *row = T + j * SR_CHECKPOINT_NFIELDS;
       if (!isfinite(row[C_CK])) continue;
-      lx[m] = row[C_LSIM];
+      lx[m] = row[C_LSHO];
       ly[m] = row[C_H];
       m++;
       ri->failures += (PetscInt)row[C_FAIL];
@@ -726,7 +727,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
         for (PetscInt j = 0; j < nr; j++) {
           const double *row = tables + (r * nr + j) * SR_CHECKPOINT_NFIELDS;
           if (!isfinite(row[C_CK])) continue;
-          lx[m] = row[C_LSIM];
+          lx[m] = row[C_LSHO];
           ly[m] = row[C_H];
           m++;
         }
@@ -738,7 +739,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     for (PetscInt j = 0; j < nr; j++) {
       const double *row = tables + (r * nr + j) * SR_CHECKPOINT_NFIELDS;
       if (!isfinite(row[C_CK])) continue;
-      lx[npool] = row[C_LSIM];
+      lx[npool] = row[C_LSHO];
       ly[npool] = row[C_H];
       npool++;
     }
@@ -822,12 +823,12 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
       PetscCall(PetscViewerASCIIPrintf(viewer, "%8.4g %8.4g %7.1f%%+-%5.1f%% %7.1f%%+-%5.1f%% %7.1f%%+-%5.1f%% %+9.2e+-%7.1e %+9.3f+-%7.3f %9.4f %7.0f\n", lay->beta[ib], lay->tau[it], 100 * row[S_SUCC], 100 * row[S_SUCC + 1], 100 * row[S_VOLE], 100 * row[S_VOLE + 1], 100 * row[S_VOLU], 100 * row[S_VOLU + 1], row[S_DPRED], row[S_DPRED + 1], row[S_DCOV], row[S_DCOV + 1], row[S_SPEAR], row[S_FAIL]));
     }
   PetscCall(PetscViewerASCIIPrintf(viewer, "(reductions 1 - S_beta/S_0 and changes S_beta - S_0 against beta = 0 of the same tau and seed: mean +- sample std over seeds, final checkpoint)\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 1, Spearman(L_sim, H) > 0.8 across checkpoints, pooled per tau:"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 1, Spearman(L_sim, H) > 0.8 across checkpoints, both on the held-out samples, pooled per tau:"));
   for (PetscInt it = 0; it < ntau; it++) PetscCall(PetscViewerASCIIPrintf(viewer, " tau=%s: %.4f (%" PetscInt_FMT " pts)", SRG_Private(gt, lay->tau[it]), s.spearman_tau[it], poolcount[it]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "; all: %.4f -> %s\n", s.spearman_all, s.verdict[0] == 1 ? "HOLDS" : (s.verdict[0] == 0 ? "DOES NOT HOLD" : (nr - 1 < 3 ? "NOT TESTED (fewer than 3 checkpoints per run)" : "NOT TESTED (no run finished)"))));
   {
-    /* Spearman both ways (SPEC §9): held-out H above, H_train beside it */
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  beside it, Spearman(L_sim, H_train) pooled per tau:"));
+    /* SPEC §9: the held-out pair above (the same samples), the training-sample pair beside it */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  beside it, on the training samples, Spearman(L_sim, H_train) pooled per tau:"));
     for (PetscInt it = 0; it < ntau; it++) {
       PetscInt m = 0;
       for (PetscInt ib = 0; ib < nbeta; ib++)
@@ -861,6 +862,14 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     PetscBool has_ttab;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-baseline", ttab, sizeof(ttab), &has_ttab));
     if (has_ttab) PetscCall(TrainThenAbstract_Private(comm, ttab, lay, info, viewer));
+  }
+  s.control          = NULL;
+  s.control_detected = -1;
+  if (has_control) {
+    static char cpath[PETSC_MAX_PATH_LEN];
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-control", cpath, sizeof(cpath), NULL));
+    s.control          = cpath;
+    s.control_detected = control_detected ? 1 : 0;
   }
   if (neffect > 0) s.verdict[1] = 1;
   else if (nacted == 0 || ntested == 0 || !control_detected) s.verdict[1] = -1;
@@ -923,6 +932,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     PetscCall(PetscViewerASCIIPrintf(viewer, "Predicted signature: %s\n", all_yes ? "HOLDS" : (any_no ? "DOES NOT HOLD" : (unverified ? "NOT FULLY VERIFIED" : "NOT TESTED"))));
   }
   if (write && rank == 0) PetscCall(SRResultsWriteSummary(res, &s));
+  if (write) PetscCall(SRResultsWriteVerdictSource(res, &s)); /* collective: metadata */
 
   PetscCall(PetscFree3(s.spearman_run, s.spearman_tau, s.table));
   PetscCall(PetscFree(poolcount));
@@ -936,13 +946,19 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
 
   PetscMPIInt            rank;
   PetscInt               count[2] = {0, 0}; /* unfinished runs, rows failing their checksums */
+  PetscBool              store;
+  SRFileLock             lock = NULL;
   const SRResultsLayout *lay;
 
   PetscFunctionBeginUser;
   if (!viewer) viewer = PETSC_VIEWER_STDOUT_(comm);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   /* validated as -resume does: format, version, shapes (SRResultsOpen), then every row's checksum */
-  PetscCall(SRResultsOpen(comm, filename, PETSC_FALSE, &res));
+  /* with -control the verdict is stored in the file (SPEC §9, issue 21): the file is opened for
+     writing under the study's lock, so no study writes it at the same time */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-control", &store));
+  if (store) PetscCall(SRFileLockAcquire(comm, filename, &lock));
+  PetscCall(SRResultsOpen(comm, filename, store, &res));
   PetscCall(SRResultsGetLayout(res, &lay));
   if (rank == 0)
     for (PetscInt r = 0; r < lay->nruns; r++) {
@@ -953,8 +969,10 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
     }
   PetscCallMPI(MPI_Bcast(count, 2, MPIU_INT, 0, comm));
   if (count[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "simreach gather: %s is UNFINISHED: %" PetscInt_FMT " of %" PetscInt_FMT " runs are not finished (%" PetscInt_FMT " rows fail their checksums); the verdict below is PARTIAL, over the finished runs only\n", filename, count[0], lay->nruns, count[1]));
-  PetscCall(SRGatherResults(res, PETSC_FALSE, viewer));
+  PetscCall(SRGatherResults(res, (PetscBool)(store && !count[0]), viewer));
+  if (store && !count[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "simreach gather: the verdict with the positive control is stored in %s (/summary/verdict, rule_version %d); analysis/report.py reads it from there\n", filename, SR_SUMMARY_RULE_VERSION));
   PetscCall(SRResultsDestroy(&res));
+  if (store) PetscCall(SRFileLockRelease(&lock));
   PetscCheck(!count[0], comm, SR_ERR_UNFINISHED, "%s is unfinished: %" PetscInt_FMT " of %" PetscInt_FMT " runs are not finished, so the verdict above is PARTIAL; finish the study with simreach study (same options) -output %s -resume", filename, count[0], lay->nruns, filename);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

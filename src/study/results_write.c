@@ -2,6 +2,7 @@
    every row's checksum is written after the row, so a kill in between leaves the row "never
    written" (analysis/results-schema.md). */
 #include <simreach/private/results_impl.h>
+#include <simreach/private/h5attr.h>
 #include <math.h>
 
 PetscErrorCode SRResultsWriteCheckpoint(SRResults res, PetscInt r, const SRCheckpoint *cp)
@@ -149,6 +150,28 @@ static PetscErrorCode WriteWhole_Private(hid_t f, const char name[], hid_t memty
   PetscFunctionBeginUser;
   SRCallHDF5Id(d, H5Dopen2(f, name, H5P_DEFAULT));
   PetscCall(SRResultsHyperslab_Private(d, memtype, rank, start, count, (void *)buf, PETSC_TRUE));
+  SRCallHDF5(H5Dclose(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective on the file's communicator (attribute changes are metadata, which parallel HDF5
+   writes collectively): which rule and which positive control the stored verdict stands on
+   (SPEC §9: the verdict with the control is stored in the file and the report reads it). */
+PetscErrorCode SRResultsWriteVerdictSource(SRResults res, const SRSummary *s)
+{
+  const int64_t ver = SR_SUMMARY_RULE_VERSION, det = s->control_detected;
+  hid_t         d;
+
+  PetscFunctionBeginUser;
+  PetscCheck(res->write, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "results file opened read-only");
+  SRCallHDF5Id(d, H5Dopen2(res->file, "/summary/verdict", H5P_DEFAULT));
+  for (int a = 0; a < 3; a++) {
+    const char *nm = a == 0 ? "rule_version" : (a == 1 ? "control" : "control_detected");
+    if (H5Aexists(d, nm) > 0) SRCallHDF5(H5Adelete(d, nm));
+  }
+  PetscCall(SRH5AttrWrite(d, "rule_version", H5T_NATIVE_INT64, 1, &ver));
+  PetscCall(SRH5AttrWriteString(d, "control", s->control ? s->control : ""));
+  PetscCall(SRH5AttrWrite(d, "control_detected", H5T_NATIVE_INT64, 1, &det));
   SRCallHDF5(H5Dclose(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

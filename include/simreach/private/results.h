@@ -144,8 +144,17 @@ typedef struct {
   PetscInt failures, falsified, runs_done, runs_diverged;
   double  gap_ratio_max;   /* max over rows of gap / (tau log n) */
   PetscInt verdict[3];     /* spearman, reduction, containment: 1 holds, 0 not */
+  /* the positive control the criterion-2 verdict was judged with (issue 21: gather -control
+     stores its verdict in the file): its path ("" none) and 1 detected / 0 not / -1 none */
+  const char *control;
+  PetscInt    control_detected;
 } SRSummary;
+/* The rule the stored verdict was computed by (attribute rule_version of /summary/verdict):
+   2 = Holm-controlled treatment check and effect, criterion 1 on held-out samples (issue 21). */
+#define SR_SUMMARY_RULE_VERSION 2
 PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s);
+/* Collective: the verdict's rule_version, control and control_detected attributes. */
+PetscErrorCode SRResultsWriteVerdictSource(SRResults res, const SRSummary *s);
 
 /* The gather phase of SPEC §9 on an open results file: computes the summary on every rank,
    prints the table and verdict on viewer, and (write) stores /summary from rank 0.  Collective. */
