@@ -1,4 +1,4 @@
-/* The set-up shared by the tests of a training run (tests/test_run.c, tests/test_recheck.c): a
+/* The set-up shared by the tests of a training run (tests/train/test_run.c, tests/abstraction/test_recheck.c): a
    run made from option strings, a verdict reduced over PETSC_COMM_WORLD, and an independent
    forward pass of f_phi written from the weights (the oracle both tests check against).
    Include after <simreach.h> and <cmocka.h>. */

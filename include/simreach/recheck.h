@@ -11,7 +11,7 @@
      union of C(k) (SRContainmentOutside: exact comparisons);
    - unknown: neither within the budget.
    The witness search runs on the cells left unproven (a proof by sound enclosures leaves no
-   witness to find; the enclosures' soundness is the soundness suite's, tests/test_soundness.c):
+   witness to find; the enclosures' soundness is the soundness suite's, tests/abstraction/test_soundness.c):
    the centre, the 2^n corners, params.samples points of SR_STREAM_FALSIFY and the centre of
    the failing sub-box, then params.attack_steps steps of a sign-gradient ascent (finite
    differences) of the depth of f(x) outside the union (SRContainmentDepth) from the most

@@ -42,8 +42,8 @@
 
    After the last layer the per-cell tail of src/numerics/taylor.c (x + N(x), or the controller's tanh,
    u_max and the true step) runs on the batched output.  Tested against the MPFR oracle with
-   dense sampling and attacks in tests/test_soundness.c (through SREnclosureCompute) and
-   against the per-cell path in tests/test_taylor_batch.c. */
+   dense sampling and attacks in tests/abstraction/test_soundness.c (through SREnclosureCompute) and
+   against the per-cell path in tests/abstraction/test_taylor_batch.c. */
 #include <simreach/model.h>
 #include <simreach/private/enclosure.h>
 

@@ -8,7 +8,7 @@
    the computed value can be half that ulp, so covering k ulps can take 2k nextafter steps.
    We widen by SR_ULPS_EXP_SIN_COS = 4 steps (>= 2 ulps of either binade: a safety factor
    of 2 over the manual) and SR_ULPS_TANH = 6 steps (>= 3 ulps: factor 1.5), then clamp to
-   the mathematical range.  tests/test_interval_mpfr.c checks the result against MPFR at
+   the mathematical range.  tests/numerics/test_interval_mpfr.c checks the result against MPFR at
    200 bits on >= 10^6 intervals per function. */
 #include <simreach/interval.h>
 
@@ -16,7 +16,7 @@
 #define SR_ULPS_TANH        6
 
 /* 2/pi = 0x1.45F306DC9C882A53F8...p-1, so these doubles bracket it (checked by MPFR in
-   tests/test_interval.c). */
+   tests/numerics/test_interval.c). */
 #define SR_TWO_OVER_PI_LO 0x1.45f306dc9c882p-1
 #define SR_TWO_OVER_PI_HI 0x1.45f306dc9c883p-1
 

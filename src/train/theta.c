@@ -86,7 +86,7 @@ static PetscErrorCode SRRunThetaObjectiveBegin_Private(SRRun r, Vec X, Vec G, Pe
    soundness.  Every term's gradient goes to the cell faces (c, w layout) and from there to the
    boundaries by the chain rule (SRCellsPartitionThetaGradient): exact for the network, with
    the controller plant's held interval step differentiated in its bounds by central
-   differences (tests/test_partition.c checks the whole gradient against central differences
+   differences (tests/abstraction/test_partition.c checks the whole gradient against central differences
    of this objective). */
 PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {

@@ -23,7 +23,7 @@
    so e^y is computed with relative error delta <= 5.9e-15; then
    |d tanh / d(e^y)| e^y delta <= delta / 2 and the last three roundings add <= 4 u:
    total < 3.5e-15.  SR_TANH_FAST_ERR = 2^-45 = 2.8e-14 leaves a factor 8 (checked against MPFR in
-   tests/test_enclosure.c). */
+   tests/abstraction/test_enclosure.c). */
 #define SR_TANH_FAST_ERR 0x1p-45
 
 /* tanh(y / 2) for 0 <= y <= 40 (the caller clamps: GCC does not if-convert a clamp that feeds

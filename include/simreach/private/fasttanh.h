@@ -7,7 +7,7 @@
    (truncation < 2^-60 relative at |r| = 0.35), expm1(y) = 2^k expm1(r) + (2^k - 1).  E has a
    few ulp of relative error for every y (no cancellation: k = 0 gives expm1(r) itself), and
    E/(E+2) is well conditioned, so tanh is within a few ulp (checked against MPFR in
-   tests/test_mlp_fast.c).  For |x| >= 20, tanh(x) rounds to +-1 and so does the formula.
+   tests/model/test_mlp_fast.c).  For |x| >= 20, tanh(x) rounds to +-1 and so does the formula.
    NaN propagates; +-inf give +-1.  Every operation is a plain IEEE one (no FMA, no table),
    so a loop over SRFastTanh vectorises and gives the same bits at any vector width. */
 #pragma once
