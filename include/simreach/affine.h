@@ -15,7 +15,7 @@
 
 #include <simreach/interval.h>
 
-#define SR_AFFINE_MAX 16
+#define SR_AFFINE_MAX 20
 
 typedef struct {
   double     c0;
