@@ -8,6 +8,7 @@
 #include <simreach/system.h>
 #include <simreach/taylor.h>
 #include <simreach/model.h>
+#include <simreach/network.h>
 #include <simreach/cells.h>
 #include <simreach/loss.h>
 #include <simreach/lossencl.h>

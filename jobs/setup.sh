@@ -11,6 +11,7 @@ packages=(
   openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev hdf5-tools
   libcmocka-dev libmpfr-dev libgmp-dev valgrind gdb
   python3 python3-h5py python3-numpy python3-scipy python3-matplotlib python3-torch
+  protobuf-c-compiler libprotobuf-c-dev python3-onnx
   slurm-wlm munge
 )
 

@@ -24,3 +24,9 @@ foreach(_act tanh relu mixed)
   sr_add_mpi_test(NAME soundness_transform_${_act}_dubins COMMAND test_soundness -sys dubins -model controller -act ${_act} -transform -cells 500 -points 400 -seed 22 RANKS 1 TIMEOUT 300)
 endforeach()
 sr_add_mpi_test(NAME soundness_transform_planted COMMAND test_soundness -sys pendulum -model dynamics -act relu -transform -plant -cells 100 -points 200 -seed 23 RANKS 1 TIMEOUT 300)
+# ONNX (PyTorch exports and onnx.helper graphs) and NNet against independent references on 10^4
+# points, the converter, verify/check on an ONNX network, and bad files refused in one line
+# (tests/networks_import.py; skipped without python3-onnx / python3-torch).
+add_test(NAME networks_import COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/networks_import.py
+         --simreach $<TARGET_FILE:simreach_exe> --mpiexec ${MPIEXEC_EXECUTABLE} --mpiexec-extra "${_sr_nextra}" --dir ${CMAKE_CURRENT_BINARY_DIR}/networks_import)
+set_tests_properties(networks_import PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS verify ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")

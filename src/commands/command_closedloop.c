@@ -205,10 +205,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(SRPlantRead(comm, plantf, &pl));
   PetscCall(SRSpecRead(comm, specf, &pl, &S));
   {
-    char        sysname[16];
-    SRModelType mt;
-    PetscInt     cs;
-    PetscCall(SRNetworkFileRead(comm, netf, sysname, sizeof sysname, &mt, &cs, &mlp)); /* activations and transforms included */
+    PetscCall(SRNetworkLoad(comm, netf, NULL, &mlp)); /* HDF5, ONNX or NNet by content, with activations and transforms (SPEC §14) */
     PetscCheck(mlp->nlayers - 1 >= 1 && mlp->nlayers - 1 <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, mlp->nlayers - 1, SR_MAX_LAYERS);
     PetscCheck(mlp->width[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, mlp->width[0], plantf, pl.nin);
     PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, mlp->width[mlp->nlayers], plantf, pl.nout);

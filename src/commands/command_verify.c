@@ -138,7 +138,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMemzero(&h, sizeof(h)));
   PetscOptionsBegin(comm, NULL, "simreach verify: a network over a fine partition (SPEC §10)", NULL);
-  PetscCall(PetscOptionsString("-network", "network file (layout: src/model/network_file.c)", NULL, network, network, sizeof(network), &has_net));
+  PetscCall(PetscOptionsString("-network", "network: our HDF5 file (src/model/network_file.c), ONNX or NNet, by content (ONNX/NNet need -sys and -model)", NULL, network, network, sizeof(network), &has_net));
   PetscCall(PetscOptionsString("-from", "results file of a study: verify the final network of one run", NULL, from, from, sizeof(from), &has_from));
   PetscCall(PetscOptionsInt("-run", "with -from: the run index", NULL, run, &run, &run_set));
   PetscCall(PetscOptionsReal("-run_beta", "with -from: the run's beta", NULL, pbeta, &pbeta, &pb_set));
@@ -187,8 +187,9 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   h.bisect = bisect;
 
   if (has_net) {
-    PetscCall(SRCommandNetworkLoad(comm, network, &sys, &model));
-    PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "network file %s", network));
+    SRNetworkInfo info;
+    PetscCall(SRNetworkLoadModel(comm, network, "-network", &info, &sys, &model)); /* HDF5, ONNX or NNet, by content (SPEC §14) */
+    PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "%s network file %s", SRNetworkFormats[info.format], network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
   if (has_eval) {
     PetscCall(SRCheckUnusedOptions(comm));

@@ -8,6 +8,7 @@
      simreach check    FILE.h5                         re-verify every stored triple (SPEC §11); exit 5 unless all proven
      simreach safe     ABS.h5 | RES.h5 -run r         verified-safe set and horizons of an abstraction file or a run (SPEC §12)
      simreach reach    ABS.h5 -init lo,hi,.. -steps N  bounded reachability from an initial box (SPEC §12)
+     simreach network  FILE [-output net.h5]            print an HDF5/ONNX/NNet network, convert it to our file (SPEC §14)
      simreach closedloop -plant P -network N -spec S  a continuous-time plant under a network controller (SPEC §15); exit 0 VERIFIED, 6 FALSIFIED, 5 UNKNOWN
    Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
 #include <simreach/private/commands.h>
@@ -18,7 +19,7 @@
 #include <string.h>
 
 static const char help[] = "simreach: simulation-regularised neural dynamics with sound reachability.\n"
-                           "Usage: simreach train|abstract|study|gather|verify|check|safe|reach|closedloop [FILE.h5] [options]; -help lists the options.\n";
+                           "Usage: simreach train|abstract|study|gather|verify|check|safe|reach|network|closedloop [FILE] [options]; -help lists the options.\n";
 
 static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int *code)
 {
@@ -32,10 +33,11 @@ static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int 
   else if (!strcmp(cmd, "check")) PetscCall(SRCommandCheck(PETSC_COMM_WORLD, file, code));
   else if (!strcmp(cmd, "safe")) PetscCall(SRCommandSafe(PETSC_COMM_WORLD, file));
   else if (!strcmp(cmd, "reach")) PetscCall(SRCommandReach(PETSC_COMM_WORLD, file));
+  else if (!strcmp(cmd, "network")) PetscCall(SRCommandNetwork(PETSC_COMM_WORLD, file));
   else if (!strcmp(cmd, "closedloop")) PetscCall(SRCommandClosedLoop(PETSC_COMM_WORLD, code));
   else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
-    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check, safe, reach, closedloop", cmd);
+    PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check, safe, reach, network, closedloop", cmd);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
   /* The subcommand word (and gather's file) are not PETSc options: hide them from PetscInitialize. */
   int    pargc = argc > 1 ? argc - 1 : argc;
   char **pargv = argv + (argc > 1 ? 1 : 0);
-  if (argc > 2 && (!strcmp(cmd, "gather") || !strcmp(cmd, "check") || !strcmp(cmd, "safe") || !strcmp(cmd, "reach")) && argv[2][0] != '-') {
+  if (argc > 2 && (!strcmp(cmd, "gather") || !strcmp(cmd, "check") || !strcmp(cmd, "safe") || !strcmp(cmd, "reach") || !strcmp(cmd, "network")) && argv[2][0] != '-') {
     file     = argv[2];
     argv[2]  = argv[0];
     pargc    = argc - 2;

@@ -15,6 +15,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach v
 PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code);
 /* simreach check FILE.h5 (SPEC §11): *exit_code 0 only when every stored cell is proven, else 1. */
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
+PetscErrorCode SRCommandNetwork(MPI_Comm comm, const char file[]); /* simreach network FILE (SPEC §14) */
 PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[]);   /* simreach safe ABS.h5  (SPEC §12) */
 PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[]);  /* simreach reach ABS.h5 (SPEC §12) */
 /* simreach closedloop (SPEC §15): *exit_code 0 VERIFIED, 6 FALSIFIED, 5 UNKNOWN */

@@ -1,0 +1,154 @@
+/* -network FILE (SPEC §14): our HDF5 network file, an ONNX model or an NNet file, chosen by
+   content: the HDF5 signature, then text that an NNet file starts with ('//' comments or the
+   header's numbers), otherwise ONNX's protobuf (which the ONNX reader decodes or refuses). */
+#include <simreach/network.h>
+#include <simreach/verify.h>
+
+#include <ctype.h>
+
+const char *const SRNetworkFormats[] = { "simreach-hdf5", "onnx", "nnet", "SRNetworkFormat", "SR_NETFMT_", NULL };
+
+static PetscErrorCode SRNetworkDetect_Private(const char path[], SRNetworkFormat *fmt)
+{
+  unsigned char  b[512];
+  size_t         n;
+  FILE          *fp;
+  PetscBool      text = PETSC_TRUE;
+  static const unsigned char h5[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
+
+  PetscFunctionBeginUser;
+  fp = fopen(path, "rb");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: no such readable file", path);
+  n = fread(b, 1, sizeof b, fp);
+  fclose(fp);
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: the file is empty; allowed are a simreach HDF5 network file, an ONNX model or an NNet file", path);
+  if (n >= 8 && !memcmp(b, h5, 8)) {
+    *fmt = SR_NETFMT_HDF5;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    const size_t L = strlen(path);
+    PetscCheck(!((L > 3 && !strcmp(path + L - 3, ".h5")) || (L > 5 && !strcmp(path + L - 5, ".hdf5"))), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: not an HDF5 file (no HDF5 signature); allowed are a simreach HDF5 network file, an ONNX model or an NNet file", path);
+  }
+  for (size_t k = 0; k < n; k++) text = (PetscBool)(text && (isprint(b[k]) || isspace(b[k])));
+  {
+    size_t k = 0;
+    while (k < n && isspace(b[k])) k++;
+    if (text && k < n && (b[k] == '/' || isdigit(b[k]))) {
+      *fmt = SR_NETFMT_NNET;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  *fmt = SR_NETFMT_ONNX;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SRNetworkLoad_Private(MPI_Comm comm, const char path[], SRNetworkInfo *info, SRMLP *mlp)
+{
+  SRNetworkFormat fmt;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRNetworkDetect_Private(path, &fmt));
+  if (fmt == SR_NETFMT_HDF5) {
+    PetscCall(PetscMemzero(info, sizeof *info));
+    info->format  = SR_NETFMT_HDF5;
+    info->has_sys = PETSC_TRUE;
+    PetscCall(SRNetworkFileRead(comm, path, info->sys, sizeof info->sys, &info->type, &info->control_steps, mlp));
+  } else if (fmt == SR_NETFMT_NNET) PetscCall(SRNetworkReadNNet(path, info, mlp));
+  else PetscCall(SRNetworkReadONNX(path, info, mlp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  PetscErrorCode code;
+  char           mess[1024];
+} SRNetErr_Private;
+
+/* keeps the first (initial) error's message, prints nothing */
+static PetscErrorCode SRNetCapture_Private(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  SRNetErr_Private *e = (SRNetErr_Private *)ctx;
+  if (p == PETSC_ERROR_INITIAL && !e->code) {
+    e->code = n;
+    snprintf(e->mess, sizeof e->mess, "%s", mess ? mess : "");
+  }
+  return n;
+}
+
+/* Every rank reads the small file itself, so a bad file fails identically on every rank: the
+   readers' errors (raised on PETSC_COMM_SELF) are caught and raised again on comm, so that the
+   command says one line and exits 2 like any refused input (SPEC §13). */
+PetscErrorCode SRNetworkLoad(MPI_Comm comm, const char path[], SRNetworkInfo *info, SRMLP *mlp)
+{
+  SRNetworkInfo    loc;
+  SRNetErr_Private e = { 0 };
+  PetscErrorCode   ierr;
+  int              mine, all;
+
+  PetscFunctionBeginUser;
+  if (!info) info = &loc;
+  *mlp = NULL;
+  PetscCall(PetscPushErrorHandler(SRNetCapture_Private, &e));
+  ierr = SRNetworkLoad_Private(comm, path, info, mlp);
+  PetscCall(PetscPopErrorHandler());
+  mine = ierr ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, comm));
+  if (ierr) PetscCall(SRMLPDestroy(mlp));
+  PetscCheck(!ierr, comm, e.code ? e.code : ierr, "%s", e.mess[0] ? e.mess : "reading the network failed");
+  PetscCheck(!all, comm, PETSC_ERR_FILE_READ, "-network %s: the file reads differently on another rank", path);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRNetworkPrint(MPI_Comm comm, const char path[], const SRNetworkInfo *info, SRMLP mlp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "network %s: format %s%s%s\n", path, SRNetworkFormats[info->format], info->producer[0] ? ", " : "", info->producer));
+  if (info->has_sys) PetscCall(PetscPrintf(comm, "  closed loop: -sys %s -model %s -control_steps %" PetscInt_FMT "\n", info->sys, SRModelTypes[info->type], info->control_steps ? info->control_steps : 1));
+  PetscCall(PetscPrintf(comm, "  %" PetscInt_FMT " inputs, %" PetscInt_FMT " outputs, %" PetscInt_FMT " affine layers, %" PetscInt_FMT " parameters\n", mlp->width[0], mlp->width[mlp->nlayers], mlp->nlayers, mlp->nparams));
+  if (mlp->has_in)
+    for (PetscInt j = 0; j < mlp->width[0]; j++) PetscCall(PetscPrintf(comm, "  input %" PetscInt_FMT ": clipped to [%.17g, %.17g], normalised (x - %.17g) / %.17g\n", j, mlp->inlo[j], mlp->inhi[j], mlp->inmean[j], mlp->inrange[j]));
+  for (PetscInt l = 0; l < mlp->nlayers; l++) PetscCall(PetscPrintf(comm, "  layer %" PetscInt_FMT ": %" PetscInt_FMT " -> %" PetscInt_FMT ", %s\n", l, mlp->width[l], mlp->width[l + 1], SRActivations[mlp->act[l]]));
+  if (mlp->has_out)
+    for (PetscInt i = 0; i < mlp->width[mlp->nlayers]; i++) PetscCall(PetscPrintf(comm, "  output %" PetscInt_FMT ": y * %.17g + %.17g\n", i, mlp->outscale[i], mlp->outoffset[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char opt[], SRNetworkInfo *info, SRSystem *sys, SRModel *model)
+{
+  SRNetworkInfo loc;
+  SRMLP         mlp;
+  char          sysname[16] = "", what[PETSC_MAX_PATH_LEN + 32];
+  PetscBool     sys_set, model_set, cs_set;
+  PetscInt      mt = 0;
+  SRModelType   type;
+
+  PetscFunctionBeginUser;
+  if (!info) info = &loc;
+  PetscCall(PetscSNPrintf(what, sizeof what, "%s %s", opt, path));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-sys", sysname, sizeof sysname, &sys_set));
+  PetscCall(PetscOptionsGetEList(NULL, NULL, "-model", SRModelTypes, 2, &mt, &model_set));
+  PetscCall(SRNetworkLoad(comm, path, info, &mlp));
+  if (info->has_sys) { /* our file states its closed loop (SPEC §13): options may only repeat it */
+    if ((sys_set && strcmp(sysname, info->sys)) || (model_set && (SRModelType)mt != info->type)) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(!sys_set || !strcmp(sysname, info->sys), comm, PETSC_ERR_ARG_INCOMP, "-sys %s: the network file %s belongs to -sys %s; leave the option out", sysname, path, info->sys);
+    PetscCheck(!model_set || (SRModelType)mt == info->type, comm, PETSC_ERR_ARG_INCOMP, "-model %s: the network file %s is a %s model; leave the option out", SRModelTypes[mt], path, SRModelTypes[info->type]);
+    PetscCall(PetscStrncpy(sysname, info->sys, sizeof sysname));
+    type = info->type;
+  } else {
+    if (!sys_set || !model_set) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(sys_set && model_set, comm, PETSC_ERR_ARG_WRONG, "%s: an %s file does not say which closed loop it belongs to; give -sys (toy1d, pendulum, dubins) and -model (dynamics, controller)", what, SRNetworkFormats[info->format]);
+    type = (SRModelType)mt;
+  }
+  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
+  PetscCheck(!cs_set || info->control_steps == 0 || info->control_steps == (*sys)->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", (*sys)->control_steps, path, info->control_steps);
+  if (info->control_steps > 0) (*sys)->control_steps = info->control_steps;
+  {
+    const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers], need = type == SR_MODEL_DYNAMICS ? (*sys)->n : (*sys)->nu;
+    if (nin != (*sys)->n || nout != need) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(nin == (*sys)->n, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sysname, (*sys)->n);
+    PetscCheck(nout == need, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; -model %s of -sys %s needs %" PetscInt_FMT, what, nout, SRModelTypes[type], sysname, need);
+  }
+  PetscCall(SRModelCreateFromMLP(*sys, type, mlp, what, model));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
