@@ -72,6 +72,11 @@ def onnx_numpy_forward(model, X):
                 out = out + a.get("beta", 1.0) * ins[2]
         elif op == "MatMul":
             out = ins[0] @ ins[1]
+        elif op == "Conv":  # a fully connected layer (kernel over the whole input), as MATLAB exports
+            W = ins[1].reshape(ins[1].shape[0], -1)
+            out = ins[0].reshape(ins[0].shape[0], -1) @ W.T
+            if len(ins) > 2 and ins[2] is not None:
+                out = out + ins[2]
         elif op in ("Add", "Sub", "Mul", "Div"):
             f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op]
             out = f(ins[0], ins[1])
@@ -212,6 +217,35 @@ def check_onnx(args, rng):
         print(f"onnx f64 (MatMul+Add, Identity, Flatten, Reshape, Constant, raw/typed float64): simreach vs NumPy {e:.2e}")
         if not e <= 1e-12:
             fail(f"f64: disagreement {e:.2e} > 1e-12 (float64 weights, same arithmetic)")
+
+
+def check_arch(args, rng):
+    """The published ARCH-COMP AINNCS controllers of jobs/arch (Keras, MATLAB Gemm and Conv exports)."""
+    arch = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "jobs", "arch")
+    if not os.path.isdir(arch):
+        return
+    for d in sorted(os.listdir(arch)):
+        for f in sorted(os.listdir(os.path.join(arch, d))) if os.path.isdir(os.path.join(arch, d)) else []:
+            if not f.endswith(".onnx"):
+                continue
+            path = os.path.join(arch, d, f)
+            r = subprocess.run([args.simreach, "network", path], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"{path}: simreach network exit {r.returncode}: {r.stderr.strip()}")
+                continue
+            m = onnx.load(path)
+            nin = [i for i in m.graph.input if i.name not in {t.name for t in m.graph.initializer}][0]
+            n = int(np.prod([x.dim_value for x in nin.type.tensor_type.shape.dim if x.dim_value > 0]))
+            print(f"arch {d}/{f}: read ({n} inputs)")
+            if n == 2:  # the single pendulum: against the NumPy reference
+                X = points("pendulum", args.points, rng, widen=1.5)
+                ref = onnx_numpy_forward(m, X)
+                ours = simreach_eval(args, path, "pendulum", "controller", X)
+                if ours is not None:
+                    e = rel_err(ours, ref)
+                    print(f"arch {d}/{f}: {len(X)} points, simreach vs NumPy reference {e:.2e}")
+                    if not e <= 1e-6:
+                        fail(f"{path}: disagreement {e:.2e}")
 
 
 def check_convert(args):
@@ -369,6 +403,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     rng = np.random.default_rng(2026)
     check_onnx(args, rng)
+    check_arch(args, rng)
     check_convert(args)
     check_nnet(args, rng)
     check_bad(args, rng)

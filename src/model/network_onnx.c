@@ -3,7 +3,8 @@
 
    What is read: a graph with one input and one output whose nodes form one chain on a vector
    (batch 1) through the operators a feed-forward controller exports to:
-     Gemm (transA 0; alpha, beta folded only when exact), MatMul with a constant matrix followed by
+     Gemm (transA 0; alpha, beta folded only when exact), Conv when it is a fully connected layer
+     (MATLAB's export: kernel over the whole input), MatMul with a constant matrix followed by
      an Add of a constant (its bias), Relu, Tanh, Sigmoid, Identity, Flatten / Reshape / Squeeze /
      Unsqueeze of a vector, Constant, initializers (float32 or float64, typed fields or raw_data),
    and, as the network's input transform, Sub/Add then Div/Mul of constants before the first
@@ -20,7 +21,7 @@
 
 #include <onnx.pb-c.h>
 
-#define SR_ONNX_SUPPORTED "Gemm, MatMul, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Identity, Flatten, Reshape, Squeeze, Unsqueeze, Constant"
+#define SR_ONNX_SUPPORTED "Gemm, MatMul, Conv (fully connected: kernel over the whole input), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Identity, Flatten, Reshape, Squeeze, Unsqueeze, Constant"
 
 typedef struct {
   const char *name;
@@ -224,7 +225,7 @@ static PetscErrorCode SROnnxChain_Private(SROnnx_Private *o, const Onnx__GraphPr
       continue;
     }
     {
-      static const char *ok[] = { "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "Tanh", "Sigmoid", "Identity", "Flatten", "Reshape", "Squeeze", "Unsqueeze" };
+      static const char *ok[] = { "Gemm", "MatMul", "Conv", "Add", "Sub", "Mul", "Div", "Relu", "Tanh", "Sigmoid", "Identity", "Flatten", "Reshape", "Squeeze", "Unsqueeze" };
       PetscBool          known = PETSC_FALSE;
       for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known = (PetscBool)(known || !strcmp(op, ok[k]));
       PetscCheck(known, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: operator %s is not supported; supported are %s", o->path, node, op, SR_ONNX_SUPPORTED);
@@ -264,6 +265,33 @@ static PetscErrorCode SROnnxChain_Private(SROnnx_Private *o, const Onnx__GraphPr
         PetscCall(SROnnxVector_Private(o, SROnnxFind_Private(o, nd->input[2]), m, node, &r.b));
         if (be && be->has_f && be->f != 1.0f) PetscCall(SROnnxExactScale_Private(o, node, "beta", (double)be->f, r.b, m));
       } else if (gemm) PetscCall(PetscCalloc1(m, &r.b));
+      len = m;
+      PetscCall(SROnnxPush_Private(o, r));
+    } else if (!strcmp(op, "Conv")) {
+      /* MATLAB's export of a fully connected layer: Conv(x [1, C, H, W], W [M, C, H, W], b [M]),
+         no padding, unit strides and dilations, one group; the kernel then covers the whole
+         input (C H W = the vector's length) and the output is [1, M, 1, 1]: y = W x + b with
+         W read row-wise, the same (c, h, w) order as the flattened input. */
+      const SRConst_Private      *K;
+      const Onnx__AttributeProto *g = SROnnxAttr_Private(nd, "group"), *pads = SROnnxAttr_Private(nd, "pads"), *st = SROnnxAttr_Private(nd, "strides"), *dl = SROnnxAttr_Private(nd, "dilations"), *ap = SROnnxAttr_Private(nd, "auto_pad");
+      PetscInt                    m, kk = 1;
+      PetscBool                   plain = (PetscBool)(!(g && g->has_i && g->i != 1) && !(ap && ap->has_s && ap->s.len && strncmp((const char *)ap->s.data, "NOTSET", ap->s.len) && strncmp((const char *)ap->s.data, "VALID", ap->s.len)));
+      for (size_t k = 0; pads && k < pads->n_ints; k++) plain = (PetscBool)(plain && pads->ints[k] == 0);
+      for (size_t k = 0; st && k < st->n_ints; k++) plain = (PetscBool)(plain && st->ints[k] == 1);
+      for (size_t k = 0; dl && k < dl->n_ints; k++) plain = (PetscBool)(plain && dl->ints[k] == 1);
+      PetscCheck(onpath == 0 && nd->n_input >= 2 && plain, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: allowed is a Conv that is a fully connected layer (data first, no padding, unit strides and dilations, one group)", o->path, node);
+      K = SROnnxFind_Private(o, nd->input[1]);
+      PetscCheck(K->ndims >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: kernel '%s' has %d dimensions", o->path, node, K->name, K->ndims);
+      m = (PetscInt)K->dims[0];
+      for (int d = 1; d < K->ndims; d++) kk *= (PetscInt)K->dims[d];
+      PetscCheck(kk == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: kernel '%s' covers %" PetscInt_FMT " inputs but the data path has %" PetscInt_FMT "; allowed is a kernel over the whole input (fully connected)", o->path, node, K->name, kk, len);
+      r.kind = SR_OP_AFFINE;
+      r.nin  = kk;
+      r.nout = m;
+      PetscCall(PetscMalloc1(kk * m, &r.W));
+      PetscCall(PetscArraycpy(r.W, K->v, kk * m));
+      if (nd->n_input >= 3 && nd->input[2][0]) PetscCall(SROnnxVector_Private(o, SROnnxFind_Private(o, nd->input[2]), m, node, &r.b));
+      else PetscCall(PetscCalloc1(m, &r.b));
       len = m;
       PetscCall(SROnnxPush_Private(o, r));
     } else if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) {
