@@ -31,6 +31,8 @@ int main(int argc, char **argv)
   double         *E, best = INFINITY, bestcpu = INFINITY, wsum = 0, wtot;
   SRCellStatus   *st;
   PetscLogDouble  f0, f1;
+  SRActivation    act = SR_ACT_TANH;
+  SRModelType     mt  = SR_MODEL_DYNAMICS;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "Enclosure benchmark"));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -41,12 +43,15 @@ int main(int argc, char **argv)
   if (!flg) nw = 2;
   PetscCall(PetscOptionsEnum("-enclosure", "enclosure type", NULL, SREnclosureTypes, (PetscEnum)type, (PetscEnum *)&type, &flg));
   PetscCall(PetscOptionsInt("-reps", "repetitions (best is reported)", NULL, reps, &reps, &flg));
+  PetscCall(PetscOptionsEnum("-act", "hidden activation (SPEC §14): tanh, relu, sigmoid, linear", NULL, SRActivations, (PetscEnum)act, (PetscEnum *)&act, &flg));
+  PetscCall(PetscOptionsEnum("-model", "dynamics or controller", NULL, SRModelTypes, (PetscEnum)mt, (PetscEnum *)&mt, &flg));
   PetscCall(PetscOptionsString("-dump", "file prefix for the NumPy reference", NULL, dump, dump, sizeof dump, &flg));
   PetscOptionsEnd();
 
   PetscCall(SRSystemCreate(PETSC_COMM_WORLD, "pendulum", NULL, &sys));
-  PetscCall(SRModelCreate(sys, SR_MODEL_DYNAMICS, nw, widths, &model));
+  PetscCall(SRModelCreate(sys, mt, nw, widths, &model));
   PetscCall(SRMLPInitialize(model->mlp, 42));
+  for (PetscInt l = 0; l < model->mlp->nlayers - 1; l++) PetscCall(SRMLPSetActivation(model->mlp, l, act));
   counts[0] = counts[1] = grid;
   PetscCall(SRCellsCreateGrid(sys, counts, &cells));
   K      = cells->K;
@@ -74,7 +79,8 @@ int main(int argc, char **argv)
     char ws[64] = "2";
     for (PetscInt l = 0; l < nw; l++)
       PetscCall(PetscSNPrintf(ws + strlen(ws), sizeof ws - strlen(ws), "-%" PetscInt_FMT, widths[l]));
-    PetscCall(PetscStrlcat(ws, "-2", sizeof ws));
+    PetscCall(PetscStrlcat(ws, mt == SR_MODEL_DYNAMICS ? "-2" : "-1", sizeof ws));
+    PetscCall(PetscStrlcat(ws, act == SR_ACT_TANH ? "" : (act == SR_ACT_RELU ? "(relu)" : "(other)"), sizeof ws));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "RESULT %s %s %d %" PetscInt_FMT " %.6f %.6f %.1f %.9g\n", SREnclosureTypes[type], ws, size, K, best, bestcpu, (f1 - f0) / reps / (kend - kstart), wtot / (2.0 * K)));
   }
   if (dump[0] && size == 1) {
