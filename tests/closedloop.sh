@@ -140,20 +140,28 @@ PYEOF
 # planted edit: a cell whose list holds the sink (its enclosure leaves D) loses the sink flag;
 # safe must then answer differently, and the re-check of the stored lists must catch it
 cp "$dir/pend_abs.h5" "$dir/planted.h5"
+# (its stored enclosure is clipped to D to match and every checksum recomputed: an edit the
+# validation on open cannot see, tests/sr_reseal.py)
 cell=$("$PY" - "$dir/planted.h5" <<'PYEOF'
-import sys, h5py
+import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r+")
 n = int(f.attrs["n"][0])
-L = f["cells/list"]
-rows = L[()]
+L, E = f["cells/list"], f["cells/enclosure"]
+rows, enc = L[()], E[()]
+lo, hi = f["partition/domain_lo"][()], f["partition/domain_hi"][()]
 for k in range(rows.shape[0]):
-    if rows[k, 2 * n] == 1:
+    if rows[k, 2 * n] == 1 and all(rows[k, d] <= rows[k, n + d] for d in range(n)):
+        e = enc[k].copy()
+        e[:n], e[n:] = np.clip(e[:n], lo, hi), np.clip(e[n:], lo, hi)
+        if not all(e[d] <= e[n + d] for d in range(n)):
+            continue
         rows[k, 2 * n] = 0
-        L[k] = rows[k]
+        L[k], E[k] = rows[k], e
         print(k)
         break
 PYEOF
 )
+"$PY" "$(dirname "$0")/sr_reseal.py" "$dir/planted.h5" || fail "sr_reseal.py"
 [ -n "$cell" ] || fail "no cell listing the sink to plant an edit in"
 sr_run 1 safe "$dir/planted.h5" -trajectories 0 -output "$dir/planted_safe.h5" > "$dir/planted_safe.log" 2>&1 || { cat "$dir/planted_safe.log"; fail "safe on the planted file"; }
 "$PY" - "$dir" "$cell" <<'PYEOF' || fail "the planted edit did not change the answer"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Networks with ReLU / sigmoid layers end to end (SPEC §13, §14): PyTorch -> network file
 # (format 2) -> simreach agrees with PyTorch at points (network_torch.py check); verify on a grid
-# with both enclosures writes an abstraction file of format 2 naming the activations; simreach
-# check re-proves every cell of it with the stored activations; the format-1 file of a tanh
-# network is still read (verify_command covers it) and a format-2 file with an unknown
+# with both enclosures writes an abstraction file (format 3) naming the activations; simreach
+# check re-proves every cell of it with the stored activations; a network file of a tanh
+# network without activations is still read (verify_command covers it) and a format-2 file with an unknown
 # activation is refused with one line and exit 2 before any work.
 # Usage: networks_act.sh WORKDIR   (environment: see study_common.sh)
 . "$(dirname "$0")/study_common.sh"
@@ -19,7 +19,7 @@ import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 fmt = f.attrs["simreach_format"]; fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
 acts = f["network"].attrs["activations"]; acts = acts.decode() if isinstance(acts, bytes) else acts
-assert fmt == "simreach-abstraction-2", fmt
+assert fmt == "simreach-abstraction-3", fmt
 assert acts == f"{sys.argv[2]},{sys.argv[2]},linear", acts
 PYEOF
   sr_run 2 check "$dir/$act.abs.h5" > "$dir/$act.checkabs" 2>&1 || { cat "$dir/$act.checkabs"; fail "$act: simreach check of the abstraction file"; }

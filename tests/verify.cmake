@@ -7,3 +7,6 @@ add_test(NAME verify_command COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verify.sh 
 set_tests_properties(verify_command PROPERTIES ENVIRONMENT "${_sr_verify_env}" TIMEOUT 300 PROCESSORS 2 FIXTURES_REQUIRED study_files LABELS verify)
 add_test(NAME verify_network_torch COMMAND bash -c "/usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/network_torch.py train --sys pendulum --steps 100 --out ${CMAKE_CURRENT_BINARY_DIR}/torch_net.h5 && /usr/bin/python3 ${CMAKE_SOURCE_DIR}/analysis/network_torch.py check --net ${CMAKE_CURRENT_BINARY_DIR}/torch_net.h5 --simreach $<TARGET_FILE:simreach_exe>")
 set_tests_properties(verify_network_torch PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS verify)
+# Corrupted abstraction files refused by every command (issue 22, SPEC §13)
+add_test(NAME abs_corrupt COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/abs_corrupt.sh ${CMAKE_CURRENT_BINARY_DIR}/abs_corrupt)
+set_tests_properties(abs_corrupt PROPERTIES ENVIRONMENT "${_sr_verify_env}" TIMEOUT 600 PROCESSORS 2 LABELS verify)

@@ -18,7 +18,7 @@ import sys, h5py, numpy as np
 d = sys.argv[1]
 for base in ("p", "d"):
     ref = h5py.File(f"{d}/{base}1.h5", "r")
-    assert ref.attrs["simreach_format"] in (b"simreach-abstraction-1", "simreach-abstraction-1")
+    assert ref.attrs["simreach_format"] in (b"simreach-abstraction-3", "simreach-abstraction-3")
     K, n = int(ref.attrs["K"][0]), int(ref.attrs["n"][0])
     assert ref["cells/enclosure"].shape == (K, 2 * n) and ref["cells/list"].shape == (K, 2 * n + 1)
     for np_ in (2, 4):
@@ -34,21 +34,25 @@ grep -q "containment failures: 0" "$dir/p1.log" || fail "a fresh verification ha
 sr_run 2 verify -recheck "$dir/p1.h5" > "$dir/re1.log" 2>&1 || { cat "$dir/re1.log"; fail "re-check (taylor1) of an untouched file"; }
 grep -q "re-enclosed with taylor1" "$dir/re1.log" || fail "the re-check does not use the other enclosure"
 sr_run 2 verify -recheck "$dir/d1.h5" -enclosure both -bisect 3 > "$dir/re2.log" 2>&1 || { cat "$dir/re2.log"; fail "re-check (both, bisect 3: the same enclosure) of an untouched file"; }
-# planted violation: one list loses its top index in dimension 0
+# planted violation: one list loses its top index in dimension 0, its stored enclosure is cut to
+# match and every checksum recomputed (tests/sr_reseal.py: an edit the validation on open cannot
+# see; only the re-proof can)
 cp "$dir/p1.h5" "$dir/planted.h5"
 cell=$("$PY" - "$dir/planted.h5" <<'PYEOF'
-import sys, h5py
+import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r+")
-L = f["cells/list"]
-rows = L[()]
+L, E = f["cells/list"], f["cells/enclosure"]
+rows, enc, olo = L[()], E[()], f["partition/cell_lo_0"][()]
 for k in range(rows.shape[0]):
     if rows[k, 2] > rows[k, 0] + 1 and rows[k, 4] == 0:
         rows[k, 2] -= 1
-        L[k] = rows[k]
+        enc[k, 2] = min(enc[k, 2], np.nextafter(olo[rows[k, 2] + 1], -np.inf))
+        L[k], E[k] = rows[k], enc[k]
         print(k)
         break
 PYEOF
 )
+"$PY" "$(dirname "$0")/sr_reseal.py" "$dir/planted.h5" || fail "sr_reseal.py"
 [ -n "$cell" ] || fail "no cell to plant a violation in"
 if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted.log" 2>&1; then cat "$dir/planted.log"; fail "planted violation in cell $cell not caught"; fi
 grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" || { cat "$dir/planted.log"; fail "planted violation: no failing cell $cell with a witness"; }
@@ -61,18 +65,21 @@ grep -q "every cell proven" "$dir/check1.log" || fail "simreach check: no verdic
 # a single column of the list in dimension 0, where the image spans at least three.
 cp "$dir/p1.h5" "$dir/planted2.h5"
 cell=$("$PY" - "$dir/planted2.h5" <<'PYEOF'
-import sys, h5py
+import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r+")
-L = f["cells/list"]
-rows = L[()]
+L, E = f["cells/list"], f["cells/enclosure"]
+rows, enc, olo = L[()], E[()], f["partition/cell_lo_0"][()]
 for k in range(rows.shape[0]):
-    if rows[k, 2] > rows[k, 0] + 2 and rows[k, 4] == 0:
+    top = np.nextafter(olo[rows[k, 0] + 1], -np.inf) if rows[k, 0] + 1 < len(olo) else 0
+    if rows[k, 2] > rows[k, 0] + 2 and rows[k, 4] == 0 and enc[k, 0] <= top:
         rows[k, 2] = rows[k, 0]
-        L[k] = rows[k]
+        enc[k, 2] = top
+        L[k], E[k] = rows[k], enc[k]
         print(k)
         break
 PYEOF
 )
+"$PY" "$(dirname "$0")/sr_reseal.py" "$dir/planted2.h5" || fail "sr_reseal.py"
 [ -n "$cell" ] || fail "no cell to plant a violation in"
 sr_run 2 check "$dir/planted2.h5" > "$dir/check2.log" 2>&1
 rc=$?

@@ -17,6 +17,7 @@
    (README "Exit codes"): SR_ERR_STOPPED -> 83, SR_ERR_UNFINISHED -> 3. */
 #define SR_ERR_STOPPED 1001    /* stopped by a signal after writing checkpoints: rerun with -resume */
 #define SR_ERR_UNFINISHED 1002 /* gather: the study has unfinished runs (the verdict is partial) */
+#define SR_ERR_UNSOUND 1003    /* safe: sampled trajectories contradict the abstraction (nothing claimed, nothing written) -> 5 */
 
 /* Largest state dimension of any system of SPEC §2 (Dubins car). */
 #define SR_MAX_DIM 3

@@ -9,17 +9,23 @@
 #include <simreach/private/abstraction_file.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
+#include <simreach/private/abstraction_valid.h>
 #include <sys/statvfs.h>
 #include <libgen.h>
+#include <stdio.h>
 
-#define SR_ABSTRACTION_FORMAT "simreach-abstraction-1"
-/* format 2 = format 1 + the network's activations (SPEC §14), written when they are not
-   simreach's own (tanh hidden layers, linear output); format 1 files read as before */
-#define SR_ABSTRACTION_FORMAT2 "simreach-abstraction-2"
+/* Format 3 (SPEC §13): a checksum on every dataset (attribute "checksum", or per row in
+   /cells/checksum and /failures/checksum) and on the header attributes ("header_checksum");
+   the reader validates everything before the file is used (abstraction_validate.c).  The
+   network's activations (SPEC §14) are the attribute /network/activations when they are not
+   simreach's own.  Formats 1 and 2 (no checksums) are refused by name. */
+#define SR_ABSTRACTION_FORMAT "simreach-abstraction-3"
+#define SR_ABSTRACTION_FORMAT_1 "simreach-abstraction-1"
+#define SR_ABSTRACTION_FORMAT_2 "simreach-abstraction-2"
 
 struct _p_SRAbstractionFile {
   MPI_Comm            comm;
-  hid_t               file, dE, dL;
+  hid_t               file, dE, dL, dS;
   char                path[PETSC_MAX_PATH_LEN], part[PETSC_MAX_PATH_LEN];
   PetscBool           write, force;
   SRAbstractionHeader h;
@@ -35,17 +41,17 @@ static hid_t SRAbsFapl_Private(MPI_Comm comm)
   return fapl;
 }
 
-static PetscErrorCode SRAbsReadAttrNum_Private(hid_t o, const char path[], const char name[], hid_t type, hsize_t len, void *v)
+static PetscErrorCode SRAbsReadAttrNum_Private(MPI_Comm comm, hid_t o, const char path[], const char name[], hid_t type, hsize_t len, void *v)
 {
   hid_t   a, s;
   hsize_t n = 1;
 
   PetscFunctionBeginUser;
-  PetscCheck(H5Aexists(o, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' missing", path, name);
+  PetscCheck(H5Aexists(o, name) > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' missing", path, name);
   SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
   SRCallHDF5Id(s, H5Aget_space(a));
   if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
-  PetscCheck(n == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' has %llu values, expected %llu", path, name, (unsigned long long)n, (unsigned long long)len);
+  PetscCheck(n == len, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: attribute '%s' has %llu values, expected %llu", path, name, (unsigned long long)n, (unsigned long long)len);
   SRCallHDF5(H5Aread(a, type, v));
   SRCallHDF5(H5Sclose(s));
   SRCallHDF5(H5Aclose(a));
@@ -63,6 +69,13 @@ static PetscErrorCode SRAbsDataset_Private(hid_t g, const char name[], hid_t typ
   SRCallHDF5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
   SRCallHDF5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
   SRCallHDF5Id(d, H5Dcreate2(g, name, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+  if (buf) { /* its checksum (SPEC §13): buf is the same on every rank */
+    size_t   nb = H5Tget_size(type);
+    uint64_t sum;
+    for (int i = 0; i < rank; i++) nb *= (size_t)dims[i];
+    sum = SRChecksum64(buf, nb, SRChecksumSeed(name, 0, 0));
+    PetscCall(SRH5AttrWrite(d, "checksum", H5T_NATIVE_UINT64, 1, &sum));
+  }
   if (buf) {
     hid_t fs, ms;
     SRCallHDF5Id(fs, H5Dget_space(d));
@@ -142,6 +155,41 @@ static PetscErrorCode SRAbsCheckSpace_Private(MPI_Comm comm, const char path[], 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The header attributes, in a fixed order, under one checksum. */
+static uint64_t SRAbsHeaderSum_Private(const SRAbstractionHeader *h)
+{
+  int64_t  iv[6 + SR_MAX_LAYERS];
+  uint64_t s = SRChecksumSeed("abstraction-header", 0, 0);
+
+  iv[0] = h->n;
+  iv[1] = h->K;
+  iv[2] = h->bisect;
+  iv[3] = h->model;
+  iv[4] = h->control_steps;
+  iv[5] = h->nhidden;
+  for (PetscInt i = 0; i < SR_MAX_LAYERS; i++) iv[6 + i] = i < h->nhidden ? h->widths[i] : 0;
+  s = SRChecksum64(iv, sizeof(iv), s);
+  s = SRChecksum64(h->sys_param, sizeof(h->sys_param), s);
+  s = SRChecksum64(&h->sys_dt, sizeof(double), s);
+  s = SRChecksum64(&h->sys_umax, sizeof(double), s);
+  s = SRChecksum64(h->sys, strlen(h->sys), s);
+  s = SRChecksum64(h->enclosure, strlen(h->enclosure), s);
+  s = SRChecksum64(h->source, strlen(h->source), s);
+  s = SRChecksum64(h->activations, strlen(h->activations), s);
+  if (h->has_in) { /* the input transforms (SPEC §14), when present */
+    s = SRChecksum64(h->in_lo, sizeof(double) * (size_t)h->n, s);
+    s = SRChecksum64(h->in_hi, sizeof(double) * (size_t)h->n, s);
+    s = SRChecksum64(h->in_mean, sizeof(double) * (size_t)h->n, s);
+    s = SRChecksum64(h->in_range, sizeof(double) * (size_t)h->n, s);
+  }
+  if (h->has_out) {
+    const size_t no = (size_t)(h->model == SR_MODEL_DYNAMICS ? h->n : 1);
+    s = SRChecksum64(h->out_scale, sizeof(double) * no, s);
+    s = SRChecksum64(h->out_offset, sizeof(double) * no, s);
+  }
+  return s;
+}
+
 PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *out)
 {
   SRAbstractionFile af;
@@ -162,6 +210,8 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   af->h     = *h;
   PetscCall(PetscStrncpy(af->path, path, sizeof(af->path)));
   af->force = force;
+  af->h.n    = n;
+  af->h.K    = ax->K;
   /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
   PetscCall(SRFileCreateExclusiveTemp(comm, path, af->part, sizeof(af->part)));
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
@@ -171,7 +221,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   SRCallHDF5(H5Pclose(fapl));
   af->file = f;
 
-  PetscCall(SRH5AttrWriteString(f, "simreach_format", h->activations[0] ? SR_ABSTRACTION_FORMAT2 : SR_ABSTRACTION_FORMAT));
+  PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_ABSTRACTION_FORMAT));
   PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
   PetscCall(SRH5AttrWriteString(f, "enclosure", h->enclosure));
   PetscCall(SRH5AttrWriteString(f, "network_source", h->source));
@@ -180,6 +230,10 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
     PetscCall(SRH5AttrWrite(f, "n", H5T_NATIVE_INT64, 1, &v[0]));
     PetscCall(SRH5AttrWrite(f, "K", H5T_NATIVE_INT64, 1, &v[1]));
     PetscCall(SRH5AttrWrite(f, "bisect", H5T_NATIVE_INT64, 1, &v[2]));
+  }
+  {
+    const uint64_t hs = SRAbsHeaderSum_Private(&af->h);
+    PetscCall(SRH5AttrWrite(f, "header_checksum", H5T_NATIVE_UINT64, 1, &hs));
   }
 
   /* /network: the map f_phi that was verified */
@@ -247,6 +301,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   PetscCall(SRAbsDataset_Private(g, "enclosure", H5T_NATIVE_DOUBLE, 2, dims, NULL, rank, &af->dE));
   dims[1] = (hsize_t)SRListRowLength(n);
   PetscCall(SRAbsDataset_Private(g, "list", H5T_NATIVE_INT32, 2, dims, NULL, rank, &af->dL));
+  PetscCall(SRAbsDataset_Private(g, "checksum", H5T_NATIVE_UINT64, 1, dims, NULL, rank, &af->dS));
   SRCallHDF5(H5Gclose(g));
   *out = af;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -260,6 +315,13 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
   PetscCheck(af->write, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s is open for reading", af->path);
   PetscCall(SRAbsWriteRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E, PETSC_FALSE));
   PetscCall(SRAbsWriteRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows, PETSC_FALSE));
+  { /* the rows' checksums, written with them */
+    uint64_t *sums;
+    PetscCall(PetscMalloc1(PetscMax(nk, 1), &sums));
+    for (PetscInt64 i = 0; i < nk; i++) sums[i] = SRAbstractionRowSum(n, k0 + i, E + 2 * n * i, rows + SRListRowLength(n) * i);
+    PetscCall(SRAbsWriteRows_Private(af->dS, H5T_NATIVE_UINT64, k0, nk, 1, sums, PETSC_FALSE));
+    PetscCall(PetscFree(sums));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -268,7 +330,7 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   const PetscInt n = af->h.n;
   PetscInt64     off = 0, total = 0;
   PetscMPIInt    rank;
-  hid_t          g, dc, dw;
+  hid_t          g, dc, dw, dfs;
   hsize_t        dims[2];
   int            err = 0;
 
@@ -282,7 +344,13 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   dims[1] = (hsize_t)n;
   PetscCall(SRAbsDataset_Private(g, "cell", H5T_NATIVE_INT64, 1, dims, NULL, rank, &dc));
   PetscCall(SRAbsDataset_Private(g, "witness", H5T_NATIVE_DOUBLE, 2, dims, NULL, rank, &dw));
+  PetscCall(SRAbsDataset_Private(g, "checksum", H5T_NATIVE_UINT64, 1, dims, NULL, rank, &dfs));
   if (total > 0) {
+    uint64_t *sums;
+    PetscCall(PetscMalloc1(PetscMax(nf, 1), &sums));
+    for (PetscInt64 i = 0; i < nf; i++) sums[i] = SRChecksum64(witness + n * i, sizeof(double) * (size_t)n, SRChecksum64(&cell[i], sizeof(int64_t), SRChecksumSeed("abstraction-failures", off + i, 0)));
+    PetscCall(SRAbsWriteRows_Private(dfs, H5T_NATIVE_UINT64, off, nf, 1, sums, PETSC_TRUE));
+    PetscCall(PetscFree(sums));
     PetscCall(SRAbsWriteRows_Private(dw, H5T_NATIVE_DOUBLE, off, nf, (hsize_t)n, witness, PETSC_TRUE));
     hid_t   fs, ms, dx;
     hsize_t start = (hsize_t)off, count = (hsize_t)nf, md = (hsize_t)PetscMax(nf, 1);
@@ -302,6 +370,7 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   }
   SRCallHDF5(H5Dclose(dc));
   SRCallHDF5(H5Dclose(dw));
+  SRCallHDF5(H5Dclose(dfs));
   SRCallHDF5(H5Gclose(g));
 
   SRCallHDF5Id(g, H5Gcreate2(af->file, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -312,16 +381,103 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
     const char   *dn[6] = {"succ_mean", "volE_mean", "time_enclosure", "time_lists", "time_containment", "time_write"};
     for (int i = 0; i < 5; i++) PetscCall(SRH5AttrWrite(g, in[i], H5T_NATIVE_INT64, 1, &iv[i]));
     for (int i = 0; i < 6; i++) PetscCall(SRH5AttrWrite(g, dn[i], H5T_NATIVE_DOUBLE, 1, &dv[i]));
+    {
+      const uint64_t ms = SRChecksum64(dv, sizeof(dv), SRChecksum64(iv, sizeof(iv), SRChecksumSeed("abstraction-metrics", 0, 0)));
+      PetscCall(SRH5AttrWrite(g, "checksum", H5T_NATIVE_UINT64, 1, &ms));
+    }
   }
   SRCallHDF5(H5Gclose(g));
   SRCallHDF5(H5Dclose(af->dE));
   SRCallHDF5(H5Dclose(af->dL));
+  SRCallHDF5(H5Dclose(af->dS));
   SRCallHDF5(H5Fclose(af->file));
   af->file = -1;
   PetscCallMPI(MPI_Barrier(af->comm));
   PetscCall(SRFileCommit(af->comm, af->part, af->path, af->force)); /* replaces path only with -force */
   (void)err;
   af->write = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads the whole dataset grp/name of nelem values and checks its size and checksum (SPEC
+   §13); refuses on comm, naming file and dataset.  Every rank reads the same bytes. */
+static PetscErrorCode SRAbsReadChecked_Private(MPI_Comm comm, hid_t g, const char path[], const char grp[], const char name[], hid_t type, hsize_t nelem, void *buf)
+{
+  hid_t    d, s;
+  hssize_t np;
+  uint64_t want = 0;
+  int      has;
+
+  PetscFunctionBeginUser;
+  has = H5Lexists(g, name, H5P_DEFAULT) > 0;
+  PetscCheck(has, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /%s/%s missing", path, grp, name);
+  SRCallHDF5Id(d, H5Dopen2(g, name, H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Dget_space(d));
+  np = H5Sget_simple_extent_npoints(s);
+  SRCallHDF5(H5Sclose(s));
+  PetscCheck(np == (hssize_t)nelem, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /%s/%s has %lld values, the header says %llu", path, grp, name, (long long)np, (unsigned long long)nelem);
+  has = H5Aexists(d, "checksum") > 0;
+  PetscCheck(has, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /%s/%s has no checksum", path, grp, name);
+  if (nelem > 0) SRCallHDF5(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+  PetscCall(SRAbsReadAttrNum_Private(comm, d, path, "checksum", H5T_NATIVE_UINT64, 1, &want));
+  SRCallHDF5(H5Dclose(d));
+  PetscCheck(want == SRChecksum64(buf, H5Tget_size(type) * (size_t)nelem, SRChecksumSeed(name, 0, 0)), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /%s/%s fails its checksum (the file is damaged)", path, grp, name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every row of /cells (the rows this rank owns, in chunks): shape, checksum and the rules of
+   abstraction_validate.c.  The first bad row over all ranks is refused on comm, naming it. */
+PetscErrorCode SRAbstractionFileValidateRows(SRAbstractionFile af)
+{
+  const PetscInt n = af->h.n, rl = SRListRowLength(n);
+  const PetscInt64 chunk = 65536;
+  PetscMPIInt    size, rank;
+  PetscInt64     ks, ke, bad = INT64_MAX, gbad;
+  char           msg[512] = "";
+  int32_t       *rows;
+  double        *E;
+  uint64_t      *sums;
+
+  PetscFunctionBeginUser;
+  { /* shapes */
+    hid_t          ds[3] = {af->dE, af->dL, af->dS};
+    const hsize_t  cols[3] = {(hsize_t)(2 * n), (hsize_t)rl, 1};
+    const char    *names[3] = {"enclosure", "list", "checksum"};
+    for (int q = 0; q < 3; q++) {
+      hid_t   s;
+      hsize_t dims[2] = {0, 1};
+      int     nd;
+      SRCallHDF5Id(s, H5Dget_space(ds[q]));
+      nd = H5Sget_simple_extent_ndims(s);
+      if (nd >= 1 && nd <= 2) SRCallHDF5(H5Sget_simple_extent_dims(s, dims, NULL));
+      SRCallHDF5(H5Sclose(s));
+      PetscCheck(nd == (q == 2 ? 1 : 2) && dims[0] == (hsize_t)af->h.K && (q == 2 || dims[1] == cols[q]), af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /cells/%s has shape %llu x %llu, the header says %lld x %llu", af->path, names[q], (unsigned long long)dims[0], (unsigned long long)dims[1], (long long)af->h.K, (unsigned long long)cols[q]);
+    }
+  }
+  PetscCallMPI(MPI_Comm_size(af->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
+  ks = af->h.K / size * rank + PetscMin((PetscInt64)rank, af->h.K % size); /* any split will do: every row is checked once */
+  ke = ks + af->h.K / size + (rank < af->h.K % size ? 1 : 0);
+  PetscCall(PetscMalloc3(rl * PetscMin(chunk, PetscMax(ke - ks, 1)), &rows, 2 * n * PetscMin(chunk, PetscMax(ke - ks, 1)), &E, PetscMin(chunk, PetscMax(ke - ks, 1)), &sums));
+  for (PetscInt64 k0 = ks; k0 < ke && bad == INT64_MAX; k0 += chunk) {
+    const PetscInt64 nk = PetscMin(chunk, ke - k0);
+    PetscCall(SRAbsReadRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)rl, rows));
+    PetscCall(SRAbsReadRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E));
+    PetscCall(SRAbsReadRows_Private(af->dS, H5T_NATIVE_UINT64, k0, nk, 1, sums));
+    for (PetscInt64 i = 0; i < nk; i++)
+      if (!SRAbstractionRowValid(af->ax, k0 + i, E + 2 * n * i, rows + rl * i, sums[i], msg, sizeof(msg))) {
+        bad = k0 + i;
+        break;
+      }
+  }
+  PetscCall(PetscFree3(rows, E, sums));
+  PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT64, MPI_MIN, af->comm));
+  if (gbad != INT64_MAX) { /* the owner of the first bad row says what is wrong */
+    PetscMPIInt owner = bad == gbad ? rank : size, gowner;
+    PetscCallMPI(MPI_Allreduce(&owner, &gowner, 1, MPI_INT, MPI_MIN, af->comm));
+    PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, gowner, af->comm));
+    SETERRQ(af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %s (the file is damaged or was altered; nothing is answered from it)", af->path, msg);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -341,7 +497,7 @@ PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBoo
       if (f >= 0) {
         if (H5Aexists(f, "simreach_format") > 0) {
           char fmt[64] = "";
-          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && (!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT2))) yes = 1;
+          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && (!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT_1) || !strcmp(fmt, SR_ABSTRACTION_FORMAT_2))) yes = 1; /* formats 1, 2 are refused by name on open */
         }
         H5Fclose(f);
       }
@@ -373,15 +529,16 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
   PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: not an HDF5 file", path);
   af->file = f;
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)));
-  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT2), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s' and '%s'", path, fmt, SR_ABSTRACTION_FORMAT, SR_ABSTRACTION_FORMAT2);
+  PetscCheck(strcmp(fmt, SR_ABSTRACTION_FORMAT_1) && strcmp(fmt, SR_ABSTRACTION_FORMAT_2), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s' (written before abstraction files carried checksums); this simreach reads '%s': write it again with simreach verify", path, fmt, SR_ABSTRACTION_FORMAT);
+  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_ABSTRACTION_FORMAT);
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "enclosure", "", PETSC_FALSE, af->h.enclosure, sizeof(af->h.enclosure)));
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "network_source", "", PETSC_FALSE, af->h.source, sizeof(af->h.source)));
-  PetscCall(SRAbsReadAttrNum_Private(f, path, "n", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "n", H5T_NATIVE_INT64, 1, &v));
   PetscCheck(v >= 1 && v <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %lld; allowed are 1..%d", path, (long long)v, SR_MAX_DIM);
   af->h.n = (PetscInt)v;
-  PetscCall(SRAbsReadAttrNum_Private(f, path, "K", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "K", H5T_NATIVE_INT64, 1, &v));
   af->h.K = v;
-  PetscCall(SRAbsReadAttrNum_Private(f, path, "bisect", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "bisect", H5T_NATIVE_INT64, 1, &v));
   af->h.bisect = (PetscInt)v;
 
   SRCallHDF5Id(g, H5Gopen2(f, "network", H5P_DEFAULT));
@@ -393,12 +550,12 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     PetscCall(SRH5AttrReadString(g, "abstraction file", path, "sys", "", PETSC_FALSE, af->h.sys, sizeof(af->h.sys)));
     PetscCall(SRH5AttrReadString(g, "abstraction file", path, "model", "", PETSC_FALSE, model, sizeof(model)));
     af->h.model = !strcmp(model, "controller") ? SR_MODEL_CONTROLLER : SR_MODEL_DYNAMICS;
-    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
-    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &af->h.sys_dt));
-    PetscCall(SRAbsReadAttrNum_Private(g, path, "sys_umax", H5T_NATIVE_DOUBLE, 1, &af->h.sys_umax));
+    PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
+    PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &af->h.sys_dt));
+    PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "sys_umax", H5T_NATIVE_DOUBLE, 1, &af->h.sys_umax));
     {
       int64_t cs;
-      PetscCall(SRAbsReadAttrNum_Private(g, path, "control_steps", H5T_NATIVE_INT64, 1, &cs));
+      PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "control_steps", H5T_NATIVE_INT64, 1, &cs));
       af->h.control_steps = (PetscInt)cs;
     }
     SRCallHDF5Id(a, H5Aopen(g, "hidden_widths", H5P_DEFAULT));
@@ -407,39 +564,41 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     SRCallHDF5(H5Sclose(s));
     SRCallHDF5(H5Aclose(a));
     PetscCheck(nw >= 1 && nw <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %llu hidden layers; allowed 1..%d", path, (unsigned long long)nw, SR_MAX_LAYERS);
-    PetscCall(SRAbsReadAttrNum_Private(g, path, "hidden_widths", H5T_NATIVE_INT64, nw, w));
+    PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "hidden_widths", H5T_NATIVE_INT64, nw, w));
     af->h.nhidden = (PetscInt)nw;
     for (hsize_t i = 0; i < nw; i++) af->h.widths[i] = (PetscInt)w[i];
     af->h.activations[0] = 0;
-    if (!strcmp(fmt, SR_ABSTRACTION_FORMAT2)) {
+    if (H5Aexists(g, "activations") > 0) { /* present when not simreach's own tanh network */
       SRActivation acts[SR_MAX_LAYERS + 1];
       char         what[PETSC_MAX_PATH_LEN + 32];
-      PetscCall(SRH5AttrReadString(g, "abstraction file", path, "activations", " (format 2 names every layer's activation)", PETSC_TRUE, af->h.activations, sizeof(af->h.activations)));
+      PetscCall(SRH5AttrReadString(g, "abstraction file", path, "activations", " (it names every layer's activation)", PETSC_TRUE, af->h.activations, sizeof(af->h.activations)));
       PetscCall(PetscSNPrintf(what, sizeof what, "abstraction file %s", path));
       PetscCall(SRActivationsParse(what, af->h.activations, (PetscInt)nw + 1, acts)); /* refused here, before any work */
       af->h.has_in  = (PetscBool)(H5Aexists(g, "input_mean") > 0);
       af->h.has_out = (PetscBool)(H5Aexists(g, "output_scale") > 0);
       PetscCheck(af->h.n >= 1 && af->h.n <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %" PetscInt_FMT "; allowed 1..%d", path, af->h.n, SR_MAX_DIM);
       if (af->h.has_in) {
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_clip_lo", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_lo));
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_clip_hi", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_hi));
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_mean", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_mean));
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "input_range", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_range));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "input_clip_lo", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_lo));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "input_clip_hi", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_hi));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "input_mean", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_mean));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "input_range", H5T_NATIVE_DOUBLE, (hsize_t)af->h.n, af->h.in_range));
       }
       if (af->h.has_out) {
         const hsize_t no = (hsize_t)(af->h.model == SR_MODEL_DYNAMICS ? af->h.n : 1);
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "output_scale", H5T_NATIVE_DOUBLE, no, af->h.out_scale));
-        PetscCall(SRAbsReadAttrNum_Private(g, path, "output_offset", H5T_NATIVE_DOUBLE, no, af->h.out_offset));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "output_scale", H5T_NATIVE_DOUBLE, no, af->h.out_scale));
+        PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "output_offset", H5T_NATIVE_DOUBLE, no, af->h.out_offset));
       }
     }
     SRCallHDF5Id(d, H5Dopen2(g, "params", H5P_DEFAULT));
     SRCallHDF5Id(s, H5Dget_space(d));
+    PetscCheck(H5Sget_simple_extent_ndims(s) == 1, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /network/params is not one-dimensional", path);
     SRCallHDF5(H5Sget_simple_extent_dims(s, &np, NULL));
-    af->h.nparams = (PetscInt)np;
-    PetscCall(PetscMalloc1(PetscMax(np, 1), &af->params));
-    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, af->params));
     SRCallHDF5(H5Sclose(s));
     SRCallHDF5(H5Dclose(d));
+    PetscCheck(np >= 1 && np < (hsize_t)PETSC_MAX_INT, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /network/params has %llu values", path, (unsigned long long)np);
+    af->h.nparams = (PetscInt)np;
+    PetscCall(PetscMalloc1(PetscMax(np, 1), &af->params));
+    PetscCall(SRAbsReadChecked_Private(comm, g, path, "network", "params", H5T_NATIVE_DOUBLE, np, af->params));
   }
   SRCallHDF5(H5Gclose(g));
 
@@ -449,10 +608,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     const PetscInt n = af->h.n;
     int64_t        N[SR_MAX_DIM];
     SRAxes         A;
-    hid_t          d;
-    SRCallHDF5Id(d, H5Dopen2(g, "counts", H5P_DEFAULT));
-    SRCallHDF5(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, N));
-    SRCallHDF5(H5Dclose(d));
+    PetscCall(SRAbsReadChecked_Private(comm, g, path, "partition", "counts", H5T_NATIVE_INT64, (hsize_t)n, N));
     PetscCall(PetscNew(&A));
     A->n       = n;
     A->K       = 1;
@@ -466,27 +622,52 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     }
     PetscCheck(A->K == af->h.K, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: the counts give %" PetscInt64_FMT " cells, the header says %" PetscInt64_FMT, path, A->K, af->h.K);
     af->ax = A; /* owned from here on, freed by close */
-    SRCallHDF5Id(d, H5Dopen2(g, "domain_lo", H5P_DEFAULT));
-    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, A->dlo));
-    SRCallHDF5(H5Dclose(d));
-    SRCallHDF5Id(d, H5Dopen2(g, "domain_hi", H5P_DEFAULT));
-    SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, A->dhi));
-    SRCallHDF5(H5Dclose(d));
+    PetscCall(SRAbsReadChecked_Private(comm, g, path, "partition", "domain_lo", H5T_NATIVE_DOUBLE, (hsize_t)n, A->dlo));
+    PetscCall(SRAbsReadChecked_Private(comm, g, path, "partition", "domain_hi", H5T_NATIVE_DOUBLE, (hsize_t)n, A->dhi));
     for (PetscInt e = 0; e < n; e++) {
       const char *names[4] = {"cell_lo_%" PetscInt_FMT, "cell_hi_%" PetscInt_FMT, "boundary_lo_%" PetscInt_FMT, "boundary_hi_%" PetscInt_FMT};
       double     *dst[4]   = {A->olo[e], A->ohi[e], A->glo[e], A->ghi[e]};
       for (int q = 0; q < 4; q++) {
         char name[32];
         PetscCall(PetscSNPrintf(name, sizeof(name), names[q], e));
-        SRCallHDF5Id(d, H5Dopen2(g, name, H5P_DEFAULT));
-        SRCallHDF5(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst[q]));
-        SRCallHDF5(H5Dclose(d));
+        PetscCall(SRAbsReadChecked_Private(comm, g, path, "partition", name, H5T_NATIVE_DOUBLE, (hsize_t)(A->N[e] + (q >= 2)), dst[q]));
       }
     }
   }
   SRCallHDF5(H5Gclose(g));
   SRCallHDF5Id(af->dE, H5Dopen2(f, "cells/enclosure", H5P_DEFAULT));
   SRCallHDF5Id(af->dL, H5Dopen2(f, "cells/list", H5P_DEFAULT));
+  PetscCheck(H5Lexists(f, "cells/checksum", H5P_DEFAULT) > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /cells/checksum missing", path);
+  SRCallHDF5Id(af->dS, H5Dopen2(f, "cells/checksum", H5P_DEFAULT));
+  { /* the header under its checksum, the domain the system's, the partition, then every row */
+    uint64_t  hs;
+    SRSystem  sys;
+    char      msg[512];
+    PetscBool valid;
+    PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "header_checksum", H5T_NATIVE_UINT64, 1, &hs));
+    PetscCheck(hs == SRAbsHeaderSum_Private(&af->h), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: the header attributes (/ and /network: n, K, sys, model, constants, control_steps, widths, enclosure) fail their checksum (the file is damaged)", path);
+    PetscCall(SRSystemCreate(comm, af->h.sys, NULL, &sys));
+    PetscCheck(sys->n == af->h.n, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %" PetscInt_FMT ", system %s has %" PetscInt_FMT, path, af->h.n, af->h.sys, sys->n);
+    valid = SRAbstractionAxesValid(af->ax, sys->dlo, sys->dhi, msg, sizeof(msg));
+    PetscCheck(valid, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %s (the file is damaged or was altered; nothing is answered from it)", path, msg);
+    { /* the stored axes are the ones their counts (grid) or boundaries define, bit for bit */
+      SRAxes   R, A = af->ax;
+      PetscInt N[SR_MAX_DIM];
+      for (PetscInt d = 0; d < A->n; d++) N[d] = A->N[d];
+      if (A->is_grid) PetscCall(SRAxesCreateGrid(sys, N, &R));
+      else PetscCall(SRAxesCreateBoundaries(A->n, N, (const double *const *)A->glo, &R));
+      for (PetscInt d = 0; d < A->n && valid; d++)
+        for (PetscInt i = 0; i <= A->N[d] && valid; i++) {
+          if (A->glo[d][i] != R->glo[d][i] || A->ghi[d][i] != R->ghi[d][i]) PetscCall(PetscSNPrintf(msg, sizeof(msg), "/partition/boundary_lo_%" PetscInt_FMT ", boundary_hi_%" PetscInt_FMT " row %" PetscInt_FMT ": [%.17g, %.17g], the %s gives [%.17g, %.17g]", d, d, i, A->glo[d][i], A->ghi[d][i], A->is_grid ? "grid of these counts" : "boundary", R->glo[d][i], R->ghi[d][i]));
+          else if (i < A->N[d] && (A->olo[d][i] != R->olo[d][i] || A->ohi[d][i] != R->ohi[d][i])) PetscCall(PetscSNPrintf(msg, sizeof(msg), "/partition/cell_lo_%" PetscInt_FMT ", cell_hi_%" PetscInt_FMT " row %" PetscInt_FMT ": [%.17g, %.17g], its boundaries give [%.17g, %.17g]", d, d, i, A->olo[d][i], A->ohi[d][i], R->olo[d][i], R->ohi[d][i]));
+          else continue;
+          valid = PETSC_FALSE;
+        }
+      PetscCall(SRAxesDestroy(&R));
+    }
+    PetscCall(SRSystemDestroy(&sys));
+    PetscCheck(valid, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %s (the file is damaged or was altered; nothing is answered from it)", path, msg);
+  }
   *out = af;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -548,6 +729,7 @@ PetscErrorCode SRAbstractionFileClose(SRAbstractionFile *af)
   if ((*af)->file >= 0) {
     SRCallHDF5(H5Dclose((*af)->dE));
     SRCallHDF5(H5Dclose((*af)->dL));
+    if ((*af)->dS >= 0) SRCallHDF5(H5Dclose((*af)->dS));
     SRCallHDF5(H5Fclose((*af)->file));
   }
   PetscCall(SRAxesDestroy(&(*af)->ax));
@@ -571,6 +753,37 @@ PetscErrorCode SRAbstractionFileReadFailures(SRAbstractionFile af, PetscInt64 *n
   if (*nf > 0) SRCallHDF5(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *cells));
   SRCallHDF5(H5Sclose(s));
   SRCallHDF5(H5Dclose(d));
+  { /* the rows' checksums (SPEC §13) */
+    double   *w;
+    uint64_t *sums;
+    hid_t     dw, dsum;
+    PetscInt64 bad = -1;
+    PetscCheck(H5Lexists(af->file, "failures/checksum", H5P_DEFAULT) > 0 && H5Lexists(af->file, "failures/witness", H5P_DEFAULT) > 0, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dataset /failures/checksum or /failures/witness missing", af->path);
+    PetscCall(PetscMalloc2(PetscMax(*nf, 1) * af->h.n, &w, PetscMax(*nf, 1), &sums));
+    SRCallHDF5Id(dw, H5Dopen2(af->file, "failures/witness", H5P_DEFAULT));
+    SRCallHDF5Id(dsum, H5Dopen2(af->file, "failures/checksum", H5P_DEFAULT));
+    {
+      hid_t    s1, s2;
+      hssize_t p1, p2;
+      SRCallHDF5Id(s1, H5Dget_space(dw));
+      SRCallHDF5Id(s2, H5Dget_space(dsum));
+      p1 = H5Sget_simple_extent_npoints(s1);
+      p2 = H5Sget_simple_extent_npoints(s2);
+      SRCallHDF5(H5Sclose(s1));
+      SRCallHDF5(H5Sclose(s2));
+      PetscCheck(p1 == (hssize_t)(*nf * af->h.n) && p2 == (hssize_t)*nf, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: /failures/witness or /failures/checksum does not have the %" PetscInt64_FMT " rows of /failures/cell", af->path, *nf);
+    }
+    if (*nf > 0) {
+      SRCallHDF5(H5Dread(dw, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, w));
+      SRCallHDF5(H5Dread(dsum, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, sums));
+    }
+    SRCallHDF5(H5Dclose(dw));
+    SRCallHDF5(H5Dclose(dsum));
+    for (PetscInt64 i = 0; i < *nf && bad < 0; i++)
+      if (sums[i] != SRChecksum64(w + af->h.n * i, sizeof(double) * (size_t)af->h.n, SRChecksum64(&(*cells)[i], sizeof(int64_t), SRChecksumSeed("abstraction-failures", i, 0)))) bad = i;
+    PetscCall(PetscFree2(w, sums));
+    PetscCheck(bad < 0, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: /failures/cell, /failures/witness row %" PetscInt64_FMT " fails its checksum (the file is damaged)", af->path, bad);
+  }
   for (PetscInt64 i = 0; i < *nf; i++) PetscCheck((*cells)[i] >= 0 && (*cells)[i] < af->h.K, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: failing cell %" PetscInt64_FMT " outside [0, %" PetscInt64_FMT ")", af->path, (PetscInt64)(*cells)[i], af->h.K);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -287,6 +287,7 @@ PetscErrorCode SRVerifyCheckFile(MPI_Comm comm, const char path[], SREnclosureTy
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(SRAbstractionFileOpen(comm, path, &af));
+  PetscCall(SRAbstractionFileValidateRows(af)); /* before any answer (SPEC §13) */
   PetscCall(SRAbstractionFileGetHeader(af, &h));
   PetscCall(SRAbstractionFileGetAxes(af, &ax));
   PetscCall(SRAbstractionFileGetModel(af, &sys, &model));

@@ -44,6 +44,7 @@ PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGrap
     PetscCall(SRSizeCheck(comm, corners, opts, "the closed-loop tables (one entry per cell corner)", "the closed-loop questions handle fewer cells"));
     PetscCall(SRMemCheck(comm, bytes, opts, "the closed-loop sets, tables and lists (docs/closed-loop.md)"));
   }
+  PetscCall(SRAbstractionFileValidateRows(af)); /* before any answer (SPEC §13) */
   s->g.n      = h->n;
   s->g.kstart = ks;
   s->g.kend   = ke;

@@ -108,6 +108,7 @@ static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const cha
   *hout = *h;
   PetscCheck(h->K <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "simreach check %s: %" PetscInt64_FMT " cells; this build's PetscInt allows %d (configure PETSc --with-64-bit-indices)", file, h->K, PETSC_MAX_INT);
   PetscCall(SRAbstractionFileGetAxes(af, &ax));
+  PetscCall(SRAbstractionFileValidateRows(af)); /* ranges and flags before any enclosure work (SPEC §11, §13) */
   PetscCall(SRAbstractionFileGetModel(af, &sys, &model));
   K = (PetscInt)h->K;
   par->builder = !strcmp(h->enclosure, "taylor1") ? SR_ENCLOSURE_TAYLOR1 : (!strcmp(h->enclosure, "both") ? SR_ENCLOSURE_BOTH : SR_ENCLOSURE_INTERVAL);

@@ -26,6 +26,7 @@ static int SRErrorIsRefusal_Private(PetscErrorCode n)
   case PETSC_ERR_MEM:
   case SR_ERR_STOPPED:
   case SR_ERR_UNFINISHED:
+  case SR_ERR_UNSOUND:
     return 1;
   default:
     return 0;
@@ -41,6 +42,8 @@ int SRExitCode(PetscErrorCode n)
     return SR_EXIT_STOPPED;
   case SR_ERR_UNFINISHED:
     return SR_EXIT_UNFINISHED;
+  case SR_ERR_UNSOUND:
+    return SR_EXIT_UNPROVEN;
   case PETSC_ERR_FILE_WRITE:
   case PETSC_ERR_MEM:
     return SR_EXIT_RESOURCES;

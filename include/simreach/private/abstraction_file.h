@@ -46,6 +46,11 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
    closes and renames the file. */
 PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m);
 PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstractionFile *af);
+/* Open validates the header, every small dataset's checksum and the partition (SPEC §13).
+   ValidateRows (collective) checks every row of /cells (shape, row checksum, flag, index
+   ranges, the list against the stored enclosure: abstraction_validate.c), refusing the first
+   bad row by name; a reader calls it before any answer, after its memory check. */
+PetscErrorCode SRAbstractionFileValidateRows(SRAbstractionFile af);
 /* Collective: *is = the file exists and states the abstraction format (no error otherwise). */
 PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBool *is);
 PetscErrorCode SRAbstractionFileGetHeader(SRAbstractionFile af, const SRAbstractionHeader **h);
