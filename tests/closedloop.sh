@@ -242,6 +242,47 @@ assert [c for c, _ in got] == table, (got, table)
 assert [s for _, s in got] == ["yes" if sink_step >= 0 and t_ >= sink_step else "no" for t_ in range(5)], (got, sink_step)
 print(f"results file: run 5 horizons {ref.tolist()} on 1, 2, 4 ranks = reference = the study's safe_C; run 4 reach {table}, sink at {sink_step}")
 PYEOF
+# the closed-loop answer of each run (SPEC §9, §12): the study's safe_grid / horizon_grid at the
+# final checkpoint equal simreach verify on the -safe_cells grid (40,40 in study_tiny.opts) then
+# simreach safe on that file, for every run, computed independently here
+for r in 0 5; do
+  sr_run 2 verify -from "$dir/study.h5" -run $r -cells 40,40 -enclosure both -bisect 1 -output "$dir/grid$r.h5" > "$dir/grid$r.log" 2>&1 || { cat "$dir/grid$r.log"; fail "verify run $r on the -safe_cells grid"; }
+  sr_run 1 safe "$dir/grid$r.h5" -trajectories 0 -output "$dir/grid_safe$r.h5" > "$dir/grid_safe$r.log" 2>&1 || { cat "$dir/grid_safe$r.log"; fail "safe on the grid of run $r"; }
+  "$PY" - "$dir" $r <<'PYEOF' || fail "run $r: the stored closed-loop answer differs from verify + safe"
+import sys, h5py, numpy as np
+d, r = sys.argv[1], int(sys.argv[2])
+f = h5py.File(f"{d}/study.h5", "r")
+cols = f["/runs/checkpoints"].attrs["columns"]
+cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
+t = f["/runs/checkpoints"][r]
+done = [j for j in range(t.shape[0]) if np.isfinite(t[j, 0])]
+last = max(done)
+assert all(np.isnan(t[j, cols.index("safe_grid")]) for j in done if j != last), "safe_grid only at the final checkpoint"
+g = h5py.File(f"{d}/grid_safe{r}.h5", "r")
+frac = float(g.attrs["safe_fraction"])
+h = np.where(g["horizon"][()] < 0, 100, np.minimum(g["horizon"][()], 100))
+assert t[last, cols.index("safe_grid")] == frac, (t[last, cols.index("safe_grid")], frac)
+assert abs(t[last, cols.index("horizon_grid")] - h.mean()) < 1e-9, (t[last, cols.index("horizon_grid")], h.mean())
+print(f"run {r}: safe_grid {frac} = verify + safe; horizon_grid {h.mean():.6g}")
+PYEOF
+done
+# the baseline of a short default-like pendulum study (jobs/pendulum.opts, default -safe_cells
+# 200,200) has a verified-safe fraction > 0, and -safe_cells 0 turns the answer off
+sr_run 2 study -options_file "$(dirname "$0")/../jobs/pendulum.opts" -beta 0 -tau 0.05 -seeds 1 -epochs 20 -checkpoints 2 -output "$dir/pend_study.h5" > "$dir/pend_study.log" 2>&1 || { cat "$dir/pend_study.log"; fail "the short pendulum study"; }
+sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -beta 0 -tau 0.05 -seeds 1 -safe_cells 0 -output "$dir/off_study.h5" > "$dir/off_study.log" 2>&1 || { cat "$dir/off_study.log"; fail "a study with -safe_cells 0"; }
+"$PY" - "$dir" <<'PYEOF' || fail "the baseline's verified-safe fraction"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+for name, want in (("pend_study", True), ("off_study", False)):
+    f = h5py.File(f"{d}/{name}.h5", "r")
+    cols = f["/runs/checkpoints"].attrs["columns"]
+    cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
+    t = f["/runs/checkpoints"][0]
+    last = max(j for j in range(t.shape[0]) if np.isfinite(t[j, 0]))
+    v = t[last, cols.index("safe_grid")]
+    assert (v > 0) if want else np.isnan(v), (name, v)
+    print(f"{name}: baseline safe_grid {v}")
+PYEOF
 # a stored list edited after the run (its checksum no longer holds) is refused, not answered
 cp "$dir/study.h5" "$dir/study_edit.h5"
 "$PY" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r+'); d=f['/runs/successor_box']; r=d[5]; r[0,4]=1-r[0,4]; d[5]=r" "$dir/study_edit.h5"

@@ -56,3 +56,13 @@ typedef struct {
 /* Crows: the index-box rows (SPEC §5: lo[0..n), hi[0..n), sink flag) of C(k) for this rank's
    cells [ks, ke), in order (SRIndexBoxBound of each list). */
 PetscErrorCode SRClosedLoopCheckpoint(MPI_Comm comm, SRCells cells, PetscInt ks, PetscInt ke, const PetscInt *Crows, const double *E_tight, PetscInt cap, SRClosedLoopMetrics *m);
+
+/* The closed-loop answer of a run (SPEC §9, §12): the network verified on the regular grid of
+   D with counts[d] cells per dimension (enclosure type, bisected to depth; SPEC §10), then the
+   verified-safe volume fraction and the mean verified horizon (min(h, cap), volume-weighted) on
+   that grid — what `simreach verify -cells ... -output A` and `simreach safe A` print.
+   Collective on comm; identical on any number of ranks. */
+#include <simreach/model.h>
+#include <simreach/system.h>
+#include <simreach/abstraction.h>
+PetscErrorCode SRClosedLoopGrid(MPI_Comm comm, SRModel model, SRSystem sys, const PetscInt counts[], SREnclosureType type, PetscInt depth, PetscInt cap, double *frac, double *mean);

@@ -38,8 +38,12 @@ typedef struct {
   /* -relist checkpoint (SPEC §8): the cells whose C(k) gained an entry when this checkpoint
      re-listed it from the current network's certified enclosure (0 with -relist never) */
   PetscInt relist_grown;
+  /* the closed-loop answer (SPEC §9, §12): verified-safe volume fraction and mean verified
+     horizon of the network verified on the -safe_cells grid; the final checkpoint only (NaN
+     at the others and with -safe_cells 0) */
+  double safe_grid, horizon_grid;
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 41
+#define SR_CHECKPOINT_NFIELDS 43
 #define SR_HORIZON_CAP        100
 
 typedef struct _p_SRRun *SRRun;

@@ -69,6 +69,9 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run)
   r->tight_bisect         = 1;
   r->cells_width          = 1.0;
   r->floor_points         = 9;
+  r->safe_nc              = 0; /* by dimension (SRRunSafeCounts_Private) */
+  r->safe_bisect          = 1;
+  r->safe_enclosure       = SR_ENCLOSURE_BOTH;
   r->nfalsify             = 16;
   r->lr                   = 3e-3;
   r->cov_w                = 0.0;
@@ -183,6 +186,26 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCheck(r->cells_width > 0 && r->cells_width <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cells_width %g: allowed is 0 < f <= 1", r->cells_width);
   PetscCall(PetscOptionsInt("-tight_bisect", "sub-box levels of the tightest enclosure behind |M_tight| and vol(E_tight): 2^l pieces per dimension, 0..6 (SPEC §5)", NULL, r->tight_bisect, &r->tight_bisect, NULL));
   PetscCheck(r->tight_bisect >= 0 && r->tight_bisect <= 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tight_bisect %" PetscInt_FMT ": allowed is 0..6", r->tight_bisect);
+  {
+    /* the closed-loop answer (SPEC §9, §12): the verification grid of the final checkpoint */
+    PetscInt  sc[SR_MAX_DIM] = {0, 0, 0}, snc = SR_MAX_DIM;
+    PetscBool sset;
+    PetscCall(PetscOptionsIntArray("-safe_cells", "grid of the closed-loop answer at the final checkpoint: cells per dimension, finer than -cells (default 400 / 200,200 / 40,20,20 by dimension; 0 = off) (SPEC §9, §12)", NULL, sc, &snc, &sset));
+    if (sset) {
+      PetscCheck(snc >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-safe_cells: give one positive count per dimension, or 0 (off)");
+      if (snc == 1 && sc[0] == 0) r->safe_nc = -1;
+      else {
+        for (PetscInt i = 0; i < snc; i++) PetscCheck(sc[i] >= 1 && sc[i] <= 100000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-safe_cells: count %" PetscInt_FMT " is %" PetscInt_FMT "; allowed are 1 to 100000 per dimension, or 0 alone (off)", i, sc[i]);
+        r->safe_nc = snc;
+        for (PetscInt i = 0; i < snc; i++) r->safe_counts[i] = sc[i];
+      }
+    }
+    e = r->safe_enclosure;
+    PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-safe_enclosure", "enclosure of the -safe_cells verification: interval, taylor1, both (SPEC §7, §10)", SREnclosureTypes, &e));
+    r->safe_enclosure = (SREnclosureType)e;
+    PetscCall(PetscOptionsInt("-safe_bisect", "bisection depth of the -safe_cells verification, 0..20 (SPEC §10)", NULL, r->safe_bisect, &r->safe_bisect, NULL));
+    PetscCheck(r->safe_bisect >= 0 && r->safe_bisect <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE, "-safe_bisect %" PetscInt_FMT ": allowed is 0..20", r->safe_bisect);
+  }
   PetscCall(PetscOptionsInt("-floor_points", "sample points per dimension (corners included) of the floor |F| (SPEC §5), 2..64", NULL, r->floor_points, &r->floor_points, NULL));
   PetscCheck(r->floor_points >= 2 && r->floor_points <= 64, comm, PETSC_ERR_ARG_OUTOFRANGE, "-floor_points %" PetscInt_FMT ": allowed is 2..64", r->floor_points);
   PetscCall(PetscOptionsReal("-beta", "weight of the loss L of -loss, >= 0 (SPEC §6)", NULL, r->beta, &r->beta, NULL));
@@ -266,6 +289,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
     for (PetscInt i = 0; i < SR_MAX_DIM; i++) r->counts[i] = 8;
   }
   if (cells_set) r->cells_given = PETSC_TRUE;
+  PetscCheck(r->safe_nc <= 0 || r->safe_nc == r->sys->n, comm, PETSC_ERR_ARG_SIZ, "-safe_cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts (or 0: off)", r->safe_nc, r->sysname, r->sys->n, r->sys->n);
   PetscCheck(r->ncounts == r->sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", r->ncounts, r->sysname, r->sys->n, r->sys->n);
   PetscCheck(r->mtype == SR_MODEL_DYNAMICS || r->sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", r->sysname);
   if (r->wmax >= 0) PetscCheck(r->wmin <= r->wmax, comm, PETSC_ERR_ARG_OUTOFRANGE, "-w_min %g > -w_max %g: the half-width bounds need w_min <= w_max", r->wmin, r->wmax);
@@ -564,6 +588,13 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
     row.horizon_C     = cl.horizon_C;
     row.safe_tight    = cl.safe_tight;
     row.horizon_tight = cl.horizon_tight;
+  }
+  row.safe_grid = row.horizon_grid = NAN;
+  if (j == r->ncheck && r->safe_nc >= 0) {
+    /* the closed-loop answer (SPEC §9, §12): the final network verified on the -safe_cells grid */
+    static const PetscInt bydim[SR_MAX_DIM][SR_MAX_DIM] = {{400, 0, 0}, {200, 200, 0}, {40, 20, 20}};
+    const PetscInt       *sc = r->safe_nc > 0 ? r->safe_counts : bydim[r->sys->n - 1];
+    PetscCall(SRClosedLoopGrid(r->comm, r->model, r->sys, sc, r->safe_enclosure, r->safe_bisect, SR_HORIZON_CAP, &row.safe_grid, &row.horizon_grid));
   }
   PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &row.pred_error, NULL));
   PetscCall(SRAbstractionGetMetrics(r->abs, r->model, r->cells, &met));

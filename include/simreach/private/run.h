@@ -46,6 +46,9 @@ struct _p_SRRun {
   double          lr, cov_w, vol_w;
   SRLossType      loss;           /* -loss sim|encl|sim+encl (SPEC §6) */
   PetscInt        tight_bisect;   /* -tight_bisect: sub-box levels of the tightest enclosure (SPEC §5) */
+  PetscInt        safe_counts[SR_MAX_DIM], safe_nc; /* -safe_cells: the verification grid of the closed-loop answer (0 counts: by dimension; -1: off) */
+  PetscInt        safe_bisect;    /* -safe_bisect */
+  SREnclosureType safe_enclosure; /* -safe_enclosure */
   PetscInt        floor_points;   /* -floor_points: sample points per dimension of the floor |F| */
   double          cells_width;    /* -cells_width: initial half-widths as a fraction of the grid's (< 1: gaps) */
   PetscBool       quiet, fromoptions, setup, cells_given;
