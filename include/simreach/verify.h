@@ -12,9 +12,9 @@
 #include <simreach/abstraction.h>
 #include <simreach/model.h>
 #include <simreach/system.h>
-#include <simreach/private/network_file.h>
+#include <simreach/network_file.h>
 #include <simreach/axes.h>
-#include <simreach/private/abstraction_file.h>
+#include <simreach/abstraction_file.h>
 
 /* Enclosures of f_phi over nb boxes (rows lo[0..n), hi[0..n)), each box bisected into 2^depth
    sub-boxes (dimensions in turn), the sub-box enclosures hulled per box.  work: NULL or a

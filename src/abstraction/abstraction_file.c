@@ -6,7 +6,7 @@
    2 ranks spent 1.5-1.8 s in the write phase of 10^6 cells against 0.05 s on 1 rank), finished with the failures and the metrics, then renamed
    into place: path is either absent or complete.  The reader opens it on any number of ranks
    and reads any range of rows. */
-#include <simreach/private/abstraction_file.h>
+#include <simreach/abstraction_file.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
 #include <simreach/private/abstraction_valid.h>

@@ -15,7 +15,7 @@
    so the network is  y = act_{L-1}(W_{L-1} act_{L-2}(... act_0(W_0 x + b_0) ...) + b_{L-1}), and f_phi is built
    from it as in SPEC §3 (dynamics: x + N(x), n outputs; controller: umax tanh(N(x)), nu outputs).
    The file is written to path.part and renamed; an existing path is replaced only with force. */
-#include <simreach/private/network_file.h>
+#include <simreach/network_file.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
 #include <simreach/private/memcheck.h>

@@ -2,7 +2,7 @@
    content: the HDF5 signature, then text that an NNet file starts with ('//' comments or the
    header's numbers), otherwise ONNX's protobuf (which the ONNX reader decodes or refuses). */
 #include <simreach/network.h>
-#include <simreach/verify.h>
+#include <simreach/network_file.h>
 
 #include <ctype.h>
 
