@@ -675,6 +675,10 @@ def main(argv=None):
                         ["verified-safe fraction (M_tight)", "mean verified horizon (M_tight)", "verified-safe fraction (C)",
                          "mean verified horizon (C)"], False)
         figures.append(("The closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon vs beta", "closed_loop.png"))
+    if "safe_grid" in res.ckcols:
+        fig_beta_panels(res, os.path.join(a.output, "closed_loop_grid.png"), ["safe_grid", "horizon_grid"],
+                        ["verified-safe fraction (-safe_cells grid)", "mean verified horizon (-safe_cells grid)"], False)
+        figures.append(("The closed-loop answer (SPEC §9): each run's final network verified on the -safe_cells grid, verified-safe fraction and mean horizon vs beta", "closed_loop_grid.png"))
     if fig_counts(res, os.path.join(a.output, "counts.png")):
         figures.append(("Floor, tightest, minimal and certified successor counts per beta", "counts.png"))
     note = fig_cells(res, os.path.join(a.output, "cells.png"))

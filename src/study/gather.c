@@ -21,7 +21,7 @@ enum { S_SUCC = 0, S_VOLE = 2, S_VOLU = 4, S_DPRED = 6, S_DCOV = 8, S_SPEAR = 10
    the summary columns they fill (mean, standard error over seeds) */
 enum { C_SUCCMIN = 8, C_HTR = 22, C_LSHO = 23, C_TIGHT = 25, C_VOLT = 26, C_FLOOR = 27 };
 /* the closed loop (SPEC §12) */
-enum { C_SAFEC = 36, C_HORC = 37, C_SAFET = 38, C_HORT = 39 };
+enum { C_SAFEC = 36, C_HORC = 37, C_SAFET = 38, C_HORT = 39, C_SAFEG = 41, C_HORG = 42 };
 enum { S_TRED = 18, S_VTRED = 20, S_TREDA = 22, S_VTREDA = 24, S_NACC = 26, S_DLSHO = 27, S_DTIGHT = 29, S_ACTED = 31, S_EFFECT = 32, S_TIGHTM = 33, S_FLOORM = 34, S_VOLTM = 35, S_HM = 36, S_HTRM = 37, S_TLNNM = 38, S_MINM = 39 };
 enum { S_PACT = 40, S_PACTH = 41, S_PEFF = 42, S_PEFFH = 43 };
 #define SR_FWER 0.05 /* the family-wise error of the treatment check and of "shows the effect" (SPEC §9) */
@@ -458,6 +458,29 @@ static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const doubl
         PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %10.4f %13.3f %8.4f %11.3f   %+.4f+-%.4f|%+.4f+-%.4f  %+.3f+-%.3f|%+.3f+-%.3f  %+.4f+-%.4f|%+.4f+-%.4f\n", lay->beta[ib], lay->tau[it], mean[0], mean[1], mean[2], mean[3], dm[0][0], dse[0][0], dm[0][1], dse[0][1], dm[1][0], dse[1][0], dm[1][1], dse[1][1], dm[2][0], dse[2][0], dm[2][1], dse[2][1]));
     }
   PetscCall(PetscViewerASCIIPrintf(viewer, "(safe: verified-safe volume fraction, the cells from which the abstraction proves D is never left; horizon: mean verified steps in D, volume-weighted, capped at %d; M_t: the lists of the tightest enclosure, C: the certified lists)\n", SR_HORIZON_CAP));
+  /* the closed-loop answer (SPEC §9): safe_grid / horizon_grid of the final checkpoint, paired
+     change against the beta = 0 run of the same (tau, seed) */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): final network verified on the -safe_cells grid, mean+-SE over seeds; change against beta = 0 (same tau, seed):\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe             d horizon\n"));
+  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+    for (PetscInt it = 0; it < ntau; it++) {
+      double   v[2][SR_RESULTS_MAX_LIST], d[2][SR_RESULTS_MAX_LIST], m[2], se[2], dm[2], dse[2];
+      PetscInt used;
+      for (PetscInt is = 0; is < nseed; is++) {
+        const RunInfo_Private *ri = &info[(ib * ntau + it) * nseed + is], *r0 = ib0 >= 0 ? &info[(ib0 * ntau + it) * nseed + is] : NULL;
+        for (int q = 0; q < 2; q++) {
+          const PetscInt c = q ? C_HORG : C_SAFEG;
+          v[q][is]         = ri->status == SR_RUN_DONE ? ri->final[c] : NAN;
+          d[q][is]         = (ri->status == SR_RUN_DONE && r0 && r0->status == SR_RUN_DONE) ? ri->final[c] - r0->final[c] : NAN;
+        }
+      }
+      for (int q = 0; q < 2; q++) {
+        MeanSE_Private(nseed, v[q], &m[q], &se[q], &used);
+        MeanSE_Private(nseed, d[q], &dm[q], &dse[q], &used);
+      }
+      if (lay->beta[ib] == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   (baseline)\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1]));
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   %+.4f+-%.4f   %+.3f+-%.3f\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1], dm[0], dse[0], dm[1], dse[1]));
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
