@@ -278,8 +278,8 @@ def check_convert(args):
         with h5py.File(o, "r") as f:
             encl.append(f["cells/enclosure"][()])
             fmt = f.attrs["simreach_format"]
-            if (fmt.decode() if isinstance(fmt, bytes) else fmt) != "simreach-abstraction-2":
-                fail(f"{o}: format {fmt}, expected simreach-abstraction-2 (activations and output offset)")
+            if (fmt.decode() if isinstance(fmt, bytes) else fmt) != "simreach-abstraction-3":
+                fail(f"{o}: format {fmt}, expected simreach-abstraction-3 (activations, output offset and checksums)")
     if not np.array_equal(encl[0], encl[1]):
         fail("verify on the ONNX file and on the converted HDF5 file differ")
     r = subprocess.run([args.mpiexec, "-n", "2", *args.mpiexec_extra.split(), args.simreach, "check", o], capture_output=True, text=True)
