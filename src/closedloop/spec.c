@@ -6,6 +6,7 @@
    BODY is ATOM (and ATOM)*, an ATOM is LINEAR <= NUMBER, LINEAR >= NUMBER or NAME in [LO, HI];
    LINEAR is a sum of [NUMBER [*]] NAME and NUMBER terms.  Every error names the file, the
    line and the column. */
+#include <simreach/private/linescan.h>
 #include <simreach/spec.h>
 
 #include <ctype.h>
@@ -15,74 +16,15 @@
 #include <string.h>
 
 typedef struct {
-  const char    *name, *line, *p;
-  int            lineno;
+  SRLineScan     s; /* the cursor and the first error (src/model/linescan.c) */
   const SRPlant *pl;
-  char           err[512];
 } SRSpecParser_Private;
-
-static bool SFail_Private(SRSpecParser_Private *P, const char *fmt, ...)
-{
-  char    msg[400];
-  va_list ap;
-  if (P->err[0]) return false;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  snprintf(P->err, sizeof P->err, "spec file %s:%d:%d: %s", P->name, P->lineno, (int)(P->p - P->line) + 1, msg);
-  return false;
-}
-
-static void SSkip_Private(SRSpecParser_Private *P)
-{
-  while (*P->p == ' ' || *P->p == '\t' || *P->p == '\r') P->p++;
-}
-
-static bool SAtEnd_Private(SRSpecParser_Private *P)
-{
-  SSkip_Private(P);
-  return *P->p == 0 || *P->p == '\n' || *P->p == '#';
-}
-
-static const char *SFound_Private(SRSpecParser_Private *P, char *b, size_t len)
-{
-  size_t k = 0;
-  if (SAtEnd_Private(P)) return "the end of the line";
-  b[k++] = '\'';
-  for (const char *q = P->p; *q && *q != '\n' && k + 2 < len && k < 16; q++) b[k++] = *q;
-  b[k++] = '\'';
-  b[k]   = 0;
-  return b;
-}
-
-static bool SName_Private(SRSpecParser_Private *P, char *out)
-{
-  int  k = 0;
-  char b[24];
-  SSkip_Private(P);
-  if (!(isalpha((unsigned char)*P->p) || *P->p == '_')) return SFail_Private(P, "expected a name, found %s", SFound_Private(P, b, sizeof b));
-  while (isalnum((unsigned char)*P->p) || *P->p == '_') {
-    if (k + 1 >= SR_PLANT_NAME) return SFail_Private(P, "name too long");
-    out[k++] = *P->p++;
-  }
-  out[k] = 0;
-  return true;
-}
-
-static bool SExpect_Private(SRSpecParser_Private *P, const char *s)
-{
-  char b[24];
-  SSkip_Private(P);
-  if (strncmp(P->p, s, strlen(s))) return SFail_Private(P, "expected '%s', found %s", s, SFound_Private(P, b, sizeof b));
-  P->p += strlen(s);
-  return true;
-}
 
 static bool SIsNumber_Private(SRSpecParser_Private *P)
 {
-  const char *s = P->p;
-  SSkip_Private(P);
-  s = P->p;
+  const char *s = P->s.p;
+  SRScanSkip(&P->s);
+  s = P->s.p;
   if (*s == '-' || *s == '+') s++;
   return isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]));
 }
@@ -92,17 +34,17 @@ static bool SNumber_Private(SRSpecParser_Private *P, SRInterval *v)
 {
   char       *end, b[24];
   const char *s;
-  SSkip_Private(P);
-  s = P->p;
-  if (!SIsNumber_Private(P)) return SFail_Private(P, "expected a number, found %s", SFound_Private(P, b, sizeof b));
+  SRScanSkip(&P->s);
+  s = P->s.p;
+  if (!SIsNumber_Private(P)) return SRScanFail(&P->s, "expected a number, found %s", SRScanFound(&P->s, b, sizeof b));
   {
     bool neg = *s == '-';
     if (*s == '-' || *s == '+') s++;
     *v = SRIntervalDecimal(s, &end);
-    if (SRIntervalIsNaI(*v) || !SRIntervalIsBounded(*v)) return SFail_Private(P, "number out of range");
+    if (SRIntervalIsNaI(*v) || !SRIntervalIsBounded(*v)) return SRScanFail(&P->s, "number out of range");
     if (neg) *v = SRIntervalNeg(*v);
   }
-  P->p = end;
+  P->s.p = end;
   return true;
 }
 
@@ -110,8 +52,8 @@ static int SState_Private(SRSpecParser_Private *P, const char *at, const char *n
 {
   int i = SRPlantStateIndex(P->pl, name);
   if (i < 0) {
-    P->p = at;
-    SFail_Private(P, "'%s' is not a state of plant %s", name, P->pl->path);
+    P->s.p = at;
+    SRScanFail(&P->s, "'%s' is not a state of plant %s", name, P->pl->path);
   }
   return i;
 }
@@ -123,30 +65,30 @@ static bool SAtom_Private(SRSpecParser_Private *P, SRSpecConstraint *c)
   SRInterval k = SRIntervalPoint(0.0);
   int        sign = 1, nterms = 0;
   for (int i = 0; i < SR_AFFINE_MAX; i++) at.a[i] = SRIntervalPoint(0.0);
-  if (c->natoms + 2 > SR_SPEC_MAX_ATOMS) return SFail_Private(P, "more than %d atoms in one constraint", SR_SPEC_MAX_ATOMS);
+  if (c->natoms + 2 > SR_SPEC_MAX_ATOMS) return SRScanFail(&P->s, "more than %d atoms in one constraint", SR_SPEC_MAX_ATOMS);
   for (;;) {
     SRInterval coef = SRIntervalPoint(1.0);
     bool       num  = false;
     char       name[SR_PLANT_NAME];
-    SSkip_Private(P);
-    if (SIsNumber_Private(P) && *P->p != '-' && *P->p != '+') {
+    SRScanSkip(&P->s);
+    if (SIsNumber_Private(P) && *P->s.p != '-' && *P->s.p != '+') {
       if (!SNumber_Private(P, &coef)) return false;
       num = true;
-      SSkip_Private(P);
-      if (*P->p == '*') P->p++;
+      SRScanSkip(&P->s);
+      if (*P->s.p == '*') P->s.p++;
     }
-    SSkip_Private(P);
-    if (isalpha((unsigned char)*P->p) || *P->p == '_') {
-      const char *atp = P->p;
+    SRScanSkip(&P->s);
+    if (isalpha((unsigned char)*P->s.p) || *P->s.p == '_') {
+      const char *atp = P->s.p;
       int         i;
-      if (!SName_Private(P, name)) return false;
-      SSkip_Private(P);
-      if (nterms == 0 && !num && !strncmp(P->p, "in", 2) && !isalnum((unsigned char)P->p[2])) {
+      if (!SRScanName(&P->s, name)) return false;
+      SRScanSkip(&P->s);
+      if (nterms == 0 && !num && !strncmp(P->s.p, "in", 2) && !isalnum((unsigned char)P->s.p[2])) {
         SRInterval lo, hi;
         if ((i = SState_Private(P, atp, name)) < 0) return false;
-        P->p += 2;
-        if (!SExpect_Private(P, "[") || !SNumber_Private(P, &lo) || !SExpect_Private(P, ",") || !SNumber_Private(P, &hi) || !SExpect_Private(P, "]")) return false;
-        if (!(lo.lo <= hi.hi)) return SFail_Private(P, "empty interval");
+        P->s.p += 2;
+        if (!SRScanExpect(&P->s, "[") || !SNumber_Private(P, &lo) || !SRScanExpect(&P->s, ",") || !SNumber_Private(P, &hi) || !SRScanExpect(&P->s, "]")) return false;
+        if (!(lo.lo <= hi.hi)) return SRScanFail(&P->s, "empty interval");
         /* x_i <= hi and -x_i <= -lo */
         c->atom[c->natoms]      = at;
         c->atom[c->natoms].a[i] = SRIntervalPoint(1.0);
@@ -161,12 +103,12 @@ static bool SAtom_Private(SRSpecParser_Private *P, SRSpecConstraint *c)
     } else if (num) k = SRIntervalAdd(k, sign > 0 ? coef : SRIntervalNeg(coef));
     else {
       char b[24];
-      return SFail_Private(P, "expected a term (NUMBER, NAME or NUMBER * NAME), found %s", SFound_Private(P, b, sizeof b));
+      return SRScanFail(&P->s, "expected a term (NUMBER, NAME or NUMBER * NAME), found %s", SRScanFound(&P->s, b, sizeof b));
     }
     nterms++;
-    SSkip_Private(P);
-    if (*P->p == '+' || *P->p == '-') {
-      sign = *P->p++ == '+' ? 1 : -1;
+    SRScanSkip(&P->s);
+    if (*P->s.p == '+' || *P->s.p == '-') {
+      sign = *P->s.p++ == '+' ? 1 : -1;
       continue;
     }
     break;
@@ -175,11 +117,11 @@ static bool SAtom_Private(SRSpecParser_Private *P, SRSpecConstraint *c)
     SRInterval b;
     bool       ge;
     char       buf[24];
-    SSkip_Private(P);
-    if (!strncmp(P->p, "<=", 2)) ge = false;
-    else if (!strncmp(P->p, ">=", 2)) ge = true;
-    else return SFail_Private(P, "expected '<=', '>=' or 'in', found %s", SFound_Private(P, buf, sizeof buf));
-    P->p += 2;
+    SRScanSkip(&P->s);
+    if (!strncmp(P->s.p, "<=", 2)) ge = false;
+    else if (!strncmp(P->s.p, ">=", 2)) ge = true;
+    else return SRScanFail(&P->s, "expected '<=', '>=' or 'in', found %s", SRScanFound(&P->s, buf, sizeof buf));
+    P->s.p += 2;
     if (!SNumber_Private(P, &b)) return false;
     b = SRIntervalSub(b, k); /* a . x + k <= b  <=>  a . x <= b - k */
     if (ge) {
@@ -195,14 +137,14 @@ static bool SAtom_Private(SRSpecParser_Private *P, SRSpecConstraint *c)
 static bool SWindow_Private(SRSpecParser_Private *P, SRSpecConstraint *c, double horizon)
 {
   SRInterval t0, t1;
-  SSkip_Private(P);
-  if (*P->p != '[') {
+  SRScanSkip(&P->s);
+  if (*P->s.p != '[') {
     c->t0 = 0.0, c->t1 = horizon;
     return true;
   }
-  P->p++;
-  if (!SNumber_Private(P, &t0) || !SExpect_Private(P, ",") || !SNumber_Private(P, &t1) || !SExpect_Private(P, "]")) return false;
-  if (!(t0.lo >= 0 && t0.lo <= t1.hi && t1.hi <= horizon * (1 + 1e-12))) return SFail_Private(P, "window [%g, %g] is not inside the horizon [0, %g] of plant %s", t0.lo, t1.hi, horizon, P->pl->path);
+  P->s.p++;
+  if (!SNumber_Private(P, &t0) || !SRScanExpect(&P->s, ",") || !SNumber_Private(P, &t1) || !SRScanExpect(&P->s, "]")) return false;
+  if (!(t0.lo >= 0 && t0.lo <= t1.hi && t1.hi <= horizon * (1 + 1e-12))) return SRScanFail(&P->s, "window [%g, %g] is not inside the horizon [0, %g] of plant %s", t0.lo, t1.hi, horizon, P->pl->path);
   c->t0 = t0.lo, c->t1 = t1.hi; /* outward: a longer window is a stronger claim for always */
   return true;
 }
@@ -211,19 +153,19 @@ static bool SStatement_Private(SRSpecParser_Private *P, SRSpec *S, bool *seen)
 {
   char         kw[SR_PLANT_NAME], name[SR_PLANT_NAME];
   const double horizon = P->pl->period * P->pl->steps;
-  if (SAtEnd_Private(P)) return true;
-  if (!SName_Private(P, kw)) return false;
+  if (SRScanAtEnd(&P->s)) return true;
+  if (!SRScanName(&P->s, kw)) return false;
   if (!strcmp(kw, "initial")) {
     const char *at;
     int         i;
     SRInterval  lo, hi;
-    SSkip_Private(P);
-    at = P->p;
-    if (!SName_Private(P, name) || (i = SState_Private(P, at, name)) < 0) return false;
-    if (seen[i]) return P->p = at, SFail_Private(P, "a second 'initial %s' line", name);
-    if (!SExpect_Private(P, "in") || !SExpect_Private(P, "[") || !SNumber_Private(P, &lo) || !SExpect_Private(P, ",") || !SNumber_Private(P, &hi) || !SExpect_Private(P, "]")) return false;
-    if (!(lo.lo <= hi.hi)) return SFail_Private(P, "initial %s: empty interval", name);
-    if (!SAtEnd_Private(P)) return SFail_Private(P, "expected the end of the line");
+    SRScanSkip(&P->s);
+    at = P->s.p;
+    if (!SRScanName(&P->s, name) || (i = SState_Private(P, at, name)) < 0) return false;
+    if (seen[i]) return P->s.p = at, SRScanFail(&P->s, "a second 'initial %s' line", name);
+    if (!SRScanExpect(&P->s, "in") || !SRScanExpect(&P->s, "[") || !SNumber_Private(P, &lo) || !SRScanExpect(&P->s, ",") || !SNumber_Private(P, &hi) || !SRScanExpect(&P->s, "]")) return false;
+    if (!(lo.lo <= hi.hi)) return SRScanFail(&P->s, "initial %s: empty interval", name);
+    if (!SRScanAtEnd(&P->s)) return SRScanFail(&P->s, "expected the end of the line");
     seen[i]   = true;
     S->lo[i]  = lo.lo, S->hi[i] = hi.hi;
     S->ilo[i] = lo.hi, S->ihi[i] = hi.lo;
@@ -234,25 +176,25 @@ static bool SStatement_Private(SRSpecParser_Private *P, SRSpec *S, bool *seen)
   }
   if (!strcmp(kw, "always") || !strcmp(kw, "at_end") || !strcmp(kw, "eventually")) {
     SRSpecConstraint *c;
-    if (S->nc == SR_SPEC_MAX_CONSTRAINTS) return SFail_Private(P, "more than %d constraints", SR_SPEC_MAX_CONSTRAINTS);
+    if (S->nc == SR_SPEC_MAX_CONSTRAINTS) return SRScanFail(&P->s, "more than %d constraints", SR_SPEC_MAX_CONSTRAINTS);
     c = &S->c[S->nc];
     memset(c, 0, sizeof *c);
-    c->line = P->lineno;
+    c->line = P->s.lineno;
     c->kind = !strcmp(kw, "always") ? SR_SPEC_ALWAYS : !strcmp(kw, "at_end") ? SR_SPEC_AT_END : SR_SPEC_EVENTUALLY;
     if (c->kind == SR_SPEC_AT_END) c->t0 = c->t1 = horizon;
     else if (!SWindow_Private(P, c, horizon)) return false;
-    if (!SExpect_Private(P, ":")) return false;
+    if (!SRScanExpect(&P->s, ":")) return false;
     for (;;) {
       char w[8];
       if (!SAtom_Private(P, c)) return false;
-      if (SAtEnd_Private(P)) break;
-      if (!SName_Private(P, w) || strcmp(w, "and")) return P->err[0] ? false : SFail_Private(P, "expected 'and' or the end of the line");
+      if (SRScanAtEnd(&P->s)) break;
+      if (!SRScanName(&P->s, w) || strcmp(w, "and")) return P->s.err[0] ? false : SRScanFail(&P->s, "expected 'and' or the end of the line");
     }
     S->nc++;
     return true;
   }
-  P->p -= strlen(kw);
-  return SFail_Private(P, "unknown statement '%s' (allowed: initial, always, at_end, eventually)", kw);
+  P->s.p -= strlen(kw);
+  return SRScanFail(&P->s, "unknown statement '%s' (allowed: initial, always, at_end, eventually)", kw);
 }
 
 PetscErrorCode SRSpecParse(MPI_Comm comm, const char name[], const char text[], const SRPlant *pl, SRSpec *S)
@@ -266,21 +208,22 @@ PetscErrorCode SRSpecParse(MPI_Comm comm, const char name[], const char text[], 
   memset(S, 0, sizeof *S);
   PetscCall(PetscStrncpy(S->path, name, sizeof S->path));
   S->n   = pl->n;
-  P.name = name;
+  P.s.kind = "spec file";
+  P.s.name = name;
   P.pl   = pl;
   for (int lineno = 1; *line; lineno++) {
-    P.line = P.p = line;
-    P.lineno     = lineno;
+    P.s.line = P.s.p = line;
+    P.s.lineno     = lineno;
     if (!SStatement_Private(&P, S, seen)) break;
     while (*line && *line != '\n') line++;
     if (*line) line++;
   }
-  if (!P.err[0]) {
-    for (int i = 0; i < pl->n && !P.err[0]; i++)
-      if (!seen[i]) snprintf(P.err, sizeof P.err, "spec file %.200s: no 'initial %s in [LO, HI]' line (the plant has %d states)", name, pl->state[i], pl->n);
-    if (!P.err[0] && !S->nc) snprintf(P.err, sizeof P.err, "spec file %s: no constraint (always, at_end or eventually line)", name);
+  if (!P.s.err[0]) {
+    for (int i = 0; i < pl->n && !P.s.err[0]; i++)
+      if (!seen[i]) snprintf(P.s.err, sizeof P.s.err, "spec file %.200s: no 'initial %s in [LO, HI]' line (the plant has %d states)", name, pl->state[i], pl->n);
+    if (!P.s.err[0] && !S->nc) snprintf(P.s.err, sizeof P.s.err, "spec file %s: no constraint (always, at_end or eventually line)", name);
   }
-  PetscCheck(!P.err[0], comm, PETSC_ERR_FILE_UNEXPECTED, "%s", P.err);
+  PetscCheck(!P.s.err[0], comm, PETSC_ERR_FILE_UNEXPECTED, "%s", P.s.err);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

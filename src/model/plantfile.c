@@ -15,6 +15,7 @@
    two doubles around them, so the constants of the plant are sound.  Every error names the
    file, the line and the column and what was expected. */
 #include <simreach/plant.h>
+#include <simreach/private/linescan.h>
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -25,93 +26,29 @@
 #define SR_PLANT_MAX_CONSTS 64
 
 typedef struct {
-  const char *name;
-  const char *line;
-  int         lineno;
-  const char *p;
+  SRLineScan  s; /* the cursor and the first error (linescan.c) */
   SRPlant    *plant;
   char        cname[SR_PLANT_MAX_CONSTS][SR_PLANT_NAME];
   int         cnode[SR_PLANT_MAX_CONSTS];
   int         nconst;
   /* which names an expression may use */
   bool        allow_state, allow_u, allow_w, allow_y;
-  char        err[512];
 } SRParser_Private;
-
-static bool Fail_Private(SRParser_Private *P, const char *fmt, ...)
-{
-  char    msg[400];
-  va_list ap;
-  if (P->err[0]) return false;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  snprintf(P->err, sizeof P->err, "plant file %s:%d:%d: %s", P->name, P->lineno, (int)(P->p - P->line) + 1, msg);
-  return false;
-}
-
-static void Skip_Private(SRParser_Private *P)
-{
-  while (*P->p == ' ' || *P->p == '\t' || *P->p == '\r') P->p++;
-}
-
-static bool AtEnd_Private(SRParser_Private *P)
-{
-  Skip_Private(P);
-  return *P->p == 0 || *P->p == '\n' || *P->p == '#';
-}
-
-/* what is at the cursor, for messages */
-static const char *Found_Private(SRParser_Private *P, char *buf, size_t len)
-{
-  size_t k = 0;
-  if (AtEnd_Private(P)) return "the end of the line";
-  buf[k++] = '\'';
-  for (const char *q = P->p; *q && *q != '\n' && k + 2 < len && k < 16; q++) buf[k++] = *q;
-  buf[k++] = '\'';
-  buf[k]   = 0;
-  return buf;
-}
-
-static bool Name_Private(SRParser_Private *P, char *out)
-{
-  int k = 0;
-  Skip_Private(P);
-  if (!(isalpha((unsigned char)*P->p) || *P->p == '_')) {
-    char b[24];
-    return Fail_Private(P, "expected a name, found %s", Found_Private(P, b, sizeof b));
-  }
-  while (isalnum((unsigned char)*P->p) || *P->p == '_') {
-    if (k + 1 >= SR_PLANT_NAME) return Fail_Private(P, "name longer than %d characters", SR_PLANT_NAME - 1);
-    out[k++] = *P->p++;
-  }
-  out[k] = 0;
-  return true;
-}
-
-static bool Expect_Private(SRParser_Private *P, char c)
-{
-  char b[24];
-  Skip_Private(P);
-  if (*P->p != c) return Fail_Private(P, "expected '%c', found %s", c, Found_Private(P, b, sizeof b));
-  P->p++;
-  return true;
-}
 
 /* A decimal literal as an outward interval (SRIntervalDecimal: exact when it is a double). */
 static bool Number_Private(SRParser_Private *P, SRInterval *v)
 {
   char       *end;
-  const char *s = P->p;
-  Skip_Private(P);
-  s = P->p;
+  const char *s = P->s.p;
+  SRScanSkip(&P->s);
+  s = P->s.p;
   if (!(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1])))) {
     char b[24];
-    return Fail_Private(P, "expected a number, found %s", Found_Private(P, b, sizeof b));
+    return SRScanFail(&P->s, "expected a number, found %s", SRScanFound(&P->s, b, sizeof b));
   }
   *v = SRIntervalDecimal(s, &end);
-  if (SRIntervalIsNaI(*v) || !SRIntervalIsBounded(*v)) return Fail_Private(P, "number out of range");
-  P->p = end;
+  if (SRIntervalIsNaI(*v) || !SRIntervalIsBounded(*v)) return SRScanFail(&P->s, "number out of range");
+  P->s.p = end;
   return true;
 }
 
@@ -122,7 +59,7 @@ static int Node_Private(SRParser_Private *P, SRExprOp op, int a, int b, int var,
   int i;
   if (a < 0 && (op != SR_X_CONST && op != SR_X_VAR)) return -1;
   i = SRExprNode_(&P->plant->dag, op, a, b, var, v);
-  if (i < 0) Fail_Private(P, "out of memory");
+  if (i < 0) SRScanFail(&P->s, "out of memory");
   return i;
 }
 
@@ -134,58 +71,58 @@ static int Primary_Private(SRParser_Private *P)
   static const SRExprOp    fop[] = {SR_X_SIN, SR_X_COS, SR_X_TAN, SR_X_EXP, SR_X_LOG, SR_X_SQRT, SR_X_TANH};
   SRPlant                 *pl    = P->plant;
   char                     name[SR_PLANT_NAME];
-  Skip_Private(P);
-  if (*P->p == '(') {
+  SRScanSkip(&P->s);
+  if (*P->s.p == '(') {
     int e;
-    P->p++;
+    P->s.p++;
     e = Expr_Private(P);
-    if (e < 0 || !Expect_Private(P, ')')) return -1;
+    if (e < 0 || !SRScanExpect(&P->s, ")")) return -1;
     return e;
   }
-  if (isdigit((unsigned char)*P->p) || *P->p == '.') {
+  if (isdigit((unsigned char)*P->s.p) || *P->s.p == '.') {
     SRInterval v;
     if (!Number_Private(P, &v)) return -1;
     return Node_Private(P, SR_X_CONST, -1, -1, -1, v);
   }
   {
-    const char *at = P->p;
-    if (!Name_Private(P, name)) return -1;
+    const char *at = P->s.p;
+    if (!SRScanName(&P->s, name)) return -1;
     for (int f = 0; f < 7; f++)
       if (!strcmp(name, fun[f])) {
         int e;
-        if (!Expect_Private(P, '(')) return -1;
+        if (!SRScanExpect(&P->s, "(")) return -1;
         e = Expr_Private(P);
-        if (e < 0 || !Expect_Private(P, ')')) return -1;
+        if (e < 0 || !SRScanExpect(&P->s, ")")) return -1;
         return Node_Private(P, fop[f], e, -1, -1, SRIntervalPoint(0));
       }
     for (int c = 0; c < P->nconst; c++)
       if (!strcmp(name, P->cname[c])) return P->cnode[c];
     for (int i = 0; i < pl->n; i++)
       if (!strcmp(name, pl->state[i])) {
-        if (!P->allow_state) return P->p = at, Fail_Private(P, "state '%s' is not allowed here", name), -1;
+        if (!P->allow_state) return P->s.p = at, SRScanFail(&P->s, "state '%s' is not allowed here", name), -1;
         return Node_Private(P, SR_X_VAR, -1, -1, i, SRIntervalPoint(0));
       }
     for (int i = 0; i < pl->nu; i++)
       if (!strcmp(name, pl->control[i])) {
-        if (!P->allow_u) return P->p = at, Fail_Private(P, "control '%s' is not allowed here (only in der lines)", name), -1;
+        if (!P->allow_u) return P->s.p = at, SRScanFail(&P->s, "control '%s' is not allowed here (only in der lines)", name), -1;
         return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0));
       }
     for (int i = 0; i < pl->nw; i++)
       if (!strcmp(name, pl->dist[i])) {
-        if (!P->allow_w) return P->p = at, Fail_Private(P, "disturbance '%s' is not allowed here (only in der lines)", name), -1;
+        if (!P->allow_w) return P->s.p = at, SRScanFail(&P->s, "disturbance '%s' is not allowed here (only in der lines)", name), -1;
         return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0));
       }
     if (name[0] == 'y' && isdigit((unsigned char)name[1])) {
       char *end;
       long  k = strtol(name + 1, &end, 10);
       if (!*end) {
-        if (!P->allow_y) return P->p = at, Fail_Private(P, "network output '%s' is not allowed here (only in control lines)", name), -1;
-        if (k < 1 || k > pl->nout) return P->p = at, Fail_Private(P, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), -1;
+        if (!P->allow_y) return P->s.p = at, SRScanFail(&P->s, "network output '%s' is not allowed here (only in control lines)", name), -1;
+        if (k < 1 || k > pl->nout) return P->s.p = at, SRScanFail(&P->s, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), -1;
         return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0));
       }
     }
-    P->p = at;
-    Fail_Private(P, "unknown name '%s' (not a state, constant, control, disturbance, y1..y%d or function)", name, pl->nout);
+    P->s.p = at;
+    SRScanFail(&P->s, "unknown name '%s' (not a state, constant, control, disturbance, y1..y%d or function)", name, pl->nout);
     return -1;
   }
 }
@@ -200,7 +137,7 @@ static int Power_Private(SRParser_Private *P, int x, long k)
     if (m & 1) r = r < 0 ? b : Node_Private(P, SR_X_MUL, r, b, -1, SRIntervalPoint(0));
     m >>= 1;
     if (m > 0) b = Node_Private(P, SR_X_SQR, b, -1, -1, SRIntervalPoint(0));
-    if (r == -1 && P->err[0]) return -1;
+    if (r == -1 && P->s.err[0]) return -1;
   }
   if (k < 0) r = Node_Private(P, SR_X_DIV, Const_Private(P, 1.0), r, -1, SRIntervalPoint(0));
   return r;
@@ -209,32 +146,32 @@ static int Power_Private(SRParser_Private *P, int x, long k)
 static int Unary_Private(SRParser_Private *P)
 {
   int e;
-  Skip_Private(P);
-  if (*P->p == '-') {
-    P->p++;
+  SRScanSkip(&P->s);
+  if (*P->s.p == '-') {
+    P->s.p++;
     e = Unary_Private(P);
     return e < 0 ? -1 : Node_Private(P, SR_X_NEG, e, -1, -1, SRIntervalPoint(0));
   }
-  if (*P->p == '+') {
-    P->p++;
+  if (*P->s.p == '+') {
+    P->s.p++;
     return Unary_Private(P);
   }
   e = Primary_Private(P);
   if (e < 0) return -1;
-  Skip_Private(P);
-  if (*P->p == '^') {
+  SRScanSkip(&P->s);
+  if (*P->s.p == '^') {
     char *end;
     long  k;
-    P->p++;
-    Skip_Private(P);
-    k = strtol(P->p, &end, 10);
-    if (end == P->p || (*P->p != '-' && !isdigit((unsigned char)*P->p))) {
+    P->s.p++;
+    SRScanSkip(&P->s);
+    k = strtol(P->s.p, &end, 10);
+    if (end == P->s.p || (*P->s.p != '-' && !isdigit((unsigned char)*P->s.p))) {
       char b[24];
-      Fail_Private(P, "expected an integer exponent after '^', found %s", Found_Private(P, b, sizeof b));
+      SRScanFail(&P->s, "expected an integer exponent after '^', found %s", SRScanFound(&P->s, b, sizeof b));
       return -1;
     }
-    if (k > 64 || k < -64) return Fail_Private(P, "exponent %ld outside -64..64", k), -1;
-    P->p = end;
+    if (k > 64 || k < -64) return SRScanFail(&P->s, "exponent %ld outside -64..64", k), -1;
+    P->s.p = end;
     e    = Power_Private(P, e, k);
   }
   return e;
@@ -246,10 +183,10 @@ static int Term_Private(SRParser_Private *P)
   while (a >= 0) {
     char op;
     int  b;
-    Skip_Private(P);
-    op = *P->p;
+    SRScanSkip(&P->s);
+    op = *P->s.p;
     if (op != '*' && op != '/') break;
-    P->p++;
+    P->s.p++;
     b = Unary_Private(P);
     if (b < 0) return -1;
     a = Node_Private(P, op == '*' ? (a == b ? SR_X_SQR : SR_X_MUL) : SR_X_DIV, a, op == '*' && a == b ? -1 : b, -1, SRIntervalPoint(0));
@@ -263,10 +200,10 @@ static int Expr_Private(SRParser_Private *P)
   while (a >= 0) {
     char op;
     int  b;
-    Skip_Private(P);
-    op = *P->p;
+    SRScanSkip(&P->s);
+    op = *P->s.p;
     if (op != '+' && op != '-') break;
-    P->p++;
+    P->s.p++;
     b = Term_Private(P);
     if (b < 0) return -1;
     a = Node_Private(P, op == '+' ? SR_X_ADD : SR_X_SUB, a, b, -1, SRIntervalPoint(0));
@@ -278,9 +215,9 @@ static int Expr_Private(SRParser_Private *P)
 static int LineExpr_Private(SRParser_Private *P)
 {
   int e = Expr_Private(P);
-  if (e >= 0 && !AtEnd_Private(P)) {
+  if (e >= 0 && !SRScanAtEnd(&P->s)) {
     char b[24];
-    Fail_Private(P, "expected an operator or the end of the line, found %s", Found_Private(P, b, sizeof b));
+    SRScanFail(&P->s, "expected an operator or the end of the line, found %s", SRScanFound(&P->s, b, sizeof b));
     return -1;
   }
   return e;
@@ -304,15 +241,15 @@ static bool Positive_Private(SRParser_Private *P, double *v, SRInterval *iv)
 {
   SRInterval x;
   const char *at;
-  Skip_Private(P);
-  at = P->p;
+  SRScanSkip(&P->s);
+  at = P->s.p;
   if (!Number_Private(P, &x)) return false;
   *v = 0.5 * x.lo + 0.5 * x.hi;
   if (iv) *iv = x;
-  if (!(x.lo > 0)) return P->p = at, Fail_Private(P, "expected a positive number");
-  if (!AtEnd_Private(P)) {
+  if (!(x.lo > 0)) return P->s.p = at, SRScanFail(&P->s, "expected a positive number");
+  if (!SRScanAtEnd(&P->s)) {
     char b[24];
-    return Fail_Private(P, "expected the end of the line, found %s", Found_Private(P, b, sizeof b));
+    return SRScanFail(&P->s, "expected the end of the line, found %s", SRScanFound(&P->s, b, sizeof b));
   }
   return true;
 }
@@ -322,8 +259,8 @@ static bool Signed_Private(SRParser_Private *P, double *lo, double *hi)
 {
   SRInterval x;
   bool       neg = false;
-  Skip_Private(P);
-  if (*P->p == '-' || *P->p == '+') neg = *P->p++ == '-';
+  SRScanSkip(&P->s);
+  if (*P->s.p == '-' || *P->s.p == '+') neg = *P->s.p++ == '-';
   if (!Number_Private(P, &x)) return false;
   if (neg) x = SRIntervalNeg(x);
   *lo = x.lo;
@@ -335,26 +272,26 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
 {
   SRPlant *pl = P->plant;
   char     kw[SR_PLANT_NAME], name[SR_PLANT_NAME];
-  if (AtEnd_Private(P)) return true;
-  if (!Name_Private(P, kw)) return false;
+  if (SRScanAtEnd(&P->s)) return true;
+  if (!SRScanName(&P->s, kw)) return false;
   P->allow_state = P->allow_u = P->allow_w = P->allow_y = false;
   if (!strcmp(kw, "states")) {
-    if (pl->n) return Fail_Private(P, "a second 'states' line");
-    while (!AtEnd_Private(P)) {
-      if (pl->n == SR_PLANT_MAX_STATES) return Fail_Private(P, "more than %d states", SR_PLANT_MAX_STATES);
-      if (!Name_Private(P, name)) return false;
-      if (Known_Private(P, name)) return Fail_Private(P, "'%s' is already defined", name);
+    if (pl->n) return SRScanFail(&P->s, "a second 'states' line");
+    while (!SRScanAtEnd(&P->s)) {
+      if (pl->n == SR_PLANT_MAX_STATES) return SRScanFail(&P->s, "more than %d states", SR_PLANT_MAX_STATES);
+      if (!SRScanName(&P->s, name)) return false;
+      if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
       strcpy(pl->state[pl->n++], name);
     }
-    if (!pl->n) return Fail_Private(P, "expected state names after 'states'");
+    if (!pl->n) return SRScanFail(&P->s, "expected state names after 'states'");
     return true;
   }
   if (!strcmp(kw, "const")) {
     int e;
-    if (!Name_Private(P, name)) return false;
-    if (Known_Private(P, name)) return Fail_Private(P, "'%s' is already defined", name);
-    if (P->nconst == SR_PLANT_MAX_CONSTS) return Fail_Private(P, "more than %d constants", SR_PLANT_MAX_CONSTS);
-    if (!Expect_Private(P, '=')) return false;
+    if (!SRScanName(&P->s, name)) return false;
+    if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
+    if (P->nconst == SR_PLANT_MAX_CONSTS) return SRScanFail(&P->s, "more than %d constants", SR_PLANT_MAX_CONSTS);
+    if (!SRScanExpect(&P->s, "=")) return false;
     e = LineExpr_Private(P);
     if (e < 0) return false;
     strcpy(P->cname[P->nconst], name);
@@ -363,17 +300,17 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   }
   if (!strcmp(kw, "outputs")) {
     SRInterval v;
-    if (pl->nout) return Fail_Private(P, "a second 'outputs' line");
-    if (pl->nu) return Fail_Private(P, "'outputs' must come before the control lines");
+    if (pl->nout) return SRScanFail(&P->s, "a second 'outputs' line");
+    if (pl->nu) return SRScanFail(&P->s, "'outputs' must come before the control lines");
     if (!Number_Private(P, &v)) return false;
-    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= SR_PLANT_MAX_OUTPUTS)) return Fail_Private(P, "outputs: expected an integer 1..%d", SR_PLANT_MAX_OUTPUTS);
+    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= SR_PLANT_MAX_OUTPUTS)) return SRScanFail(&P->s, "outputs: expected an integer 1..%d", SR_PLANT_MAX_OUTPUTS);
     pl->nout = (int)v.lo;
-    return AtEnd_Private(P) ? true : Fail_Private(P, "expected the end of the line");
+    return SRScanAtEnd(&P->s) ? true : SRScanFail(&P->s, "expected the end of the line");
   }
   if (!strcmp(kw, "input")) {
     int e;
-    if (!pl->n) return Fail_Private(P, "'input' before the 'states' line");
-    if (pl->nin == SR_PLANT_MAX_INPUTS) return Fail_Private(P, "more than %d inputs", SR_PLANT_MAX_INPUTS);
+    if (!pl->n) return SRScanFail(&P->s, "'input' before the 'states' line");
+    if (pl->nin == SR_PLANT_MAX_INPUTS) return SRScanFail(&P->s, "more than %d inputs", SR_PLANT_MAX_INPUTS);
     P->allow_state = true;
     e              = LineExpr_Private(P);
     if (e < 0) return false;
@@ -382,13 +319,13 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   }
   if (!strcmp(kw, "control")) {
     int e;
-    if (!pl->nout) return Fail_Private(P, "'control' before the 'outputs' line");
-    if (*der_line) return Fail_Private(P, "'control' after a 'der' line");
-    if (pl->nu == SR_AFFINE_MAX) return Fail_Private(P, "more than %d controls", SR_AFFINE_MAX);
-    if (!Name_Private(P, name)) return false;
-    if (Known_Private(P, name)) return Fail_Private(P, "'%s' is already defined", name);
-    if (pl->nw) return Fail_Private(P, "'control' lines must come before the disturbance lines");
-    if (!Expect_Private(P, '=')) return false;
+    if (!pl->nout) return SRScanFail(&P->s, "'control' before the 'outputs' line");
+    if (*der_line) return SRScanFail(&P->s, "'control' after a 'der' line");
+    if (pl->nu == SR_AFFINE_MAX) return SRScanFail(&P->s, "more than %d controls", SR_AFFINE_MAX);
+    if (!SRScanName(&P->s, name)) return false;
+    if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
+    if (pl->nw) return SRScanFail(&P->s, "'control' lines must come before the disturbance lines");
+    if (!SRScanExpect(&P->s, "=")) return false;
     P->allow_state = P->allow_y = true;
     e                           = LineExpr_Private(P);
     if (e < 0) return false;
@@ -398,48 +335,48 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   }
   if (!strcmp(kw, "disturbance")) {
     double lo, hi, t;
-    if (*der_line) return Fail_Private(P, "'disturbance' after a 'der' line");
-    if (pl->nw == SR_AFFINE_MAX) return Fail_Private(P, "more than %d disturbances", SR_AFFINE_MAX);
-    if (!Name_Private(P, name)) return false;
-    if (Known_Private(P, name)) return Fail_Private(P, "'%s' is already defined", name);
-    if (!Name_Private(P, kw) || strcmp(kw, "in")) return Fail_Private(P, "expected 'in [LO, HI]'");
-    if (!Expect_Private(P, '[') || !Signed_Private(P, &lo, &t) || !Expect_Private(P, ',') || !Signed_Private(P, &t, &hi) || !Expect_Private(P, ']')) return false;
-    if (!(lo <= hi)) return Fail_Private(P, "disturbance '%s': empty interval", name);
-    if (!AtEnd_Private(P)) return Fail_Private(P, "expected the end of the line");
+    if (*der_line) return SRScanFail(&P->s, "'disturbance' after a 'der' line");
+    if (pl->nw == SR_AFFINE_MAX) return SRScanFail(&P->s, "more than %d disturbances", SR_AFFINE_MAX);
+    if (!SRScanName(&P->s, name)) return false;
+    if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
+    if (!SRScanName(&P->s, kw) || strcmp(kw, "in")) return SRScanFail(&P->s, "expected 'in [LO, HI]'");
+    if (!SRScanExpect(&P->s, "[") || !Signed_Private(P, &lo, &t) || !SRScanExpect(&P->s, ",") || !Signed_Private(P, &t, &hi) || !SRScanExpect(&P->s, "]")) return false;
+    if (!(lo <= hi)) return SRScanFail(&P->s, "disturbance '%s': empty interval", name);
+    if (!SRScanAtEnd(&P->s)) return SRScanFail(&P->s, "expected the end of the line");
     strcpy(pl->dist[pl->nw], name);
     pl->wbox[pl->nw++] = (SRInterval){lo, hi};
     return true;
   }
   if (!strcmp(kw, "der")) {
     int i, e;
-    if (!pl->n) return Fail_Private(P, "'der' before the 'states' line");
-    if (!Name_Private(P, name)) return false;
+    if (!pl->n) return SRScanFail(&P->s, "'der' before the 'states' line");
+    if (!SRScanName(&P->s, name)) return false;
     for (i = 0; i < pl->n; i++)
       if (!strcmp(pl->state[i], name)) break;
-    if (i == pl->n) return Fail_Private(P, "'%s' is not a state", name);
-    if (pl->f_root[i] >= 0) return Fail_Private(P, "a second 'der %s' line", name);
-    if (!Expect_Private(P, '=')) return false;
+    if (i == pl->n) return SRScanFail(&P->s, "'%s' is not a state", name);
+    if (pl->f_root[i] >= 0) return SRScanFail(&P->s, "a second 'der %s' line", name);
+    if (!SRScanExpect(&P->s, "=")) return false;
     P->allow_state = P->allow_u = P->allow_w = true;
     e                                        = LineExpr_Private(P);
     if (e < 0) return false;
     pl->f_root[i] = e;
-    *der_line     = P->lineno;
+    *der_line     = P->s.lineno;
     return true;
   }
   if (!strcmp(kw, "period")) return Positive_Private(P, &pl->period, &pl->period_iv);
   if (!strcmp(kw, "horizon")) {
-    *horizon_line = P->lineno;
+    *horizon_line = P->s.lineno;
     return Positive_Private(P, horizon, NULL);
   }
   if (!strcmp(kw, "steps")) {
     double s;
     if (!Positive_Private(P, &s, NULL)) return false;
-    if (s != floor(s) || s > 1e7) return Fail_Private(P, "steps: expected an integer 1..10^7");
+    if (s != floor(s) || s > 1e7) return SRScanFail(&P->s, "steps: expected an integer 1..10^7");
     pl->steps = (int)s;
     return true;
   }
-  P->p -= strlen(kw);
-  return Fail_Private(P, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, period, horizon, steps)", kw);
+  P->s.p -= strlen(kw);
+  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, period, horizon, steps)", kw);
 }
 
 PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *pl)
@@ -455,40 +392,41 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
   PetscCall(PetscStrncpy(pl->path, name, sizeof pl->path));
   SRExprInit(&pl->dag);
   for (int i = 0; i < SR_AFFINE_MAX; i++) pl->f_root[i] = -1;
-  P->name  = name;
+  P->s.kind  = "plant file";
+  P->s.name  = name;
   P->plant = pl;
   for (int lineno = 1; *line; lineno++) {
-    P->line   = line;
-    P->p      = line;
-    P->lineno = lineno;
+    P->s.line   = line;
+    P->s.p      = line;
+    P->s.lineno = lineno;
     if (!Statement_Private(P, &der_line, &horizon, &horizon_line)) break;
     while (*line && *line != '\n') line++;
     if (*line) line++;
   }
-  if (!P->err[0]) {
-    P->p = P->line = "";
-    P->lineno      = 0;
-    if (!pl->n) snprintf(P->err, sizeof P->err, "plant file %s: no 'states' line", name);
-    else if (!pl->nout) snprintf(P->err, sizeof P->err, "plant file %s: no 'outputs' line (the number of network outputs)", name);
-    else if (!pl->nin) snprintf(P->err, sizeof P->err, "plant file %s: no 'input' line (the network's inputs)", name);
-    else if (!(pl->period > 0)) snprintf(P->err, sizeof P->err, "plant file %s: no 'period' line", name);
+  if (!P->s.err[0]) {
+    P->s.p = P->s.line = "";
+    P->s.lineno      = 0;
+    if (!pl->n) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'states' line", name);
+    else if (!pl->nout) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'outputs' line (the number of network outputs)", name);
+    else if (!pl->nin) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'input' line (the network's inputs)", name);
+    else if (!(pl->period > 0)) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'period' line", name);
     else {
-      for (int i = 0; i < pl->n && !P->err[0]; i++)
-        if (pl->f_root[i] < 0) snprintf(P->err, sizeof P->err, "plant file %s: no 'der %s' line", name, pl->state[i]);
+      for (int i = 0; i < pl->n && !P->s.err[0]; i++)
+        if (pl->f_root[i] < 0) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'der %s' line", name, pl->state[i]);
     }
   }
-  if (!P->err[0]) {
-    if (horizon_line && pl->steps) snprintf(P->err, sizeof P->err, "plant file %s:%d: give 'horizon' or 'steps', not both", name, horizon_line);
+  if (!P->s.err[0]) {
+    if (horizon_line && pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d: give 'horizon' or 'steps', not both", name, horizon_line);
     else if (horizon_line) {
       double s = horizon / pl->period;
-      if (fabs(s - floor(s + 0.5)) > 1e-9 * s || floor(s + 0.5) < 1) snprintf(P->err, sizeof P->err, "plant file %s:%d: horizon %g is not a multiple of the period %g", name, horizon_line, horizon, pl->period);
+      if (fabs(s - floor(s + 0.5)) > 1e-9 * s || floor(s + 0.5) < 1) snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d: horizon %g is not a multiple of the period %g", name, horizon_line, horizon, pl->period);
       else pl->steps = (int)floor(s + 0.5);
-    } else if (!pl->steps) snprintf(P->err, sizeof P->err, "plant file %s: no 'horizon' or 'steps' line", name);
+    } else if (!pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'horizon' or 'steps' line", name);
   }
   pl->nvars = SR_PLANT_NVARS;
-  if (P->err[0]) {
+  if (P->s.err[0]) {
     char msg[512];
-    PetscCall(PetscStrncpy(msg, P->err, sizeof msg));
+    PetscCall(PetscStrncpy(msg, P->s.err, sizeof msg));
     PetscCall(PetscFree(P));
     SRPlantFree(pl);
     SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
