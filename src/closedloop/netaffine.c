@@ -32,16 +32,14 @@ static SRAffine Act_Private(SRActivation act, int m, const SRAffine *a)
   }
 }
 
-bool SRMLPForwardAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SRAffine *work)
+/* Each input's remainder r_j becomes a symbol of its own while inside the network: the input is
+   c0 + c . xi + mid r_j + rad r_j eps_j with one unknown eps_j in [-1, 1] (sound: every neuron
+   sees the same value of the input), so the network's linear layers keep the remainders' signs
+   and cancellations instead of summing |W| r (which grows by the product of the layers' norms).
+   At the output the extra symbols return into the remainder (Fold_Private).  Returns m. */
+static int Symbols_Private(int m0, PetscInt nin, const SRAffine *in, SRAffine *cur)
 {
-  SRAffine *cur = work, *nxt = work + mlp->maxwidth;
-  const int nin = (int)mlp->width[0];
-  /* Each input's remainder r_j becomes a symbol of its own while inside the network: the
-     input is c0 + c . xi + mid r_j + rad r_j eps_j with one unknown eps_j in [-1, 1] (sound:
-     every neuron sees the same value of the input), so the network's linear layers keep the
-     remainders' signs and cancellations instead of summing |W| r (which grows by the product
-     of the layers' norms).  At the output the extra symbols return into the remainder. */
-  const int m = m0 + nin <= SR_AFFINE_MAX ? m0 + nin : m0;
+  const int m = m0 + nin <= SR_AFFINE_MAX ? m0 + (int)nin : m0;
   for (PetscInt j = 0; j < nin; j++) {
     cur[j] = in[j];
     if (m > m0 && !SRAffineIsNaI(&in[j]) && SRIntervalIsBounded(in[j].r)) {
@@ -52,6 +50,21 @@ bool SRMLPForwardAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SR
       cur[j] = SRAffineFromIntervals(m, I0, Ic, SRIntervalPoint(0.0));
     }
   }
+  return m;
+}
+
+/* the extra symbols back into the remainder: sum |c_i| [-1, 1] over i >= m0 */
+static SRAffine Fold_Private(int m0, int m, SRAffine y)
+{
+  double S = 0.0;
+  for (int i = m0; i < m; i++) S = SRAddUp(S, fabs(y.c[i])), y.c[i] = 0.0;
+  y.r = SRIntervalAdd(y.r, (SRInterval){-S, S});
+  return y;
+}
+
+/* the forward pass over m coordinates; cur holds the inputs, the outputs end in the returned buffer */
+static SRAffine *Forward_Private(SRMLP mlp, int m, SRAffine *cur, SRAffine *nxt)
+{
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
@@ -68,20 +81,57 @@ bool SRMLPForwardAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SR
       }
       nxt[o] = SRAffineFromIntervals(m, I0, Ic, R);
       nxt[o] = Act_Private(mlp->act[l], m, &nxt[o]);
-      if (SRAffineIsNaI(&nxt[o])) return false;
+      if (SRAffineIsNaI(&nxt[o])) return NULL;
     }
     SRAffine *s = cur;
     cur         = nxt;
     nxt         = s;
   }
-  for (PetscInt o = 0; o < mlp->width[mlp->nlayers]; o++) {
-    /* the extra symbols back into the remainder: sum |c_i| [-1, 1] over i >= m0 */
-    SRAffine y = cur[o];
-    double   S = 0.0;
-    for (int i = m0; i < m; i++) S = SRAddUp(S, fabs(y.c[i])), y.c[i] = 0.0;
-    y.r    = SRIntervalAdd(y.r, (SRInterval){-S, S});
-    out[o] = y;
-    if (SRAffineIsNaI(&y)) return false;
+  return cur;
+}
+
+/* the input transform of an imported network (SPEC §14): (clip(x) - mean) / range; a clip that
+   may act turns the form into its interval enclosure */
+static SRAffine InputTransform_Private(SRMLP mlp, int m, PetscInt j, const SRAffine *x)
+{
+  SRInterval R = SRAffineRange(m, x);
+  SRAffine   y;
+  if (!mlp->has_in) return *x;
+  if (!(R.lo >= mlp->inlo[j] && R.hi <= mlp->inhi[j])) return SRAffineInterval(SRMLPInputInterval(mlp, j, R));
+  y = SRAffineAddInterval(m, x, SRIntervalPoint(-mlp->inmean[j]));
+  return SRAffineScaleInterval(m, SRIntervalMake(SRDivDown(1.0, mlp->inrange[j]), SRDivUp(1.0, mlp->inrange[j])), &y);
+}
+
+static double Width_Private(int m, const SRAffine *a)
+{
+  SRInterval R = SRAffineRange(m, a);
+  return SRIntervalIsBounded(R) ? R.hi - R.lo : INFINITY;
+}
+
+bool SRMLPEncloseAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SRAffine *work, SRNetEnclosure how)
+{
+  const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers];
+  SRAffine      *cur = work, *nxt = work + mlp->maxwidth, *x = nxt + mlp->maxwidth, *y = x + nin, *f = NULL;
+  int            m;
+  bool           okc = false;
+  for (PetscInt j = 0; j < nin; j++) y[j] = InputTransform_Private(mlp, m0, j, &in[j]);
+  m = Symbols_Private(m0, nin, y, x);
+  for (PetscInt j = 0; j < nin; j++) cur[j] = x[j];
+  if (how != SR_NET_CROWN) f = Forward_Private(mlp, m, cur, nxt);
+  if (how != SR_NET_FORWARD) okc = SRMLPForwardCrown(mlp, m, x, y);
+  if (!f && !okc) return false;
+  for (PetscInt o = 0; o < nout; o++) {
+    /* both enclose the network: keep the narrower */
+    SRAffine a = okc && (!f || Width_Private(m, &y[o]) <= Width_Private(m, &f[o])) ? y[o] : f[o];
+    a          = Fold_Private(m0, m, a);
+    if (mlp->has_out) {
+      a = SRAffineScaleInterval(m0, SRIntervalPoint(mlp->outscale[o]), &a);
+      a = SRAffineAddInterval(m0, &a, SRIntervalPoint(mlp->outoffset[o]));
+    }
+    out[o] = a;
+    if (SRAffineIsNaI(&a)) return false;
   }
   return true;
 }
+
+bool SRMLPForwardAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SRAffine *work) { return SRMLPEncloseAffine(mlp, m0, in, out, work, SR_NET_FORWARD); }

@@ -18,21 +18,26 @@
 
 #define SR_CLOSEDLOOP_FORMAT "simreach closedloop tubes 1"
 
-static int EncloseMLP_Private(void *ctx, const SRInterval *in, SRInterval *out) { return SRMLPForwardInterval((SRMLP)ctx, in, out) ? 1 : 0; }
+typedef struct {
+  SRMLP          mlp;
+  SRNetEnclosure how;
+} NetCtx;
+
+static int EncloseMLP_Private(void *ctx, const SRInterval *in, SRInterval *out) { return SRMLPForwardInterval(((NetCtx *)ctx)->mlp, in, out) ? 1 : 0; }
 static int EncloseMLPAffine_Private(void *ctx, int m, const SRAffine *in, SRAffine *out)
 {
   static SRAffine *work = NULL;
   static PetscInt  len  = 0;
-  SRMLP            mlp  = (SRMLP)ctx;
-  if (len < 2 * mlp->maxwidth) {
+  SRMLP            mlp  = ((NetCtx *)ctx)->mlp;
+  if (len < SR_NET_WORK(mlp)) {
     free(work);
-    len  = 2 * mlp->maxwidth;
+    len  = SR_NET_WORK(mlp);
     work = malloc(sizeof(SRAffine) * (size_t)len);
     if (!work) return len = 0, 1;
   }
-  return SRMLPForwardAffine(mlp, m, in, out, work) ? 0 : 1;
+  return SRMLPEncloseAffine(mlp, m, in, out, work, ((NetCtx *)ctx)->how) ? 0 : 1;
 }
-static int EvalMLP_Private(void *ctx, const double *in, double *out) { return SRMLPForward((SRMLP)ctx, 1, in, out) ? 1 : 0; }
+static int EvalMLP_Private(void *ctx, const double *in, double *out) { return SRMLPForward(((NetCtx *)ctx)->mlp, 1, in, out) ? 1 : 0; }
 
 static PetscErrorCode GetInt_Private(MPI_Comm comm, const char name[], PetscInt lo, PetscInt hi, PetscInt *v)
 {
@@ -161,6 +166,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
 {
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
+  NetCtx         netctx = {NULL, SR_NET_BEST};
   PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10;
   SRPlant        pl;
   SRSpec         S;
@@ -185,6 +191,18 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-force", &force, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_progress", &progress, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_affine_network", &affine_net, NULL));
+  {
+    const char *names[] = {"forward", "crown", "best"};
+    PetscInt    k       = 2;
+    PetscBool   set;
+    char        buf[32];
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-closedloop_network", buf, sizeof buf, &set));
+    if (set) {
+      for (k = 0; k < 3 && strcmp(buf, names[k]); k++) {}
+      PetscCheck(k < 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_network %s: allowed are forward, crown, best", buf);
+    }
+    netctx.how = (SRNetEnclosure)k;
+  }
   PetscCall(GetInt_Private(comm, "-closedloop_order", 4, 20, &order));
   PetscCall(GetInt_Private(comm, "-closedloop_substeps", 1, 1024, &substeps));
   PetscCall(GetInt_Private(comm, "-closedloop_max_depth", 0, 50, &depth));
@@ -210,11 +228,12 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     PetscCheck(mlp->width[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, mlp->width[0], plantf, pl.nin);
     PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, mlp->width[mlp->nlayers], plantf, pl.nout);
   }
-  ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = mlp, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
+  ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = &netctx, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
   ctrl.enclose_affine = affine_net ? EncloseMLPAffine_Private : NULL;
   SRFlowOptionsDefault(&fo);
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
+  netctx.mlp = mlp;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
   so.max_depth  = (int)depth;
   so.nsamples   = (int)samples;

@@ -1,0 +1,265 @@
+/* The network over a piece by linear relaxation with back-substitution (CROWN), SPEC §15, §7;
+   include/simreach/netaffine.h.
+
+   Soundness argument.  Every activation a = s(z) of a neuron whose pre-activation z lies in
+   [lo, hi] is bounded by two lines alL z + beL <= s(z) <= alU z + beU on [lo, hi] (Relax_Private,
+   each line checked at the end points with outward rounding).  An upper bound of a row lam . a
+   of post-activations becomes lam' . z + c' with lam'_j = lam_j alU_j (lam_j >= 0) or lam_j alL_j
+   (lam_j < 0); through an affine layer z = W a + b it becomes (lam' W) . a + lam' . b.  The
+   coefficients are computed in double; their rounding error e_j (bounded a priori: one product
+   |e| <= 2^-52 |p| + 2^-1073, a dot product of n terms |e| <= n 2^-52 sum |lam_o W_oj| + n 2^-1073)
+   times a bound of |a_j| (or |z_j|) goes into the constant, rounded up, so the row stays an
+   upper bound whatever the rounding.  At the input the row meets the input affine forms
+   x_j = c0_j + C_j . xi + r_j and becomes A . xi + c.  Lower bounds are upper bounds of the
+   negated rows.  The pre-activation bounds [lo, hi] of each layer are themselves obtained this
+   way, layer by layer (the first layer exactly linear). */
+#include <simreach/netaffine.h>
+
+#include <stdlib.h>
+
+#define SR_TINY 0x1p-1000 /* >= the underflow part of one product's rounding error, with margin */
+
+typedef struct {
+  double alL, beL, alU, beU;
+} Relax;
+
+typedef struct {
+  SRMLP           mlp;
+  int             m;
+  const SRAffine *x;         /* the network's inputs over m coordinates */
+  double         *lo, *hi;   /* pre-activation bounds per layer, at off[l] */
+  Relax          *rx;        /* relaxations per layer, at off[l] */
+  double         *amax;      /* bound of |a^l| per layer l = 0..nlayers, at aoff[l] */
+  PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
+  double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
+} Crown;
+
+/* sound lines around s on [lo, hi] (lo <= hi finite) */
+static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
+{
+  *r = (Relax){1.0, 0.0, 1.0, 0.0};
+  if (act == SR_ACT_RELU) {
+    if (lo >= 0) return true;
+    if (hi <= 0) return *r = (Relax){0.0, 0.0, 0.0, 0.0}, true;
+    r->alU = hi / (hi - lo);
+    if (!(r->alU >= 0 && r->alU <= 1)) r->alU = 1.0;
+    /* the chord: above relu at both end points (relu convex) */
+    r->beU = SRMax_Private(SRMulUp(-r->alU, lo), SRMulUp(hi, SRSubUp(1.0, r->alU)));
+    r->alL = hi >= -lo ? 1.0 : 0.0, r->beL = 0.0;
+    return true;
+  }
+  if (act == SR_ACT_TANH || act == SR_ACT_SIGMOID) {
+    /* s' is unimodal with its maximum at 0, so s' >= lam on [lo, hi] for lam below its values at
+       the end points: s(z) - lam z is non-decreasing, in [s(lo) - lam lo, s(hi) - lam hi] */
+    const bool sg = act == SR_ACT_SIGMOID;
+    SRInterval L = SRIntervalPoint(lo), H = SRIntervalPoint(hi), sL, sH;
+    double     lam;
+    if (sg) L = SRIntervalMul(L, SRIntervalPoint(0.5)), H = SRIntervalMul(H, SRIntervalPoint(0.5));
+    lam = SRMax_Private(0.0, fmin(SRIntervalDTanh(L).lo, SRIntervalDTanh(H).lo));
+    sL  = SRIntervalTanh(L), sH = SRIntervalTanh(H);
+    if (sg) {
+      lam = 0.25 * lam; /* exact scaling by a power of two (lam is 0 or normal) */
+      sL  = SRIntervalMul(SRIntervalAdd(sL, SRIntervalPoint(1.0)), SRIntervalPoint(0.5));
+      sH  = SRIntervalMul(SRIntervalAdd(sH, SRIntervalPoint(1.0)), SRIntervalPoint(0.5));
+    }
+    if (lam < 0x1p-1000) lam = 0.0;
+    r->alL = r->alU = lam;
+    r->beL = SRSubDown(sL.lo, SRMulUp(lam, lo));
+    r->beU = SRSubUp(sH.hi, SRMulDown(lam, hi));
+    return isfinite(r->beL) && isfinite(r->beU);
+  }
+  return true; /* linear */
+}
+
+/* |s(z)| over [lo, hi] bounded */
+static double AMax_Private(SRActivation act, double lo, double hi)
+{
+  if (act == SR_ACT_RELU) return SRMax_Private(0.0, hi);
+  if (act == SR_ACT_TANH || act == SR_ACT_SIGMOID) return 1.0;
+  return SRMax_Private(fabs(lo), fabs(hi));
+}
+
+/* rows over a^{l+1} -> rows over z^l (relaxations of layer l) */
+static void RelaxStep_Private(Crown *C, int rows, int l)
+{
+  const PetscInt n  = C->mlp->width[l + 1];
+  const Relax   *rx = C->rx + C->off[l];
+  for (int i = 0; i < rows; i++) {
+    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, e = 0.0, c = C->c[i];
+    for (PetscInt j = 0; j < n; j++) {
+      const double v = lam[j], al = v >= 0 ? rx[j].alU : rx[j].alL, be = v >= 0 ? rx[j].beU : rx[j].beL;
+      if (v == 0) continue;
+      lam[j] = v * al;
+      c      = SRAddUp(c, SRMulUp(v, be));
+      e      = SRAddUp(e, SRMulUp(SRAddUp(SRMulUp(0x1p-52, fabs(lam[j])), SR_TINY), SRMax_Private(fabs(C->lo[C->off[l] + j]), fabs(C->hi[C->off[l] + j]))));
+    }
+    C->c[i] = SRAddUp(c, e);
+  }
+}
+
+/* rows over z^l -> rows over a^l (affine layer l) */
+static void AffineStep_Private(Crown *C, int rows, int l)
+{
+  SRMLP          mlp = C->mlp;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *am = C->amax + C->aoff[l];
+  double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
+  double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
+  for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
+  for (PetscInt o = 0; o < no; o++) {
+    double s = 0.0;
+    for (PetscInt j = 0; j < ni; j++) s = SRAddUp(s, SRMulUp(fabs(W[o * ni + j]), am[j]));
+    v[o] = s;
+  }
+  for (int i = 0; i < rows; i++) {
+    const double *lam = C->lam + (size_t)i * mw;
+    double       *out = C->lam2 + (size_t)i * mw, c = C->c[i], t = 0.0;
+    for (PetscInt j = 0; j < ni; j++) out[j] = 0.0;
+    for (PetscInt o = 0; o < no; o++) {
+      const double lo = lam[o];
+      if (lo == 0) continue;
+      for (PetscInt j = 0; j < ni; j++) out[j] += lo * W[o * ni + j];
+      c = SRAddUp(c, SRMulUp(lo, b[o]));
+      t = SRAddUp(t, SRMulUp(fabs(lo), v[o]));
+    }
+    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled */
+    c       = SRAddUp(c, SRMulUp(g, t));
+    C->c[i] = SRAddUp(c, SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa));
+  }
+  {
+    double *s = C->lam;
+    C->lam    = C->lam2;
+    C->lam2   = s;
+  }
+}
+
+/* rows over a^0 = the input forms -> A (rows x m) and upper constants c */
+static void InputStep_Private(Crown *C, int rows, double *A)
+{
+  const int      m   = C->m;
+  const PetscInt nin = C->mlp->width[0], mw = C->mlp->maxwidth;
+  double         g   = SRMulUp((double)(nin + 2), 0x1p-51);
+  for (int i = 0; i < rows; i++) {
+    const double *lam = C->lam + (size_t)i * mw;
+    double        c = C->c[i], t = 0.0, *a = A + (size_t)i * m;
+    for (int s = 0; s < m; s++) a[s] = 0.0;
+    for (PetscInt j = 0; j < nin; j++) {
+      const SRAffine *x  = &C->x[j];
+      double          sc = 0.0;
+      if (lam[j] == 0) continue;
+      for (int s = 0; s < m; s++) a[s] += lam[j] * x->c[s], sc = SRAddUp(sc, fabs(x->c[s]));
+      c = SRAddUp(c, SRMulUp(lam[j], x->c0));
+      c = SRAddUp(c, SRMax_Private(SRMulUp(lam[j], x->r.lo), SRMulUp(lam[j], x->r.hi)));
+      t = SRAddUp(t, SRMulUp(fabs(lam[j]), sc));
+    }
+    /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
+    c       = SRAddUp(c, SRMulUp(g, t));
+    C->c[i] = SRAddUp(c, SRMulUp((double)(nin + 2), SR_TINY));
+  }
+}
+
+/* rows from post-activations a^k (k = nlayers, from_post) or pre-activations z^k down to xi */
+static void BackSub_Private(Crown *C, int rows, int k, bool from_post, double *A)
+{
+  int l = k;
+  if (from_post) RelaxStep_Private(C, rows, k - 1), l = k - 1;
+  for (; l >= 0; l--) {
+    AffineStep_Private(C, rows, l);
+    if (l > 0) RelaxStep_Private(C, rows, l - 1);
+  }
+  InputStep_Private(C, rows, A);
+}
+
+/* rows = +I and -I over n targets */
+static void Identity_Private(Crown *C, PetscInt n)
+{
+  const PetscInt mw = C->mlp->maxwidth;
+  for (PetscInt i = 0; i < 2 * n; i++) {
+    double *lam = C->lam + (size_t)i * mw;
+    for (PetscInt j = 0; j < mw; j++) lam[j] = 0.0;
+    lam[i % n] = i < n ? 1.0 : -1.0;
+    C->c[i]    = 0.0;
+  }
+}
+
+/* sup of A_i . xi + c_i over [-1, 1]^m */
+static double Sup_Private(int m, const double *a, double c)
+{
+  for (int s = 0; s < m; s++) c = SRAddUp(c, fabs(a[s]));
+  return c;
+}
+
+/* bounds and relaxations of the pre-activations of layer l */
+static bool LayerBounds_Private(Crown *C, int l, double *A)
+{
+  const PetscInt n = C->mlp->width[l + 1];
+  const int      m = C->m;
+  Identity_Private(C, n);
+  BackSub_Private(C, (int)(2 * n), l, false, A);
+  for (PetscInt j = 0; j < n; j++) {
+    double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
+    if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
+    C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi;
+    if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
+    C->amax[C->aoff[l + 1] + j] = AMax_Private(C->mlp->act[l], lo, hi);
+  }
+  return true;
+}
+
+/* the form c0 + c . xi + r between the lower row -(An . xi + cn) and the upper row Au . xi + cu */
+static SRAffine Form_Private(int m, const double *Au, double cu, const double *An, double cn)
+{
+  SRAffine y = SRAffineConstant(0.0);
+  double   su = 0.0, sl = 0.0;
+  y.c0 = 0.5 * cu - 0.5 * cn;
+  for (int s = 0; s < m; s++) {
+    y.c[s] = 0.5 * Au[s] - 0.5 * An[s];
+    su     = SRAddUp(su, SRMax_Private(fabs(SRSubUp(Au[s], y.c[s])), fabs(SRSubDown(Au[s], y.c[s]))));
+    sl     = SRAddUp(sl, SRMax_Private(fabs(SRAddUp(An[s], y.c[s])), fabs(SRAddDown(An[s], y.c[s]))));
+  }
+  /* y <= Au xi + cu = c xi + c0 + (Au - c) xi + cu - c0;  y >= -An xi - cn = c xi + c0 - (An + c) xi - cn - c0 */
+  y.r = (SRInterval){SRSubDown(SRSubDown(SRSubDown(0.0, cn), y.c0), sl), SRAddUp(SRSubUp(cu, y.c0), su)};
+  return y;
+}
+
+static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
+{
+  const PetscInt L = mlp->nlayers, mw = mlp->maxwidth;
+  PetscInt       no = 0, na = 0;
+  for (PetscInt l = 0; l < L; l++) C->off[l] = no, no += mlp->width[l + 1];
+  for (PetscInt l = 0; l <= L; l++) C->aoff[l] = na, na += mlp->width[l];
+  C->lo   = malloc(sizeof(double) * (size_t)(2 * no + na));
+  C->rx   = malloc(sizeof(Relax) * (size_t)no);
+  C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
+  C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
+  C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
+  if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
+  C->hi = C->lo + no, C->amax = C->hi + no;
+  return true;
+}
+
+bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
+{
+  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
+  const PetscInt L = mlp->nlayers, nout = mlp->width[L];
+  double        *A = NULL;
+  bool           ok = Alloc_Private(&C, mlp, m);
+  if (ok) A = malloc(sizeof(double) * ((size_t)(2 * mlp->maxwidth) * (size_t)m + 1)), ok = A != NULL;
+  for (PetscInt j = 0; ok && j < mlp->width[0]; j++) {
+    SRInterval R = SRAffineRange(m, &in[j]);
+    ok           = SRIntervalIsBounded(R) && !SRAffineIsNaI(&in[j]);
+    if (ok) C.amax[j] = SRMax_Private(fabs(R.lo), fabs(R.hi));
+  }
+  for (PetscInt l = 0; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
+  if (ok) {
+    /* the outputs a^L: relaxed by the last activation, then back to xi */
+    Identity_Private(&C, nout);
+    BackSub_Private(&C, (int)(2 * nout), (int)L, true, A);
+    for (PetscInt o = 0; o < nout; o++) {
+      out[o] = Form_Private(m, A + (size_t)o * m, C.c[o], A + (size_t)(nout + o) * m, C.c[nout + o]);
+      if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
+    }
+  }
+  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c);
+  return ok;
+}
