@@ -626,11 +626,17 @@ def write_report(res, outdir, figures, notes, scaling_rows):
     L.append(f"| pooled | {res.spearman_all:.6f} |")
     L += ["", "## Per (beta, tau): means over seeds (from /summary/table)", ""]
     want = [c for c in ("acted", "effect", "tight_reduction_mean", "tight_reduction_se", "tight_reduction_accmatched_mean", "volEtight_reduction_mean", "volEtight_reduction_accmatched_mean",
-                        "dLsim_heldout_mean", "succ_floor_mean", "succ_tight_mean", "succ_minimal_mean", "succ_certified_mean", "dpred_error_mean", "dcoverage_mean", "spearman_mean", "recheck_failures") if c in res.tablecols]
+                        "accmatched_pairs", "accmatched_interpolated", "dsafe_grid_mean", "dsafe_grid_accmatched_mean", "safe_grid_accmatched_pairs", "dLsim_heldout_mean", "succ_floor_mean", "succ_tight_mean", "succ_minimal_mean", "succ_certified_mean", "dpred_error_mean", "dcoverage_mean", "spearman_mean", "recheck_failures") if c in res.tablecols]
     L += ["| beta | tau | " + " | ".join(want) + " |", "|---" * (len(want) + 2) + "|"]
     for ib, beta in enumerate(res.beta):
         for it, tau in enumerate(res.tau):
             L.append(f"| {beta:g} | {tau:g} | " + " | ".join(fmt(float(res.table[ib, it, res.tcol(c)])) for c in want) + " |")
+    if "accmatched_interpolated" in res.tablecols:
+        L += ["", "Accuracy-matched (SPEC §9): each treated run against the baseline checkpoint whose prediction error is closest to and "
+              "not better than the run's final one; where every baseline checkpoint is more accurate, the baseline's value is interpolated "
+              "along its checkpoints at the prediction error of the run's latest checkpoint that two consecutive baseline checkpoints bracket "
+              "(`accmatched_interpolated` counts those pairs). `dsafe_grid_*`: change of the verified-safe fraction on the -safe_cells grid, "
+              "same checkpoint and accuracy-matched by the same matching (`safe_grid_accmatched_pairs` pairs with the grid answer at both rows)."]
     L += ["", "Counts: " + ", ".join(f"{n} = {int(v)}" for n, v in zip(res.countcols, res.counts)),
           f"; largest measured gap / (tau log n): {fmt(res.gap_ratio_max)}.", ""]
     L += published_check(res)

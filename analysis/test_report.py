@@ -170,7 +170,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--options", default=os.path.join(TOP, "tests", "data", "study_tiny.opts"))
     ARGS, rest = ap.parse_known_args()
-    probe = subprocess.run([ARGS.simreach, "study", "-help"], capture_output=True, text=True, timeout=60)
+    # -help prints the options and then runs the study: an output in no directory stops it there
+    probe = subprocess.run([ARGS.simreach, "study", "-help", "-output", "/nonexistent-dir/x.h5"], capture_output=True, text=True, timeout=60)
     if "not built yet" in probe.stdout + probe.stderr:
         print("test_report: simreach study is not built yet; skipping")
         return 77

@@ -38,4 +38,20 @@ PYEOF
 "$PY" "$(dirname "$0")/../analysis/report.py" "$study" -o "$dir/report" > "$dir/report.log" 2>&1 || { cat "$dir/report.log"; fail "report.py"; }
 rep=$(grep -F '| >= 20 %' "$dir/report/report.md")
 case "$want" in 1) [[ "$rep" == *"| yes |"* ]] ;; 0) [[ "$rep" == *"| no |"* ]] ;; *) [[ "$rep" == *"| NOT TESTED |"* ]] ;; esac || fail "report.md says '$rep', the gather printed '$c2'"
+# a file whose /summary/table has the columns of an older simreach (40): gather -control refuses
+# it in one line, exit 2, before any work, and leaves it as it was (SPEC §13)
+cp "$study" "$dir/old.h5" || fail "cannot copy $study"
+"$PY" - "$dir/old.h5" <<'PYEOF' || fail "cannot write the older summary table"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r+"); t = f["/summary/table"]; shp = t.shape; cols = t.attrs.get("columns")
+del f["/summary/table"]; d = f.create_dataset("/summary/table", data=np.full(shp[:2] + (40,), np.nan))
+PYEOF
+sum_before=$(md5sum < "$dir/old.h5")
+sr_run 2 gather "$dir/old.h5" -control "$dir/control.h5" > "$dir/old.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || { cat "$dir/old.log"; fail "gather -control on an older summary table: exit $rc, expected 2"; }
+[ "$(grep -c '^simreach: ' "$dir/old.log")" -eq 1 ] && ! grep -q "PETSC ERROR\|HDF5" "$dir/old.log" || { cat "$dir/old.log"; fail "gather -control on an older summary table: not one line of refusal"; }
+grep -q "^simreach: $dir/old.h5: /summary/table has 40 columns, this simreach .* writes [0-9]* .*gather -control cannot store its verdict there" "$dir/old.log" || { cat "$dir/old.log"; fail "the refusal does not name the file and the columns"; }
+[ "$(md5sum < "$dir/old.h5")" = "$sum_before" ] || fail "the refused file was changed"
+[ ! -e "$dir/old.h5.lock" ] || fail "the refusal left a lock file"
+echo "PASS: gather -control on an older summary table: $(grep '^simreach: ' "$dir/old.log")"
 echo "PASS: gather -control prints the control, its differing options, and the null rule; printed verdict == file == report"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <simreach/private/filelock.h>
+#include <simreach/private/gather_match.h>
 
 /* A setting's value as C's %g writes it (PETSc's printf writes 3 as "3."); buf holds 32 chars. */
 static const char *SRG_Private(char *buf, double v)
@@ -24,6 +25,9 @@ enum { C_SUCCMIN = 8, C_HTR = 22, C_LSHO = 23, C_TIGHT = 25, C_VOLT = 26, C_FLOO
 enum { C_SAFEC = 36, C_HORC = 37, C_SAFET = 38, C_HORT = 39, C_SAFEG = 41, C_HORG = 42 };
 enum { S_TRED = 18, S_VTRED = 20, S_TREDA = 22, S_VTREDA = 24, S_NACC = 26, S_DLSHO = 27, S_DTIGHT = 29, S_ACTED = 31, S_EFFECT = 32, S_TIGHTM = 33, S_FLOORM = 34, S_VOLTM = 35, S_HM = 36, S_HTRM = 37, S_TLNNM = 38, S_MINM = 39 };
 enum { S_PACT = 40, S_PACTH = 41, S_PEFF = 42, S_PEFFH = 43 };
+/* accuracy-matched pairs found by interpolation (gather_match.h); the closed-loop answer on the
+   -safe_cells grid against the baseline, same checkpoint and accuracy-matched (SPEC §9) */
+enum { S_NINTERP = 44, S_DSAFEG = 45, S_DSAFEGA = 47, S_NSAFEGA = 49 };
 #define SR_FWER 0.05 /* the family-wise error of the treatment check and of "shows the effect" (SPEC §9) */
 
 /* Average ranks (1-based) of x, ties sharing the mean of their positions. */
@@ -225,7 +229,7 @@ static PetscErrorCode Criterion2_Private(const SRResultsLayout *lay, const doubl
     for (PetscInt it = 0; it < ntau; it++) {
       double  *row = table + (ib * ntau + it) * SR_SUMMARY_NCOLS;
       double   v[16][SR_RESULTS_MAX_LIST], dummy;
-      PetscInt used, u[4], ud, ut, nacc = 0;
+      PetscInt used, u[4], ud, ut, nacc = 0, ninterp = 0;
       for (PetscInt is = 0; is < nseed; is++) {
         const PetscInt         r  = (ib * ntau + it) * nseed + is;
         const RunInfo_Private *ri = &info[r], *r0 = ib0 >= 0 ? &info[(ib0 * ntau + it) * nseed + is] : NULL;
@@ -249,17 +253,18 @@ static PetscErrorCode Criterion2_Private(const SRResultsLayout *lay, const doubl
         v[6][is] = f0[C_LSHO];
         v[7][is] = f0[C_TIGHT];
         {
-          const double *T0 = tables + (size_t)((ib0 * ntau + it) * nseed + is) * nr * SR_CHECKPOINT_NFIELDS;
-          PetscInt      jb = -1;
-          for (PetscInt j = 0; j < nr; j++) {
-            const double *rw = T0 + j * SR_CHECKPOINT_NFIELDS;
-            if (!isfinite(rw[C_CK]) || !(rw[C_PRED] >= f[C_PRED])) continue;
-            if (jb < 0 || rw[C_PRED] < T0[jb * SR_CHECKPOINT_NFIELDS + C_PRED]) jb = j;
-          }
-          if (jb >= 0) {
-            v[2][is] = Reduction_Private(f[C_TIGHT], T0[jb * SR_CHECKPOINT_NFIELDS + C_TIGHT]);
-            v[3][is] = Reduction_Private(f[C_VOLT], T0[jb * SR_CHECKPOINT_NFIELDS + C_VOLT]);
+          /* accuracy-matched (SPEC §9): by checkpoint, else interpolated (gather_match.h) */
+          const double *T0 = tables + (size_t)((ib0 * ntau + it) * nseed + is) * nr * SR_CHECKPOINT_NFIELDS, *T = tables + (size_t)r * nr * SR_CHECKPOINT_NFIELDS;
+          SRMatch       m;
+          double        tv, bv;
+          SRAccuracyMatch(nr, SR_CHECKPOINT_NFIELDS, C_CK, C_PRED, T, T0, &m);
+          if (m.kind != SR_MATCH_NONE) {
+            bv       = SRAccuracyMatchValue(&m, SR_CHECKPOINT_NFIELDS, C_TIGHT, T, T0, &tv);
+            v[2][is] = Reduction_Private(tv, bv);
+            bv       = SRAccuracyMatchValue(&m, SR_CHECKPOINT_NFIELDS, C_VOLT, T, T0, &tv);
+            v[3][is] = Reduction_Private(tv, bv);
             nacc++;
+            ninterp += m.kind == SR_MATCH_INTERPOLATED;
           }
         }
       }
@@ -267,7 +272,8 @@ static PetscErrorCode Criterion2_Private(const SRResultsLayout *lay, const doubl
       MeanSE_Private(nseed, v[1], &row[S_VTRED], &row[S_VTRED + 1], &u[1]);
       MeanSE_Private(nseed, v[2], &row[S_TREDA], &row[S_TREDA + 1], &u[2]);
       MeanSE_Private(nseed, v[3], &row[S_VTREDA], &row[S_VTREDA + 1], &u[3]);
-      row[S_NACC] = (double)nacc;
+      row[S_NACC]   = (double)nacc;
+      row[S_NINTERP] = (double)ninterp;
       MeanSE_Private(nseed, v[4], &row[S_DLSHO], &row[S_DLSHO + 1], &ud);
       MeanSE_Private(nseed, v[5], &row[S_DTIGHT], &row[S_DTIGHT + 1], &ut);
       {
@@ -436,16 +442,13 @@ static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const doubl
         for (int q = 0; q < 3; q++) d[q][0][is] = d[q][1][is] = NAN;
         if (ri->status != SR_RUN_DONE || !r0 || r0->status != SR_RUN_DONE || lay->beta[ib] == 0) continue;
         {
-          const double *T0 = tables + (size_t)((ib0 * ntau + it) * nseed + is) * nr * SR_CHECKPOINT_NFIELDS;
-          PetscInt      jb = -1;
-          for (PetscInt j = 0; j < nr; j++) {
-            const double *rw = T0 + j * SR_CHECKPOINT_NFIELDS;
-            if (!isfinite(rw[C_CK]) || !(rw[C_PRED] >= ri->final[C_PRED])) continue;
-            if (jb < 0 || rw[C_PRED] < T0[jb * SR_CHECKPOINT_NFIELDS + C_PRED]) jb = j;
-          }
+          const double *T0 = tables + (size_t)((ib0 * ntau + it) * nseed + is) * nr * SR_CHECKPOINT_NFIELDS, *T = tables + (size_t)r * nr * SR_CHECKPOINT_NFIELDS;
+          SRMatch       m;
+          SRAccuracyMatch(nr, SR_CHECKPOINT_NFIELDS, C_CK, C_PRED, T, T0, &m); /* the matching of criterion 2 */
           for (int q = 0; q < 3; q++) {
+            double tv, bv = SRAccuracyMatchValue(&m, SR_CHECKPOINT_NFIELDS, col[q], T, T0, &tv);
             d[q][0][is] = ri->final[col[q]] - r0->final[col[q]];
-            if (jb >= 0) d[q][1][is] = ri->final[col[q]] - T0[jb * SR_CHECKPOINT_NFIELDS + col[q]];
+            d[q][1][is] = tv - bv;
           }
         }
       }
@@ -458,28 +461,60 @@ static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const doubl
         PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %10.4f %13.3f %8.4f %11.3f   %+.4f+-%.4f|%+.4f+-%.4f  %+.3f+-%.3f|%+.3f+-%.3f  %+.4f+-%.4f|%+.4f+-%.4f\n", lay->beta[ib], lay->tau[it], mean[0], mean[1], mean[2], mean[3], dm[0][0], dse[0][0], dm[0][1], dse[0][1], dm[1][0], dse[1][0], dm[1][1], dse[1][1], dm[2][0], dse[2][0], dm[2][1], dse[2][1]));
     }
   PetscCall(PetscViewerASCIIPrintf(viewer, "(safe: verified-safe volume fraction, the cells from which the abstraction proves D is never left; horizon: mean verified steps in D, volume-weighted, capped at %d; M_t: the lists of the tightest enclosure, C: the certified lists)\n", SR_HORIZON_CAP));
-  /* the closed-loop answer (SPEC §9): safe_grid / horizon_grid of the final checkpoint, paired
-     change against the beta = 0 run of the same (tau, seed) */
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): final network verified on the -safe_cells grid, mean+-SE over seeds; change against beta = 0 (same tau, seed):\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe             d horizon\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The closed-loop answer (SPEC §9): the verified-safe fraction and mean horizon on the
+   -safe_cells grid, per (beta, tau) mean +- SE over seeds, and the paired change of the
+   verified-safe fraction against the beta = 0 run of the same (tau, seed): at the same (final)
+   checkpoint and accuracy-matched by the matching of criterion 2 (gather_match.h).  A pair
+   needs the grid answer at both matched rows: where runs verify the grid at the final
+   checkpoint only, only a match on the baseline's final row has one.  Fills S_DSAFEG ..
+   S_NSAFEGA. */
+static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const double *tables, const RunInfo_Private *info, double *table, PetscViewer viewer)
+{
+  const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed, NF = SR_CHECKPOINT_NFIELDS;
+  PetscInt       ib0 = -1, rows = 0, withgrid = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
+    if (lay->beta[ib] == 0 && ib0 < 0) ib0 = ib;
+  for (PetscInt r = 0; r < lay->nruns; r++)
+    for (PetscInt j = 0; j < nr; j++) {
+      const double *rw = tables + ((size_t)r * nr + j) * NF;
+      rows += isfinite(rw[C_CK]) ? 1 : 0;
+      withgrid += isfinite(rw[C_CK]) && isfinite(rw[C_SAFEG]) ? 1 : 0;
+    }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): network verified on the -safe_cells grid (%" PetscInt_FMT " of %" PetscInt_FMT " checkpoint rows have it%s), mean+-SE over seeds; change of the verified-safe fraction against beta = 0 (same tau, seed), same checkpoint | accuracy-matched (pairs):\n", withgrid, rows, withgrid <= lay->nruns ? ": the final checkpoint only, so an accuracy-matched pair needs the match on the baseline's final row" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe (same ck.)   d safe (acc.-matched)\n"));
   for (PetscInt ib = 0; ib < lay->nbeta; ib++)
     for (PetscInt it = 0; it < ntau; it++) {
-      double   v[2][SR_RESULTS_MAX_LIST], d[2][SR_RESULTS_MAX_LIST], m[2], se[2], dm[2], dse[2];
-      PetscInt used;
+      double  *row = table + (ib * ntau + it) * SR_SUMMARY_NCOLS;
+      double   v[2][SR_RESULTS_MAX_LIST], d[2][SR_RESULTS_MAX_LIST], m[2], se[2];
+      PetscInt used, npair;
       for (PetscInt is = 0; is < nseed; is++) {
-        const RunInfo_Private *ri = &info[(ib * ntau + it) * nseed + is], *r0 = ib0 >= 0 ? &info[(ib0 * ntau + it) * nseed + is] : NULL;
-        for (int q = 0; q < 2; q++) {
-          const PetscInt c = q ? C_HORG : C_SAFEG;
-          v[q][is]         = ri->status == SR_RUN_DONE ? ri->final[c] : NAN;
-          d[q][is]         = (ri->status == SR_RUN_DONE && r0 && r0->status == SR_RUN_DONE) ? ri->final[c] - r0->final[c] : NAN;
+        const PetscInt         r = (ib * ntau + it) * nseed + is, r0 = ib0 >= 0 ? (ib0 * ntau + it) * nseed + is : -1;
+        const RunInfo_Private *ri = &info[r];
+        const PetscBool        ok = (PetscBool)(ri->status == SR_RUN_DONE && r0 >= 0 && info[r0].status == SR_RUN_DONE && lay->beta[ib] > 0);
+        v[0][is] = ri->status == SR_RUN_DONE ? ri->final[C_SAFEG] : NAN;
+        v[1][is] = ri->status == SR_RUN_DONE ? ri->final[C_HORG] : NAN;
+        d[0][is] = d[1][is] = NAN;
+        if (ok) {
+          const double *T = tables + (size_t)r * nr * NF, *T0 = tables + (size_t)r0 * nr * NF;
+          SRMatch       mt;
+          double        tv, bv;
+          d[0][is] = ri->final[C_SAFEG] - info[r0].final[C_SAFEG];
+          SRAccuracyMatch(nr, NF, C_CK, C_PRED, T, T0, &mt);
+          bv       = SRAccuracyMatchValue(&mt, NF, C_SAFEG, T, T0, &tv);
+          d[1][is] = tv - bv;
         }
       }
-      for (int q = 0; q < 2; q++) {
-        MeanSE_Private(nseed, v[q], &m[q], &se[q], &used);
-        MeanSE_Private(nseed, d[q], &dm[q], &dse[q], &used);
-      }
+      for (int q = 0; q < 2; q++) MeanSE_Private(nseed, v[q], &m[q], &se[q], &used);
+      MeanSE_Private(nseed, d[0], &row[S_DSAFEG], &row[S_DSAFEG + 1], &used);
+      MeanSE_Private(nseed, d[1], &row[S_DSAFEGA], &row[S_DSAFEGA + 1], &npair);
+      row[S_NSAFEGA] = (double)npair;
       if (lay->beta[ib] == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   (baseline)\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1]));
-      else PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   %+.4f+-%.4f   %+.3f+-%.3f\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1], dm[0], dse[0], dm[1], dse[1]));
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   %+.4f+-%.4f      %+.4f+-%.4f (%" PetscInt_FMT ")\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1], row[S_DSAFEG], row[S_DSAFEG + 1], row[S_DSAFEGA], row[S_DSAFEGA + 1], npair));
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -628,7 +663,7 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
   RunInfo_Private       *info;
   PetscInt               na, ne, nt, nf;
 
-  char gb[32], gt[32], gn[32]; /* SRG_Private buffers */
+  char gb[32], gt[32], gn[32], gi[32]; /* SRG_Private buffers */
   PetscFunctionBeginUser;
   PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
   PetscCall(SRResultsGetLayout(res, &lay));
@@ -641,7 +676,7 @@ static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], 
     for (PetscInt it = 0; it < lay->ntau; it++) {
       const double *row = table + (ib * lay->ntau + it) * SR_SUMMARY_NCOLS;
       if (lay->beta[ib] == 0) continue;
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%s tau=%s: acted %s (p Holm %.2g), |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %s pairs), effect %s\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), row[S_PACTH], 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], SRG_Private(gn, row[S_NACC]), row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%s tau=%s: acted %s (p Holm %.2g), |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %s pairs, %s interpolated), effect %s\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), row[S_PACTH], 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], SRG_Private(gn, row[S_NACC]), SRG_Private(gi, row[S_NINTERP]), row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
       PetscCall(PetscViewerASCIIPrintf(viewer, "    effect p %.2g, Holm-adjusted %.2g\n", row[S_PEFF], row[S_PEFFH]));
     }
   if (canonical) {
@@ -898,16 +933,16 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
   else if (nacted == 0 || ntested == 0 || !control_detected) s.verdict[1] = -1;
   else s.verdict[1] = 0;
   PetscCall(PetscViewerASCIIPrintf(viewer, "Criterion 2 and the treatment check (SPEC §9), final checkpoint, paired by seed against beta = 0 of the same tau: mean +- standard error over seeds\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%6s %6s %6s %8s %8s %19s %19s %15s %15s %15s %15s %4s %8s %8s %8s %6s %6s %6s %6s %9s %9s %1s\n", "beta", "tau", "acted", "p", "p Holm", "d L_sim(held-out)", "d |M_tight|", "|M_tight| red.", "vol(Et) red.", "|M_t| red. acc", "vol(Et) r. acc", "acc", "effect", "p", "p Holm", "|F|", "|M_t|", "|M|", "|C|", "pred", "H", "!"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%6s %6s %6s %8s %8s %19s %19s %15s %15s %15s %15s %4s %4s %8s %8s %8s %6s %6s %6s %6s %9s %9s %1s\n", "beta", "tau", "acted", "p", "p Holm", "d L_sim(held-out)", "d |M_tight|", "|M_tight| red.", "vol(Et) red.", "|M_t| red. acc", "vol(Et) r. acc", "acc", "int", "effect", "p", "p Holm", "|F|", "|M_t|", "|M|", "|C|", "pred", "H", "!"));
   for (PetscInt ib = 0; ib < nbeta; ib++)
     for (PetscInt it = 0; it < ntau; it++) {
       const double *row  = s.table + (ib * ntau + it) * SR_SUMMARY_NCOLS;
       const char   *act  = row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "NO" : "-");
       const char   *eff  = row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : (lay->beta[ib] > 0 ? "n/t" : "-"));
       const char   *flag = row[S_TLNNM] > row[S_HM] ? "*" : "";
-      PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %6s %8.2g %8.2g %+9.2e+-%7.1e %+9.3f+-%7.3f %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %4.0f %8s %8.2g %8.2g %6.3f %6.3f %6.3f %6.3f %9.3e %9.3e %1s\n", lay->beta[ib], lay->tau[it], act, row[S_PACT], row[S_PACTH], row[S_DLSHO], row[S_DLSHO + 1], row[S_DTIGHT], row[S_DTIGHT + 1], 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], row[S_NACC], eff, row[S_PEFF], row[S_PEFFH], row[S_FLOORM], row[S_TIGHTM], row[S_MINM], row[S_SUCCM], row[S_PRED], row[S_HM], flag));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %6s %8.2g %8.2g %+9.2e+-%7.1e %+9.3f+-%7.3f %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %6.1f%%+-%5.1f%% %4.0f %4.0f %8s %8.2g %8.2g %6.3f %6.3f %6.3f %6.3f %9.3e %9.3e %1s\n", lay->beta[ib], lay->tau[it], act, row[S_PACT], row[S_PACTH], row[S_DLSHO], row[S_DLSHO + 1], row[S_DTIGHT], row[S_DTIGHT + 1], 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], row[S_NACC], row[S_NINTERP], eff, row[S_PEFF], row[S_PEFFH], row[S_FLOORM], row[S_TIGHTM], row[S_MINM], row[S_SUCCM], row[S_PRED], row[S_HM], flag));
     }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "(acted: paired t test of the held-out L_sim or |M_tight| difference significant with the family-wise error over all settings at 5 %% (Holm; p: the smaller raw p of the two, p Holm: adjusted) and beyond 1 %% of the baseline; acc: accuracy-matched pairs, against the baseline checkpoint whose prediction error is closest to and not better than the run's; effect: mean reduction >= 20 %% in both comparisons and the larger one-sided p of the two significant after Holm over all testable settings, for |M_tight| or vol(E_tight); n/t: not testable; |F| floor, |M_t| tightest, |M| run's enclosure, |C| certified; * tau log N > H)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "(acted: paired t test of the held-out L_sim or |M_tight| difference significant with the family-wise error over all settings at 5 %% (Holm; p: the smaller raw p of the two, p Holm: adjusted) and beyond 1 %% of the baseline; acc: accuracy-matched pairs, against the baseline checkpoint whose prediction error is closest to and not better than the run's; int: of these, pairs where every baseline checkpoint was more accurate, so the baseline's value is interpolated along its checkpoints at the prediction error of the run's latest checkpoint that the baseline's checkpoints bracket; effect: mean reduction >= 20 %% in both comparisons and the larger one-sided p of the two significant after Holm over all testable settings, for |M_tight| or vol(E_tight); n/t: not testable; |F| floor, |M_t| tightest, |M| run's enclosure, |C| certified; * tau log N > H)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "(the treatment check is a family of %" PetscInt_FMT " tests: at 5 %% each without correction about %.1f would pass by chance; Holm keeps the chance that any passes under the null at 5 %%)\n", nfam, 0.05 * (double)nfam));
   {
     /* negative control (SPEC §9): baselines differing only in seed, seed s+1 against seed s */
@@ -940,6 +975,7 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
     PetscCall(PetscViewerASCIIPrintf(viewer, "  (the run's own enclosure and lists, best setting beta=%s tau=%s: |C| %.1f%%, vol(E) %.1f%%, vol(UC) %.1f%% less; prediction error %+.3e (beta=0 %.3e -> %.3e), eps-coverage %+.3f (-> %.3f))\n", SRG_Private(gb, lay->beta[best_ib]), SRG_Private(gt, lay->tau[best_it]), 100 * row[S_SUCC], 100 * row[S_VOLE], 100 * row[S_VOLU], row[S_DPRED], row[S_PRED] - row[S_DPRED], row[S_PRED], row[S_DCOV], row[S_COV]));
   }
   PetscCall(ClosedLoop_Private(lay, tables, info, viewer));
+  PetscCall(ClosedLoopAnswer_Private(lay, tables, info, s.table, viewer));
   PetscCall(PhiGuard_Private(lay, tables, viewer));
   PetscCall(CellSolve_Private(lay, tables, viewer));
   if (!claims)
@@ -980,7 +1016,12 @@ PetscErrorCode SRGatherFile(MPI_Comm comm, const char filename[], PetscViewer vi
   /* with -control the verdict is stored in the file (SPEC §9, issue 21): the file is opened for
      writing under the study's lock, so no study writes it at the same time */
   PetscCall(PetscOptionsHasName(NULL, NULL, "-control", &store));
-  if (store) PetscCall(SRFileLockAcquire(comm, filename, &lock));
+  if (store) { /* a /summary of another shape is refused in one line before any work (SPEC §13) */
+    PetscCall(SRResultsOpen(comm, filename, PETSC_FALSE, &res));
+    PetscCall(SRResultsCheckSummaryShapes(res));
+    PetscCall(SRResultsDestroy(&res));
+    PetscCall(SRFileLockAcquire(comm, filename, &lock));
+  }
   PetscCall(SRResultsOpen(comm, filename, store, &res));
   PetscCall(SRResultsGetLayout(res, &lay));
   if (rank == 0)

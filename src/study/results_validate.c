@@ -260,3 +260,40 @@ PetscErrorCode SRResultsCheckRun(SRResults res, PetscInt r, PetscBool warn, SRRe
   PetscCall(PetscFree2(table, valid));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Can the gather store its summary in this file (SPEC §9, §13)?  A file written by an older
+   simreach of the same format version may carry a /summary of other shapes (fewer summary
+   columns): gather -control refuses it in one line, before any
+   work, instead of failing inside an HDF5 write.  Collective. */
+PetscErrorCode SRResultsCheckSummaryShapes(SRResults res)
+{
+  char msg[512] = "";
+  int  bad = 0, anybad;
+
+  PetscFunctionBeginUser;
+  for (int q = 0; q < SR_RESULTS_NSUMMARY && !bad; q++) {
+    const SRResultsSchema *s = &SRResultsSchemaSummary[q];
+    char                   path[64];
+    hsize_t                dims[3] = {0, 0, 0}, want[3];
+    hid_t                  d, space;
+    int                    rank = -1;
+    SRResultsSchemaShape(s, &res->lay, want);
+    PetscCall(PetscSNPrintf(path, sizeof(path), "/summary/%s", s->name));
+    d = H5Lexists(res->file, path, H5P_DEFAULT) > 0 ? H5Dopen2(res->file, path, H5P_DEFAULT) : -1;
+    if (d >= 0) {
+      space = H5Dget_space(d);
+      rank  = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+      if (rank >= 1 && rank <= 3) H5Sget_simple_extent_dims(space, dims, NULL);
+      if (space >= 0) H5Sclose(space);
+      H5Dclose(d);
+    }
+    bad = !(rank == s->rank && dims[0] == want[0] && (rank < 2 || dims[1] == want[1]) && (rank < 3 || dims[2] == want[2]));
+    if (bad && rank == 3 && s->columns && !strcmp(s->columns, SR_COLUMNS_SUMMARY))
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s: /summary/table has %llu columns, this simreach %s writes %d (the file was written by an older simreach): gather -control cannot store its verdict there; gather it without -control, or rerun the study into a new file", res->filename, (unsigned long long)dims[2], SR_VERSION_STRING, SR_SUMMARY_NCOLS));
+    else if (bad)
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s: %s %s, this simreach %s writes shape [%llu %llu %llu] (the file was written by an older simreach or is damaged): gather -control cannot store its verdict there; gather it without -control, or rerun the study into a new file", res->filename, path, d >= 0 ? "has another shape" : "is missing", SR_VERSION_STRING, (unsigned long long)want[0], (unsigned long long)want[1], (unsigned long long)want[2]));
+  }
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, res->comm));
+  PetscCheck(!anybad, res->comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg[0] ? msg : "the results file's /summary has another shape on some rank");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -16,6 +16,7 @@
 #include <simreach/random.h>
 #include <simreach/private/results.h>
 #include <simreach/private/study_counter.h>
+#include <simreach/private/gather_match.h>
 
 static char tmpdir[256];
 
@@ -552,11 +553,43 @@ static void test_gather_null_family(void **state)
   assert_true(AllTrue(ok));
 }
 
+/* Accuracy matching (SPEC §9, gather_match.h): by checkpoint when the baseline reaches the
+   treated run's final prediction error; otherwise interpolated along the baseline's checkpoints
+   at the latest treated checkpoint (>= 1) that they bracket; otherwise none.  Rows: (checkpoint,
+   prediction error, metric). */
+static void test_accuracy_match(void **state)
+{
+  const double nan = NAN;
+  /* baseline: prediction error 0.4, 0.3, 0.1 at checkpoints 1..3 (row 0 never written) */
+  const double B[4 * 3] = {nan, nan, nan, 1, 0.4, 10, 2, 0.3, 12, 3, 0.1, 14};
+  /* treated, final 0.35: by checkpoint, the baseline's row 1 (0.4, closest not better) */
+  const double T1[4 * 3] = {nan, nan, nan, 1, 0.5, 5, 2, 0.45, 6, 3, 0.35, 7};
+  /* treated, final 0.6 (worse than every baseline row); row 2 at 0.35 is bracketed by baseline
+     rows 1, 2 (0.4, 0.3): interpolated 10 + 0.5 (12 - 10) = 11 */
+  const double T2[4 * 3] = {nan, nan, nan, 1, 0.7, 5, 2, 0.35, 6, 3, 0.6, 7};
+  /* treated never within the baseline's range after row 0 */
+  const double T3[4 * 3] = {0, 0.2, 9, 1, 0.7, 5, 2, 0.8, 6, 3, 0.9, 7};
+  SRMatch      m;
+  double       tv, bv;
+  int          ok = 1;
+
+  SRAccuracyMatch(4, 3, 0, 1, T1, B, &m);
+  bv = SRAccuracyMatchValue(&m, 3, 2, T1, B, &tv);
+  ok = ok && m.kind == SR_MATCH_CHECKPOINT && m.jt == 3 && bv == 10 && tv == 7;
+  SRAccuracyMatch(4, 3, 0, 1, T2, B, &m);
+  bv = SRAccuracyMatchValue(&m, 3, 2, T2, B, &tv);
+  ok = ok && m.kind == SR_MATCH_INTERPOLATED && m.jt == 2 && fabs(bv - 11) < 1e-12 && tv == 6;
+  SRAccuracyMatch(4, 3, 0, 1, T3, B, &m);
+  bv = SRAccuracyMatchValue(&m, 3, 2, T3, B, &tv);
+  ok = ok && m.kind == SR_MATCH_NONE && isnan(bv) && isnan(tv);
+  assert_true(AllTrue(ok));
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_spearman_no_ties_closed_form), cmocka_unit_test(test_spearman_ties_average_ranks), cmocka_unit_test(test_spearman_undefined_is_nan), cmocka_unit_test(test_counter_each_ticket_once),
-    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary), cmocka_unit_test(test_gather_criterion3), cmocka_unit_test(test_gather_criterion2_null), cmocka_unit_test(test_gather_null_family),
+    cmocka_unit_test(test_results_roundtrip),           cmocka_unit_test(test_results_refuses_foreign_files), cmocka_unit_test(test_gather_summary), cmocka_unit_test(test_gather_criterion3), cmocka_unit_test(test_gather_criterion2_null), cmocka_unit_test(test_gather_null_family), cmocka_unit_test(test_accuracy_match),
   };
   PetscMPIInt rank;
   int         fails;

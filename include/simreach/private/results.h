@@ -42,7 +42,7 @@ extern const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS];
 void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS]);
 
 /* Columns of /summary/table (per beta, tau: statistics over seeds). */
-#define SR_SUMMARY_NCOLS 44
+#define SR_SUMMARY_NCOLS 50
 extern const char *const SRSummaryColumns[SR_SUMMARY_NCOLS];
 
 typedef struct _p_SRResults *SRResults;
@@ -153,6 +153,9 @@ typedef struct {
    2 = Holm-controlled treatment check and effect, criterion 1 on held-out samples (issue 21). */
 #define SR_SUMMARY_RULE_VERSION 2
 PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s);
+/* Collective: refuses (one line naming the file, the shape found and the one written) a file
+   whose /summary datasets do not have this simreach's shapes, e.g. an older summary table. */
+PetscErrorCode SRResultsCheckSummaryShapes(SRResults res);
 /* Collective: the verdict's rule_version, control and control_detected attributes. */
 PetscErrorCode SRResultsWriteVerdictSource(SRResults res, const SRSummary *s);
 
