@@ -322,6 +322,7 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
     PetscCall(SRAbsWriteRows_Private(af->dS, H5T_NATIVE_UINT64, k0, nk, 1, sums, PETSC_FALSE));
     PetscCall(PetscFree(sums));
   }
+  SRFileTestPause(af->comm, "write"); /* tests: a kill -9 with the .part half written */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

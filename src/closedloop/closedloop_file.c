@@ -228,6 +228,7 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
   SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
   SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
   SRCallHDF5(H5Dwrite(d, H5T_NATIVE_INT32, ms, sp, dx, h32));
+  SRFileTestPause(comm, "write"); /* tests: a kill -9 with the .part half written */
   SRCallHDF5(H5Pclose(dx));
   SRCallHDF5(H5Sclose(ms));
   SRCallHDF5(H5Sclose(sp));

@@ -3,6 +3,7 @@
    one-line message; the outcome is broadcast so that every rank errors together. */
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <simreach/private/fileio.h>
+#include <simreach/private/filelock.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 typedef struct {
@@ -25,6 +27,51 @@ static PetscErrorCode Raise_Private(MPI_Comm comm, Outcome_Private *o)
   PetscCallMPI(MPI_Bcast(o, (PetscMPIInt)sizeof(*o), MPI_BYTE, 0, comm));
   PetscCheck(!o->code, comm, (PetscErrorCode)o->code, "%s", o->msg);
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The locks SRFileCreateExclusiveTemp took (SPEC §13: the .part of every command is written
+   under the study's lock), by .part name, released by SRFileCommit / SRFileRemove / a failure. */
+#define SR_FILE_MAX_OPEN 8
+static struct {
+  char       part[PETSC_MAX_PATH_LEN];
+  SRFileLock lock;
+} SROpen_Private[SR_FILE_MAX_OPEN];
+
+static PetscErrorCode Forget_Private(const char part[])
+{
+  PetscFunctionBeginUser;
+  for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
+    if (SROpen_Private[i].lock && !strcmp(SROpen_Private[i].part, part)) {
+      PetscCall(SRFileLockRelease(&SROpen_Private[i].lock));
+      SROpen_Private[i].part[0] = 0;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Remember_Private(const char part[], SRFileLock lock)
+{
+  PetscFunctionBeginUser;
+  if (!lock) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
+    if (!SROpen_Private[i].lock) {
+      SROpen_Private[i].lock = lock;
+      PetscCall(PetscStrncpy(SROpen_Private[i].part, part, sizeof(SROpen_Private[i].part)));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "more than %d files written at once", SR_FILE_MAX_OPEN);
+}
+
+void SRFileTestPause(MPI_Comm comm, const char moment[])
+{
+  const char *want = getenv("SIMREACH_TEST_PAUSE");
+  PetscMPIInt rank = 0;
+
+  if (!want || strcmp(want, moment)) return;
+  MPI_Comm_rank(comm, &rank);
+  if (rank) return;
+  fprintf(stderr, "simreach: SIMREACH_TEST_PAUSE=%s: process %ld paused here for a test to kill it\n", moment, (long)getpid());
+  fflush(stderr);
+  for (int i = 0; i < 300; i++) sleep(1);
 }
 
 static void CreateTemp_Private(const char final[], char tmp[], size_t len, Outcome_Private *o)
@@ -45,7 +92,7 @@ static void CreateTemp_Private(const char final[], char tmp[], size_t len, Outco
   err = errno;
   if (fd < 0) {
     o->code = PETSC_ERR_FILE_OPEN;
-    if (err == EEXIST) snprintf(o->msg, sizeof(o->msg), "%s exists (being written by another simreach, left by a killed one, or a link); it was left untouched: remove it if no simreach is writing %s", tmp, final);
+    if (err == EEXIST) snprintf(o->msg, sizeof(o->msg), "%s exists, but no lock %s.lock of a simreach names its writer (a link, another program's file, or one left by a simreach older than this rule); it was left untouched: remove it if nothing is writing %s", tmp, final, final);
     else snprintf(o->msg, sizeof(o->msg), "cannot create %s: %s (is the directory of %s writable?)", tmp, strerror(err), final);
     return;
   }
@@ -59,12 +106,25 @@ PetscErrorCode SRFileCreateExclusiveTemp(MPI_Comm comm, const char final[], char
 {
   Outcome_Private o = {0, ""};
   PetscMPIInt     rank;
+  int             take = 0;
+  SRFileLock      lock = NULL;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  SRFileTestPause(comm, "open");
+  /* FILE.lock first, unless this process holds it already (a study, gather -merge); a stale
+     one is taken over and its FILE.part removed, a live one refuses (exit 2) */
+  if (rank == 0) take = final && final[0] && !SRFileLockHeld(final);
+  PetscCallMPI(MPI_Bcast(&take, 1, MPI_INT, 0, comm));
+  if (take) PetscCall(SRFileLockAcquire(comm, final, &lock));
+  SRFileTestPause(comm, "locked");
   if (rank == 0) CreateTemp_Private(final, tmp, len, &o);
-  PetscCall(Raise_Private(comm, &o));
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
+  if (o.code) PetscCall(SRFileLockRelease(&lock));
+  PetscCheck(!o.code, comm, (PetscErrorCode)o.code, "%s", o.msg);
   if (!final || (size_t)snprintf(tmp, len, "%s.part", final) >= len) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "the output file name is too long");
+  PetscCall(Remember_Private(tmp, lock));
+  SRFileTestPause(comm, "created");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -100,8 +160,12 @@ PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[],
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  SRFileTestPause(comm, "commit");
   if (rank == 0) Commit_Private(tmp, final, force, &o);
-  PetscCall(Raise_Private(comm, &o));
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
+  if (!o.code) SRFileTestPause(comm, "renamed");
+  PetscCall(Forget_Private(tmp)); /* the lock goes after the rename (or its failure) */
+  PetscCheck(!o.code, comm, (PetscErrorCode)o.code, "%s", o.msg);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -113,6 +177,7 @@ PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[])
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) (void)unlink(path);
   PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(Forget_Private(path)); /* a removed .part: its lock goes too */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,6 +243,8 @@ PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[
       snprintf(o.msg, sizeof(o.msg), "cannot create %s: %s (%.4g MB could not be allocated); the partial file %s was removed", final, why, bytes / 1e6, part);
     }
   }
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
+  if (o.code) PetscCall(Forget_Private(part));
   PetscCall(Raise_Private(comm, &o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -27,7 +27,12 @@ struct _p_SRFileLock {
   pthread_t       thread;
   pthread_mutex_t mutex;
   pthread_cond_t  cond;
+  SRFileLock      next; /* the locks this process holds (rank 0), for SRFileLockHeld */
 };
+
+/* The locks this process holds, so that a writer under a lock it already holds (a study's
+   results file) does not try to take it a second time. */
+static SRFileLock SRHeld_Private = NULL;
 
 typedef struct {
   char      host[256], job[64];
@@ -125,8 +130,25 @@ static int WriteText_Private(int fd, const char text[])
 }
 
 /* Rank 0: try to take the lock.  Returns 0 on success, else a PETSc error code and msg. */
+/* Once a stale lock is ours: the partial file its writer left (FILE.part, SPEC §13) is removed
+   (a link of that name is removed, never followed), and one line says so. */
+static void TookOver_Private(const char lockpath[], const char file[], const char why[])
+{
+  char        part[PETSC_MAX_PATH_LEN + 8], removed[PETSC_MAX_PATH_LEN + 64] = "";
+  struct stat sb;
+
+  snprintf(part, sizeof(part), "%s.part", file);
+  if (!lstat(part, &sb)) {
+    if (!unlink(part)) snprintf(removed, sizeof(removed), "; its partial file %s was removed", part);
+    else snprintf(removed, sizeof(removed), "; its partial file %s could not be removed (%s)", part, strerror(errno));
+  }
+  (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "simreach: taking over the stale lock %s (%s)%s\n", lockpath, why, removed);
+}
+
 static int Take_Private(SRFileLock lk, const char file[], char msg[], size_t len)
 {
+  char stale[512] = ""; /* why the lock taken over was stale, once one was */
+
   for (int attempt = 0; attempt < 4; attempt++) {
     char text[1024] = "", why[512] = "", aside[PETSC_MAX_PATH_LEN + 64], again[1024] = "";
     int  fd = open(lk->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -137,13 +159,19 @@ static int Take_Private(SRFileLock lk, const char file[], char msg[], size_t len
         (void)unlink(lk->path);
         return PETSC_ERR_FILE_WRITE;
       }
+      if (stale[0]) TookOver_Private(lk->path, file, stale);
       return 0;
     }
     if (errno != EEXIST) {
       snprintf(msg, len, "cannot create the lock file %s: %s (is the directory of %s writable?)", lk->path, strerror(errno), file);
       return PETSC_ERR_FILE_OPEN;
     }
-    if (ReadText_Private(lk->path, text, sizeof(text))) continue; /* it went away meanwhile: try again */
+    if (ReadText_Private(lk->path, text, sizeof(text))) {
+      struct stat sb;
+      if (lstat(lk->path, &sb) && errno == ENOENT) continue; /* it went away meanwhile: try again */
+      snprintf(msg, len, "the lock file %s exists but is not a readable simreach lock (a link or a directory?); it was left untouched: remove it if no simreach is writing %s", lk->path, file);
+      return PETSC_ERR_FILE_OPEN;
+    }
     if (!Stale_Private(lk->path, text, why, sizeof(why))) {
       snprintf(msg, len, "%s is in use by another simreach (%s; lock file %s); wait for it to end, or, if it is dead, remove %s (a lock not refreshed for %d s is taken over)", file, why, lk->path, lk->path, SR_LOCK_STALE_SECONDS);
       return PETSC_ERR_FILE_OPEN;
@@ -162,7 +190,7 @@ static int Take_Private(SRFileLock lk, const char file[], char msg[], size_t len
       continue;
     }
     (void)unlink(aside);
-    (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "simreach: taking over the stale lock %s (%s)\n", lk->path, why);
+    snprintf(stale, sizeof(stale), "%s", why); /* said, with the .part removed, once the new lock is ours */
   }
   snprintf(msg, len, "could not take the lock file %s (other simreach processes keep changing it)", lk->path);
   return PETSC_ERR_FILE_OPEN;
@@ -219,6 +247,8 @@ PetscErrorCode SRFileLockAcquire(MPI_Comm comm, const char file[], SRFileLock *l
       pthread_mutex_init(&lk->mutex, NULL);
       pthread_cond_init(&lk->cond, NULL);
       lk->held = 1;
+      lk->next       = SRHeld_Private;
+      SRHeld_Private = lk;
       if (!pthread_create(&lk->thread, NULL, Refresh_Private, lk)) lk->thread_running = 1;
     }
   }
@@ -245,9 +275,24 @@ PetscErrorCode SRFileLockRelease(SRFileLock *lock)
       pthread_join(lk->thread, NULL);
     }
     if (!ReadText_Private(lk->path, cur, sizeof(cur)) && !strcmp(cur, lk->text)) (void)unlink(lk->path);
+    for (SRFileLock *p = &SRHeld_Private; *p; p = &(*p)->next)
+      if (*p == lk) {
+        *p = lk->next;
+        break;
+      }
     pthread_mutex_destroy(&lk->mutex);
     pthread_cond_destroy(&lk->cond);
   }
   PetscCall(PetscFree(*lock));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool SRFileLockHeld(const char file[])
+{
+  char path[PETSC_MAX_PATH_LEN + 8];
+
+  if (!file || (size_t)snprintf(path, sizeof(path), "%s.lock", file) >= sizeof(path)) return PETSC_FALSE;
+  for (SRFileLock lk = SRHeld_Private; lk; lk = lk->next)
+    if (!strcmp(lk->path, path)) return PETSC_TRUE;
+  return PETSC_FALSE;
 }

@@ -9,10 +9,14 @@
 
 /* Creates tmp = "<final>.part" (buffer of len bytes) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644,
    and closes it: the caller then opens tmp by name (e.g. H5Fcreate(..., H5F_ACC_TRUNC)).
-   Errors (PETSC_ERR_FILE_OPEN, one line naming the file) if tmp exists in any form (a file,
-   a symbolic link, a directory) or cannot be created. */
+   First takes final's lock (filelock.h: host, pid, Slurm job, refresh time), unless this
+   process holds it already (a study); it is released by SRFileCommit, or SRFileRemove of tmp.
+   The one rule for .part files (docs/files.md): a stale lock is taken over and its .part
+   removed, with one line saying so; a live lock refuses (PETSC_ERR_FILE_OPEN, exit 2) and
+   touches nothing; a tmp that exists in any form (a file, a symbolic link, a directory) while
+   no lock names its writer is refused and left alone (PETSC_ERR_FILE_OPEN). */
 PetscErrorCode SRFileCreateExclusiveTemp(MPI_Comm comm, const char final[], char tmp[], size_t len);
-/* Renames tmp onto final.  Without force an existing final is never replaced (renameat2
+/* Renames tmp onto final, then releases the lock SRFileCreateExclusiveTemp took.  Without force an existing final is never replaced (renameat2
    RENAME_NOREPLACE, else link + unlink): error PETSC_ERR_FILE_OPEN naming it, tmp is removed. */
 PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[], PetscBool force);
 /* Errors (PETSC_ERR_FILE_WRITE, "disk full" wording, naming the file) if the file system of
@@ -23,8 +27,13 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
    filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
    exit 4) names final and says the disk is full.  File systems without fallocate pass. */
 PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes);
-/* Removes path if it exists (rank 0 of comm); errors are ignored. */
+/* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
+/* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
+   prints its pid and sleeps (up to 300 s) for a test to kill it there.  The moments of a file
+   write: open (before the lock), locked, created (.part created), write (data half written, in
+   the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
+void SRFileTestPause(MPI_Comm comm, const char moment[]);
 /* Catch SIGXFSZ (a write past `ulimit -f`): the write then fails with EFBIG, and
    SRFileWriteFailureReason names the limit instead of the process being killed. */
 void SRFileCatchSizeLimit(void);
