@@ -87,6 +87,10 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
 /* Rebuild the targets T(k) (subset of C(k)) for the current model/cells.  Collective. */
 PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCells cells);
 PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells cells, SRAbstractionMetrics *m);
+/* SRAbstractionBuild, SRAbstractionCheck (with the abstraction's own enclosure type) and
+   SRAbstractionGetMetrics in one pass, each cell enclosed once: the same lists and figures
+   (`simreach abstract`).  Collective. */
+PetscErrorCode SRAbstractionBuildAndMeasure(SRAbstraction abs, SRModel model, SRCells cells, PetscInt *nfail, PetscInt *first, double *witness, SRAbstractionMetrics *m);
 /* C(k) of every cell as SPEC §5 index-box rows (K rows of 2n + 1; lists set explicitly are
    converted here and must be index boxes).  Not collective; valid until the lists change. */
 PetscErrorCode SRAbstractionGetCertifiedBoxes(SRAbstraction abs, SRCells cells, const PetscInt **rows);
@@ -108,6 +112,8 @@ PetscErrorCode SRAbstractionCopyLists(SRAbstraction from, SRAbstraction to);
 PetscErrorCode SRAbstractionView(SRAbstraction abs, PetscViewer viewer);
 /* Seconds this rank spent so far in enclosures, list building and containment tests. Not collective. */
 PetscErrorCode SRAbstractionGetPhaseTimes(SRAbstraction abs, double *t_enclosure, double *t_successors, double *t_containment);
+/* Of t_successors, the seconds spent in SRAbstractionGetMetrics' per-cell counts and volumes. Not collective. */
+PetscErrorCode SRAbstractionGetMetricsTime(SRAbstraction abs, double *t_metrics);
 
 PetscErrorCode SRSuccessorListCreate(PetscInt K, PetscInt nnz, SRSuccessorList *L);
 PetscErrorCode SRSuccessorListDestroy(SRSuccessorList *L);

@@ -9,6 +9,7 @@
    on any number of ranks. */
 #include <simreach/private/abstraction_types.h>
 #include <simreach/private/abstraction_store.h>
+#include <simreach/private/abstraction_ops.h>
 #include <petsctime.h>
 
 PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs)
@@ -154,8 +155,15 @@ PetscErrorCode SRAbstractionGetPhaseTimes(SRAbstraction abs, double *t_enclosure
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRAbstractionGetMetricsTime(SRAbstraction abs, double *t_metrics)
+{
+  PetscFunctionBeginUser;
+  *t_metrics = abs->t_meas;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Enclosures of this rank's block; a status OK with a NaN/Inf box is treated as nonfinite. */
-static PetscErrorCode SRAbstractionEnclose_Private(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt ks, PetscInt ke, double **E, SRCellStatus **status)
+PetscErrorCode SRAbstractionEnclose_Private(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt ks, PetscInt ke, double **E, SRCellStatus **status)
 {
   const PetscInt n = cells->n;
   PetscLogDouble t0, t1;
@@ -171,7 +179,7 @@ static PetscErrorCode SRAbstractionEnclose_Private(SRAbstraction abs, SRModel mo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRAbstractionCheckCells_Private(SRAbstraction abs, SRCells cells)
+PetscErrorCode SRAbstractionCheckCells_Private(SRAbstraction abs, SRCells cells)
 {
   PetscFunctionBeginUser;
   PetscCheck(abs->has_lists, abs->comm, PETSC_ERR_ORDER, "the abstraction has no successor lists yet: call SRAbstractionBuild (or SRAbstractionSetBoxes) first");
@@ -190,25 +198,28 @@ static PetscErrorCode SRAbstractionRow_Private(SRCells cells, PetscInt k, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Collective.  SPEC §5: C(k) = cells whose outward box meets E_k (+ sink if E_k leaves D).
-   A NaN/Inf enclosure, or one that meets no cell and stays in D (free cells that no longer
-   cover D), certifies nothing: its list is the sink alone and its check fails. */
-PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells)
+/* The lists of cells [ks, ke) from their enclosures E (grown by the margin here when it is not
+   0; E itself is left as it is) and the allgather (SPEC §5).  distinct (may be NULL) receives
+   per cell how many entries of C(k) the target samples hit, when the target samples (-target
+   empirical): the figure SRAbstractionGetMetrics counts, from the same samples and list. */
+PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model, SRCells cells, PetscInt ks, PetscInt ke, const double *E0, const SRCellStatus *st, PetscInt *distinct)
 {
   const PetscInt  n = cells->n, K = cells->K, rl = 2 * n + 1;
   const PetscBool certified = (PetscBool)(abs->tp.type == SR_TARGET_CERTIFIED);
-  PetscInt       ks, ke, *Crow, *Tcnt;
-  double        *E;
-  SRCellStatus  *st;
-  SRCellIndex    index = NULL;
-  SRIntBuf       Cent  = {0, 0, NULL}, Tent = {0, 0, NULL};
-  PetscLogDouble t0, t1;
+  PetscInt       *Crow, *Tcnt;
+  const double   *E = E0;
+  double         *Eg = NULL;
+  SRCellIndex     index = NULL;
+  SRIntBuf        Cent  = {0, 0, NULL}, Tent = {0, 0, NULL};
+  PetscLogDouble  t0, t1;
 
   PetscFunctionBeginUser;
-  PetscCheck(K >= 1, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "the abstraction needs at least one cell, got K = %" PetscInt_FMT, K);
-  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
-  PetscCall(SRAbstractionEnclose_Private(abs, model, cells, abs->etype, ks, ke, &E, &st));
-  SRAbstractionGrow_Private(abs, cells, ks, ke, E, st);
+  if (abs->margin != 0.0) {
+    PetscCall(PetscMalloc1(PetscMax(ke - ks, 1) * 2 * n, &Eg));
+    PetscCall(PetscArraycpy(Eg, E0, (ke - ks) * 2 * n));
+    SRAbstractionGrow_Private(abs, cells, ks, ke, Eg, st);
+    E = Eg;
+  }
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
@@ -226,7 +237,7 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
        enclosure the list is the sink alone, and the containment test reports the cell. */
     if (Cent.n == 0) PetscCall(SRIntBufPush_Private(&Cent, K));
     PetscCall(SRAbstractionRow_Private(cells, k, Cent.n, Cent.a, Crow + rl * (k - ks)));
-    if (!certified) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, NULL));
+    if (!certified) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, distinct && abs->tp.type == SR_TARGET_EMPIRICAL ? &distinct[k - ks] : NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
   PetscCall(SRCellIndexDestroy(&index));
@@ -239,38 +250,41 @@ PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscFree2(Crow, Tcnt));
   PetscCall(SRIntBufDestroy_Private(&Cent));
   PetscCall(SRIntBufDestroy_Private(&Tent));
+  PetscCall(PetscFree(Eg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective.  SPEC §5: C(k) = cells whose outward box meets E_k (+ sink if E_k leaves D).
+   A NaN/Inf enclosure, or one that meets no cell and stays in D (free cells that no longer
+   cover D), certifies nothing: its list is the sink alone and its check fails. */
+PetscErrorCode SRAbstractionBuild(SRAbstraction abs, SRModel model, SRCells cells)
+{
+  const PetscInt K = cells->K;
+  PetscInt       ks, ke;
+  double        *E;
+  SRCellStatus  *st;
+
+  PetscFunctionBeginUser;
+  PetscCheck(K >= 1, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "the abstraction needs at least one cell, got K = %" PetscInt_FMT, K);
+  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
+  PetscCall(SRAbstractionEnclose_Private(abs, model, cells, abs->etype, ks, ke, &E, &st));
+  PetscCall(SRAbstractionBuildLists_Private(abs, model, cells, ks, ke, E, st, NULL));
   PetscCall(PetscFree2(E, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Collective.  SPEC §7 containment of every cell in its stored C(k). */
-PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt *nfail, PetscInt *first, double *witness)
+/* Collective.  The failure count, the lowest failing cell and its witness (broadcast from
+   the owner) from this rank's lfail and lfirst (PETSC_MAX_INT: none) over enclosures E of
+   [ks, ke). */
+PetscErrorCode SRAbstractionFailures_Private(SRAbstraction abs, SRCells cells, PetscInt ks, const double *E, const SRCellStatus *st, PetscInt lfail, PetscInt lfirst, PetscInt *nfail, PetscInt *first, double *witness)
 {
-  const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, lfail = 0, lfirst = PETSC_MAX_INT, gfirst, nC;
+  const PetscInt  n = cells->n, K = cells->K;
+  PetscInt        gfirst, nC;
   const PetscInt *Ck;
-  double        *E, w[SR_MAX_DIM];
-  SRCellStatus  *st;
-  SRIntBuf       buf = {0, 0, NULL};
-  PetscLogDouble t0, t1;
+  double          w[SR_MAX_DIM];
+  SRIntBuf        buf = {0, 0, NULL};
 
   PetscFunctionBeginUser;
-  PetscCall(SRAbstractionCheckCells_Private(abs, cells));
-  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
-  PetscCall(SRAbstractionEnclose_Private(abs, model, cells, type, ks, ke, &E, &st));
-  PetscCall(PetscLogEventBegin(abs->ev_cont, 0, 0, 0, 0));
-  PetscCall(PetscTime(&t0));
-  for (PetscInt k = ks; k < ke; k++) {
-    SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE) {
-      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
-    }
-    if (s != SR_CELL_OK) {
-      lfail++;
-      if (lfirst == PETSC_MAX_INT) lfirst = k;
-    }
-  }
   PetscCall(MPIU_Allreduce(&lfail, nfail, 1, MPIU_INT, MPI_SUM, abs->comm));
   PetscCall(MPIU_Allreduce(&lfirst, &gfirst, 1, MPIU_INT, MPI_MIN, abs->comm));
   for (PetscInt d = 0; d < n; d++) w[d] = NAN;
@@ -291,6 +305,39 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   if (first) *first = gfirst == PETSC_MAX_INT ? -1 : gfirst;
   if (witness)
     for (PetscInt d = 0; d < n; d++) witness[d] = w[d];
+  PetscCall(SRIntBufDestroy_Private(&buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective.  SPEC §7 containment of every cell in its stored C(k). */
+PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt *nfail, PetscInt *first, double *witness)
+{
+  const PetscInt  n = cells->n, K = cells->K;
+  PetscInt        ks, ke, lfail = 0, lfirst = PETSC_MAX_INT, nC;
+  const PetscInt *Ck;
+  double         *E;
+  SRCellStatus   *st;
+  SRIntBuf        buf = {0, 0, NULL};
+  PetscLogDouble  t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRAbstractionCheckCells_Private(abs, cells));
+  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
+  PetscCall(SRAbstractionEnclose_Private(abs, model, cells, type, ks, ke, &E, &st));
+  PetscCall(PetscLogEventBegin(abs->ev_cont, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  for (PetscInt k = ks; k < ke; k++) {
+    SRCellStatus s = st[k - ks];
+    if (s != SR_CELL_NONFINITE) {
+      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
+      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
+    }
+    if (s != SR_CELL_OK) {
+      lfail++;
+      if (lfirst == PETSC_MAX_INT) lfirst = k;
+    }
+  }
+  PetscCall(SRAbstractionFailures_Private(abs, cells, ks, E, st, lfail, lfirst, nfail, first, witness));
   PetscCall(PetscTime(&t1));
   abs->t_cont += t1 - t0;
   PetscCall(PetscLogEventEnd(abs->ev_cont, 0, 0, 0, 0));
@@ -407,109 +454,5 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscCall(PetscFree(Tcnt));
   PetscCall(SRIntBufDestroy_Private(&Tent));
   PetscCall(SRIntBufDestroy_Private(&buf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Collective.  SPEC §6 metrics of (model, cells) against the stored C(k).  Per cell:
-   minimal = cells meeting E_k (+ sink if E_k leaves D), K + 1 for a nonfinite E_k (the whole
-   space); empirical = distinct entries of C(k) hit by the target samples; vol(E_k) rounded up
-   (+inf if nonfinite); vol of the union of the outward boxes of C(k).  failures counts the
-   cells whose containment test fails, nonfinite ones included. */
-PetscErrorCode SRAbstractionGetMetrics(SRAbstraction abs, SRModel model, SRCells cells, SRAbstractionMetrics *m)
-{
-  const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, nloc;
-  double        *E, *vloc, *vall;
-  SRCellStatus  *st;
-  SRCellIndex    index = NULL;
-  SRIntBuf       scratch = {0, 0, NULL}, buf = {0, 0, NULL};
-  PetscInt64     lsum[4] = {0, 0, 0, 0}, gsum[4]; /* minimal, empirical, failures, nonfinite */
-  PetscMPIInt   *rc, *dp;
-  PetscLogDouble t0, t1;
-
-  PetscFunctionBeginUser;
-  PetscCall(SRAbstractionCheckCells_Private(abs, cells));
-  SRAbstractionBlock_Private(K, abs->size, abs->rank, &ks, &ke);
-  nloc = ke - ks;
-  PetscCall(SRAbstractionEnclose_Private(abs, model, cells, abs->etype, ks, ke, &E, &st));
-  PetscCall(PetscMalloc2(2 * PetscMax(nloc, 1), &vloc, 2 * K, &vall));
-  PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
-  PetscCall(PetscTime(&t0));
-  if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
-  for (PetscInt k = ks; k < ke; k++) {
-    const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;
-    PetscInt        nC, distinct;
-    const PetscInt *Ck;
-    SRTargetParams  tp = abs->tp;
-
-    PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-    if (st[k - ks] == SR_CELL_NONFINITE) {
-      lsum[0] += K + 1;
-      lsum[3]++;
-      vloc[2 * (k - ks)] = PETSC_INFINITY;
-    } else {
-      double v = 1.0;
-      scratch.n = 0;
-      PetscCall(SRSuccessorsCertifiedAppend_Private(cells, index, elo, ehi, &scratch));
-      lsum[0] += scratch.n;
-      for (PetscInt d = 0; d < n; d++) v = SRMulUp(v, SRSubUp(ehi[d], elo[d]));
-      vloc[2 * (k - ks)] = v;
-    }
-    tp.type   = SR_TARGET_CERTIFIED;
-    scratch.n = 0;
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, &scratch, &distinct));
-    lsum[1] += distinct;
-    PetscCall(SRSuccessorsUnionVolume_Private(cells, nC, Ck, &vloc[2 * (k - ks) + 1]));
-  }
-  PetscCall(SRCellIndexDestroy(&index));
-  PetscCall(PetscTime(&t1));
-  abs->t_succ += t1 - t0;
-  PetscCall(PetscLogEventEnd(abs->ev_succ, 0, 0, 0, 0));
-
-  PetscCall(PetscLogEventBegin(abs->ev_cont, 0, 0, 0, 0));
-  PetscCall(PetscTime(&t0));
-  for (PetscInt k = ks; k < ke; k++) {
-    SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE) {
-      PetscInt        nC;
-      const PetscInt *Ck;
-      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
-    }
-    if (s != SR_CELL_OK) lsum[2]++;
-  }
-  PetscCall(PetscTime(&t1));
-  abs->t_cont += t1 - t0;
-  PetscCall(PetscLogEventEnd(abs->ev_cont, 0, 0, 0, 0));
-
-  /* Exact reductions: 64-bit integer sums; the per-cell volumes gathered and summed in cell order. */
-  PetscCall(MPIU_Allreduce(lsum, gsum, 4, MPIU_INT64, MPI_SUM, abs->comm));
-  PetscCall(PetscMalloc2(abs->size, &rc, abs->size, &dp));
-  for (PetscMPIInt r = 0; r < abs->size; r++) {
-    PetscInt a, b;
-    SRAbstractionBlock_Private(K, abs->size, r, &a, &b);
-    PetscCall(PetscMPIIntCast(2 * (b - a), &rc[r]));
-    PetscCall(PetscMPIIntCast(2 * a, &dp[r]));
-  }
-  PetscCallMPI(MPI_Allgatherv(vloc, rc[abs->rank], MPI_DOUBLE, vall, rc, dp, MPI_DOUBLE, abs->comm));
-  {
-    double sE = 0.0, sU = 0.0;
-    for (PetscInt k = 0; k < K; k++) {
-      sE += vall[2 * k];
-      sU += vall[2 * k + 1];
-    }
-    m->vol_E     = sE / (double)K;
-    m->vol_union = sU / (double)K;
-  }
-  m->succ_certified = (double)SRAbstractionCertifiedEntries_Private(abs) / (double)K;
-  m->succ_minimal   = (double)gsum[0] / (double)K;
-  m->succ_empirical = (double)gsum[1] / (double)K;
-  m->failures       = (PetscInt)gsum[2];
-  m->nonfinite      = (PetscInt)gsum[3];
-  PetscCall(PetscFree2(rc, dp));
-  PetscCall(PetscFree2(vloc, vall));
-  PetscCall(SRIntBufDestroy_Private(&scratch));
-  PetscCall(SRIntBufDestroy_Private(&buf));
-  PetscCall(PetscFree2(E, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -29,6 +29,12 @@ static void SRMetricsSubBoxes_Private(PetscInt n, PetscInt s, PetscInt nsub, con
   }
 }
 
+/* Coordinate d of the lattice point of index i (0 .. floor_points - 1) of the inner box [ilo, ihi]. */
+static inline double SRMetricsLattice_Private(PetscInt floor_points, PetscInt i, double ilo, double ihi)
+{
+  return i == floor_points - 1 ? ihi : ilo + (double)i * ((ihi - ilo) / (double)(floor_points - 1));
+}
+
 /* The floor's sample of cell k: floor_points^n points of its inner box, corners included. */
 static void SRMetricsFloorPoints_Private(SRCells cells, PetscInt k, PetscInt floor_points, PetscInt np, double *X)
 {
@@ -41,14 +47,114 @@ static void SRMetricsFloorPoints_Private(SRCells cells, PetscInt k, PetscInt flo
     for (PetscInt d = 0; d < n; d++) {
       const PetscInt i = q % floor_points;
       q /= floor_points;
-      X[p * n + d] = i == floor_points - 1 ? ihi[d] : ilo[d] + (double)i * ((ihi[d] - ilo[d]) / (double)(floor_points - 1));
+      X[p * n + d] = SRMetricsLattice_Private(floor_points, i, ilo[d], ihi[d]);
     }
   }
 }
 
+/* The coarse sample of cell k (floor_points >= 4): the lattice points of indices 0,
+   (floor_points - 1) / 2 and floor_points - 1 in every dimension, 3^n points, the same doubles
+   as in the full lattice (so their images are the same bits). */
+static void SRMetricsFloorCoarse_Private(SRCells cells, PetscInt k, PetscInt floor_points, PetscInt ns, double *X)
+{
+  const PetscInt n = cells->n, idx[3] = {0, (floor_points - 1) / 2, floor_points - 1};
+  double         ilo[SR_MAX_DIM], ihi[SR_MAX_DIM];
+
+  SRCellsBoxInner(cells, k, ilo, ihi);
+  for (PetscInt p = 0; p < ns; p++) {
+    PetscInt q = p;
+    for (PetscInt d = 0; d < n; d++) {
+      X[p * n + d] = SRMetricsLattice_Private(floor_points, idx[q % 3], ilo[d], ihi[d]);
+      q /= 3;
+    }
+  }
+}
+
+/* Hull of np images (PetscMin/PetscMax in point order, as the floor always took it) and the
+   number of cells (+ sink) meeting it, K + 1 when the hull is not finite. */
+static PetscErrorCode SRMetricsHullCount_Private(SRCells cells, SRCellIndex index, PetscInt np, const double *Y, double *ylo, double *yhi, PetscInt *cnt)
+{
+  const PetscInt n = cells->n;
+  PetscBool      fin = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) {
+    ylo[d] = INFINITY;
+    yhi[d] = -INFINITY;
+  }
+  for (PetscInt p = 0; p < np; p++)
+    for (PetscInt d = 0; d < n; d++) {
+      ylo[d] = PetscMin(ylo[d], Y[p * n + d]);
+      yhi[d] = PetscMax(yhi[d], Y[p * n + d]);
+    }
+  for (PetscInt d = 0; d < n; d++) fin = (PetscBool)(fin && isfinite(ylo[d]) && isfinite(yhi[d]));
+  if (fin) PetscCall(SRSuccessorsCertifiedCount(cells, index, ylo, yhi, cnt));
+  else *cnt = cells->K + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The floor's count without the full lattice when a sandwich decides it (SPEC §6): the coarse
+   sample's hull H is inside the full lattice's hull F, which is inside the sound enclosure E
+   (grown by 2^-30 (1 + |E|), far beyond the point pass's rounding, and H must lie in it).
+   The cells meeting a box grow with the box in every dimension (the index ranges are exact),
+   and so does leaving D; so |cells meeting H| = |cells meeting E| forces |F| to the same count.
+   *decided is false when it does not (then the full lattice is evaluated). */
+static PetscErrorCode SRMetricsFloorSandwich_Private(SRCells cells, SRCellIndex index, PetscInt ns, const double *Y, const double *E, PetscBool *decided, PetscInt *cnt)
+{
+  const PetscInt n = cells->n;
+  double         hlo[SR_MAX_DIM], hhi[SR_MAX_DIM], glo[SR_MAX_DIM], ghi[SR_MAX_DIM];
+  PetscInt       ch, ce;
+
+  PetscFunctionBeginUser;
+  *decided = PETSC_FALSE;
+  PetscCall(SRMetricsHullCount_Private(cells, index, ns, Y, hlo, hhi, &ch));
+  if (ch == cells->K + 1) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 0; d < n; d++) {
+    glo[d] = E[d] - 0x1p-30 * (1.0 + PetscAbsReal(E[d]));
+    ghi[d] = E[n + d] + 0x1p-30 * (1.0 + PetscAbsReal(E[n + d]));
+    if (!(isfinite(glo[d]) && isfinite(ghi[d]) && glo[d] <= hlo[d] && hhi[d] <= ghi[d])) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SRSuccessorsCertifiedCount(cells, index, glo, ghi, &ce));
+  *decided = (PetscBool)(ce == ch);
+  *cnt     = ch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The floor counts of cells [k0, k0 + nb) of a block whose tightest enclosures are E (ok[c]: finite):
+   first the coarse sample of every cell in one evaluation, then the full lattice of the cells
+   the sandwich leaves open, cpf cells per evaluation.  Counts identical to the full lattice's. */
+static PetscErrorCode SRMetricsFloorBlock_Private(SRModel model, SRCells cells, SRCellIndex index, PetscInt k0, PetscInt nb, PetscInt floor_points, PetscInt np, PetscInt cpf, const double *E, const PetscBool *ok, double *X, double *Y, PetscInt *cnt)
+{
+  const PetscInt n = cells->n;
+  PetscInt       ns = 1, open[SR_METRICS_BLOCK], nopen = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < n; d++) ns *= 3;
+  for (PetscInt c0 = 0; c0 < nb; c0 += cpf) { /* coarse sample, cpf cells per evaluation (ns < np) */
+    const PetscInt mc = floor_points >= 4 ? PetscMin(cpf, nb - c0) : 0;
+    for (PetscInt c = 0; c < mc; c++) SRMetricsFloorCoarse_Private(cells, k0 + c0 + c, floor_points, ns, X + ns * n * c);
+    if (mc > 0) PetscCall(SRModelEvaluate(model, ns * mc, X, Y));
+    for (PetscInt c = c0; c < PetscMin(c0 + cpf, nb); c++) {
+      PetscBool decided = PETSC_FALSE;
+      if (mc > 0 && ok[c]) PetscCall(SRMetricsFloorSandwich_Private(cells, index, ns, Y + ns * n * (c - c0), E + 2 * n * c, &decided, &cnt[c]));
+      if (!decided) open[nopen++] = c;
+    }
+  }
+  for (PetscInt o0 = 0; o0 < nopen; o0 += cpf) { /* the full lattice where still open */
+    const PetscInt mc = PetscMin(cpf, nopen - o0);
+    for (PetscInt c = 0; c < mc; c++) SRMetricsFloorPoints_Private(cells, k0 + open[o0 + c], floor_points, np, X + np * n * c);
+    PetscCall(SRModelEvaluate(model, np * mc, X, Y));
+    for (PetscInt c = 0; c < mc; c++) {
+      double ylo[SR_MAX_DIM], yhi[SR_MAX_DIM];
+      PetscCall(SRMetricsHullCount_Private(cells, index, np, Y + np * n * c, ylo, yhi, &cnt[open[o0 + c]]));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Per cell of the block the enclosures go through the batched kernels: the whole cells in one
    call, the sub-boxes of as many cells as fit SR_METRICS_POINTS in one call, the floor's points
-   likewise in one SRModelEvaluate.  Every kernel computes each box and point on its own (lanes
+   likewise (the coarse sample first, the full lattice only where it leaves the count open).  Every kernel computes each box and point on its own (lanes
    of the same operations in the same order), so the figures are bit-identical to one cell at
    a time, and the counts need no list (SRSuccessorsCertifiedCount). */
 PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m, double *E_tight)
@@ -81,6 +187,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
   for (PetscInt k0 = ks; k0 < ke; k0 += SR_METRICS_BLOCK) {
     const PetscInt nb = PetscMin((PetscInt)SR_METRICS_BLOCK, ke - k0);
     PetscBool      ok[SR_METRICS_BLOCK];
+    PetscInt       fcnt[SR_METRICS_BLOCK];
 
     /* the tightest enclosure: both over the whole cell, intersected with the sub-boxes' hull */
     PetscCall(SREnclosureCompute(model, SR_ENCLOSURE_BOTH, cells, k0, k0 + nb, E, st));
@@ -143,31 +250,9 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
         vloc[4 * (k - ks) + 2] = INFINITY;
       }
     }
-    /* the floor: the hull of f over each cell's sample, cpf cells per evaluation */
-    for (PetscInt c0 = 0; c0 < nb; c0 += cpf) {
-      const PetscInt mc = PetscMin(cpf, nb - c0);
-      for (PetscInt c = 0; c < mc; c++) SRMetricsFloorPoints_Private(cells, k0 + c0 + c, floor_points, np, X + np * n * c);
-      PetscCall(SRModelEvaluate(model, np * mc, X, Y));
-      for (PetscInt c = 0; c < mc; c++) {
-        const double *Yc = Y + np * n * c;
-        double        ylo[SR_MAX_DIM], yhi[SR_MAX_DIM];
-        PetscBool     fin = PETSC_TRUE;
-        PetscInt      cnt;
-        for (PetscInt d = 0; d < n; d++) {
-          ylo[d] = INFINITY;
-          yhi[d] = -INFINITY;
-        }
-        for (PetscInt p = 0; p < np; p++)
-          for (PetscInt d = 0; d < n; d++) {
-            ylo[d] = PetscMin(ylo[d], Yc[p * n + d]);
-            yhi[d] = PetscMax(yhi[d], Yc[p * n + d]);
-          }
-        for (PetscInt d = 0; d < n; d++) fin = (PetscBool)(fin && isfinite(ylo[d]) && isfinite(yhi[d]));
-        if (fin) PetscCall(SRSuccessorsCertifiedCount(cells, index, ylo, yhi, &cnt));
-        else cnt = K + 1;
-        vloc[4 * (k0 + c0 + c - ks) + 3] = (double)cnt;
-      }
-    }
+    /* the floor: the hull of f over each cell's lattice, decided by a coarse sample where it can be */
+    PetscCall(SRMetricsFloorBlock_Private(model, cells, index, k0, nb, floor_points, np, cpf, E, ok, X, Y, fcnt));
+    for (PetscInt c = 0; c < nb; c++) vloc[4 * (k0 + c - ks) + 3] = (double)fcnt[c];
   }
   PetscCall(SRCellIndexDestroy(&index));
   /* gathered in cell order and summed serially: independent of the rank count */

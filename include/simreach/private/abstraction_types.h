@@ -15,6 +15,7 @@ struct _p_SRAbstraction {
   double          margin; /* -succ_margin: E_k grown by margin x grid spacing before listing/pruning */
   PetscLogEvent   ev_succ, ev_cont;
   double          t_enc, t_succ, t_cont;
+  double          t_meas; /* of t_succ: the metrics' share (SRAbstractionGetMetrics) */
 
   /* C(k): SPEC §5 storage, K index-box rows of 2n + 1 numbers on every rank (fixed size per
      cell, which SPEC §10 lets a study replicate); the explicit lists only when a caller set
