@@ -20,9 +20,17 @@ fi
 mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/pendulum.opts -output "$out" "$@"
 # the positive control: a finished control file is reused (-resume only re-reads it)
 ctl="${SR_CONTROL:-control.h5}"
-cflags=()
-[ -e "$ctl" ] && cflags=(-resume)
-mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/positive_control.opts -output "$ctl" "${cflags[@]}" > "${ctl%.h5}.log"
+control() { mpiexec -n 2 "${mpiflags[@]}" build/simreach study -options_file jobs/positive_control.opts -output "$ctl" "$@" > "${ctl%.h5}.log"; }
+if [ -e "$ctl" ] && ! control -resume 2>> "${ctl%.h5}.log"; then
+  # a control of other options (e.g. the unguarded control before issue 21) cannot be resumed:
+  # keep it under another name and run the control anew
+  old="${ctl%.h5}-$(date +%Y%m%d-%H%M%S).h5"
+  echo "quickstart: $ctl is not a control of jobs/positive_control.opts ($(grep -m1 '^simreach:' "${ctl%.h5}.log" || true)); keeping it as $old and running the control anew"
+  mv "$ctl" "$old"
+  control
+elif [ ! -e "$ctl" ]; then
+  control
+fi
 echo "quickstart: the verdict with the positive control $ctl (its own table: ${ctl%.h5}.log)"
 build/simreach gather "$out" -control "$ctl"
 /usr/bin/python3 analysis/report.py "$out" -o report
