@@ -3,8 +3,12 @@
 # verdict, wall and CPU time, pieces, peak RSS per rank — one CSV row each, printed beside the
 # published verdict.  Run from the project root after a build:
 #   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle]
-# Each benchmark's extra options are in jobs/arch/<name>/options.  Report the machine load
-# (uptime is printed) beside the figures; the machine of the ARCH-COMP reports differs.
+# Each benchmark's extra options are in jobs/arch/<name>/options; BENCH_EXTRA adds options to
+# every run (e.g. -closedloop_network forward to compare the controller enclosures).
+# BENCH_TIMEOUT=S caps each run at S seconds: a capped run prints verdict TIMEOUT and the pieces
+# of its last progress line (pieces handled, proven, open, queued).  Report the machine load
+# (uptime is printed before each benchmark) beside the figures; the ARCH-COMP machines differ.
+# The published column is the verdict of the ARCH-COMP AINNCS reports (docs/arch.md).
 set -u
 exe=${1:-build/simreach}
 shift || true
@@ -14,19 +18,29 @@ extra=()
 declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED)
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
+tmo=() prog=0
+[ -n "${BENCH_TIMEOUT:-}" ] && tmo=(timeout "$BENCH_TIMEOUT") prog=1
 for b in $benches; do
+  echo "# $b: $(uptime)"
   d=jobs/arch/$b
   opts=$(cat "$d/options" 2> /dev/null)
   for np in 1 2; do
     log=$(mktemp)
+    nets=("$d"/*.onnx) # the published controller (jobs/arch/PROVENANCE.md)
+    net=${nets[0]}
+    t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    mpiexec -n "$np" --oversubscribe "${extra[@]}" "$exe" closedloop -closedloop_progress 0 -plant "$d/plant.txt" -network "$d/controller.h5" -spec "$d/spec.txt" $opts > "$log" 2>&1
+    "${tmo[@]}" mpiexec -n "$np" --oversubscribe "${extra[@]}" "$exe" closedloop -closedloop_progress "$prog" -plant "$d/plant.txt" -network "$net" -spec "$d/spec.txt" $opts ${BENCH_EXTRA:-} > "$log" 2>&1
     rc=$?
     verdict=$(grep -o "closedloop: \(VERIFIED\|FALSIFIED\|UNKNOWN\)" "$log" | head -1 | awk '{print $2}')
     wall=$(sed -n 's/.*closedloop: wall \([0-9.]*\) s.*/\1/p' "$log")
     cpu=$(sed -n 's/.*CPU \([0-9.]*\) s on.*/\1/p' "$log")
     pieces=$(sed -n 's/.*(\([0-9]*\) pieces handled.*/\1/p; s/.*; \([0-9]*\) pieces handled.*/\1/p' "$log" | head -1)
     rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$log")
+    if [ "$rc" = 124 ]; then
+      verdict=TIMEOUT wall=$(echo "$(date +%s.%N) - $t0" | bc) cpu="?"
+      pieces=$(grep "pieces, .* proven" "$log" | tail -1 | sed 's/closedloop: //; s/,//g; s/ s$//' | awk '{print $1"_handled/"$3"_proven/"$5"_open/"$7"_queued"}')
+    fi
     echo "$b,$np,${verdict:-?},${published[$b]},$rc,${wall:-?},${cpu:-?},${pieces:-0},${rss:-?}"
     if [ "${verdict:-}" = VERIFIED ] && [ "${published[$b]}" = FALSIFIED ]; then echo "# UNSOUND: $b VERIFIED where the reports found a counterexample" >&2; exit 1; fi
     rm -f "$log"
