@@ -33,3 +33,6 @@ set_tests_properties(limits PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 24
 # Issue #13: SIGTERM during the final gather and a disk filling up during creation, driven under gdb; ulimit -f.
 add_test(NAME study_stops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_stops.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_stops)
 set_tests_properties(study_stops PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS study)
+# Issue 22 item 6: SIGTERM and SIGINT to mpiexec during a study on 2 ranks: exit 83 path, -resume hint, lock released, -resume completes.
+add_test(NAME study_signals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_signals.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_signals)
+set_tests_properties(study_signals PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 PROCESSORS 2 LABELS study)

@@ -30,7 +30,7 @@ struct _p_SRStudy {
   SRRun           proto; /* reads and checks every run option up front; gives the sizes */
   SRFileLock      lock;  /* one study per results file (SPEC §13) */
   PetscBool       fresh; /* the file was created by this start: every run is pending */
-  struct sigaction old_term, old_usr1;
+  struct sigaction old_term, old_usr1, old_int;
   PetscLogEvent   ev_write, ev_file; /* HDF5 I/O: per-checkpoint writes, file creation / gather */
 };
 
@@ -52,6 +52,7 @@ void SRStudyCatchSignals(void)
   sigemptyset(&sa.sa_mask);
   (void)sigaction(SIGTERM, &sa, NULL);
   (void)sigaction(SIGUSR1, &sa, NULL);
+  (void)sigaction(SIGINT, &sa, NULL); /* Ctrl-C; Open MPI's mpiexec turns SIGINT and SIGTERM into SIGTERM */
 }
 
 /* A signal seen by any rank stops the study here, with the -resume hint (exit code 83). */
@@ -65,7 +66,7 @@ static PetscErrorCode StudyCheckStop_Private(SRStudy st, const char when[])
     int sig = SRStudyStopSignal_Private, gsig;
     PetscCallMPI(MPI_Allreduce(&sig, &gsig, 1, MPI_INT, MPI_MAX, st->comm));
     PetscCall(SRFileLockRelease(&st->lock));
-    SETERRQ(st->comm, SR_ERR_STOPPED, "the study was stopped by signal %d (%s) %s; rerun the same command with -resume to continue %s", gsig, gsig == SIGTERM ? "SIGTERM" : gsig == SIGUSR1 ? "SIGUSR1" : "signal", when, st->output);
+    SETERRQ(st->comm, SR_ERR_STOPPED, "the study was stopped by signal %d (%s) %s; rerun the same command with -resume to continue %s", gsig, gsig == SIGTERM ? "SIGTERM" : gsig == SIGUSR1 ? "SIGUSR1" : gsig == SIGINT ? "SIGINT" : "signal", when, st->output);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -81,14 +82,14 @@ PetscErrorCode SRStudyCreate(MPI_Comm comm, SRStudy *study)
   PetscCall(PetscStrncpy((*study)->output, "results.h5", sizeof((*study)->output)));
   PetscCall(PetscLogEventRegister("SRStudyWrite", 0, &(*study)->ev_write));
   PetscCall(PetscLogEventRegister("SRStudyFile", 0, &(*study)->ev_file));
-  /* SIGTERM / SIGUSR1 from here on (PetscInitialize may have installed its own): a flag that
+  /* SIGTERM / SIGUSR1 / SIGINT from here on (PetscInitialize may have installed its own): a flag that
      start-up, the runs (at checkpoints) and the final gather poll */
   {
     struct sigaction sa;
     PetscCall(PetscMemzero(&sa, sizeof(sa)));
     sa.sa_handler = SRStudySignalHandler_Private;
     sigemptyset(&sa.sa_mask);
-    PetscCheck(!sigaction(SIGTERM, &sa, &(*study)->old_term) && !sigaction(SIGUSR1, &sa, &(*study)->old_usr1), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGUSR1 handlers");
+    PetscCheck(!sigaction(SIGTERM, &sa, &(*study)->old_term) && !sigaction(SIGUSR1, &sa, &(*study)->old_usr1) && !sigaction(SIGINT, &sa, &(*study)->old_int), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGUSR1/SIGINT handlers");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -100,6 +101,7 @@ PetscErrorCode SRStudyDestroy(SRStudy *study)
   PetscCall(SRFileLockRelease(&(*study)->lock));
   (void)sigaction(SIGTERM, &(*study)->old_term, NULL);
   (void)sigaction(SIGUSR1, &(*study)->old_usr1, NULL);
+  (void)sigaction(SIGINT, &(*study)->old_int, NULL);
   PetscCall(PetscFree((*study)->options));
   PetscCall(PetscFree((*study)->canonical));
   PetscCall(SRRunDestroy(&(*study)->proto));
@@ -598,7 +600,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
   PetscCallMPI(MPI_Comm_free(&group));
   PetscCall(PetscFree(pending));
   PetscCall(SRResultsDestroy(&res));
-  if (allstopped) PetscCall(SRFileLockRelease(&st->lock));
+  if (allstopped) PetscCall(StudyCheckStop_Private(st, "after writing a checkpoint of every running grid point"));
   PetscCheck(!allstopped, comm, SR_ERR_STOPPED, "the study was stopped by a signal after writing a checkpoint of every running grid point; rerun the same command with -resume to continue %s", st->output);
   PetscCall(StudyCheckStop_Private(st, "after its runs, before the final gather"));
 
