@@ -473,28 +473,6 @@ PetscErrorCode SRRecheckAll(MPI_Comm comm, SRModel model, SRCells cells, const S
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRRecheckAllCertified(MPI_Comm comm, SRModel model, SRCells cells, SRAbstraction abs, const SRRecheckParams *par, SRRecheckResult *res)
-{
-  const PetscInt       K = cells->K;
-  PetscInt             ks, ke;
-  SRRecheckCellResult *all;
-  const double         t0 = MPI_Wtime();
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(res, sizeof(*res)));
-  PetscCall(SRAbstractionGetOwnership(abs, K, &ks, &ke));
-  PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &all));
-  for (PetscInt k = ks; k < ke; k++) {
-    PetscInt        nlist;
-    const PetscInt *list;
-    PetscCall(SRAbstractionGetCertifiedCell(abs, k, &nlist, &list));
-    PetscCall(SRRecheckCell(model, cells, k, nlist, list, par, &all[k - ks]));
-  }
-  PetscCall(SRRecheckGather(comm, K, ke - ks, all, t0, res));
-  PetscCall(PetscFree(all));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SRRecheckResultDestroy(SRRecheckResult *res)
 {
   PetscFunctionBeginUser;
