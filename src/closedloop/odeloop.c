@@ -34,23 +34,23 @@ void SRLoopDestroy(SRLoop *L)
   PetscFree(L->val);
 }
 
-/* the form a . F (F: n forms) */
-static SRAffine Dot_Private(int n, const SRInterval *a, const SRAffine *F)
+/* the form a . F (F: n forms over m coordinates) */
+static SRAffine Dot_Private(int n, int m, const SRInterval *a, const SRAffine *F)
 {
   SRAffine s = SRAffineConstant(0.0), t;
   for (int i = 0; i < n; i++) {
     if (a[i].lo == 0 && a[i].hi == 0) continue;
-    t = SRAffineScaleInterval(n, a[i], &F[i]);
-    s = SRAffineAdd(n, &s, &t);
+    t = SRAffineScaleInterval(m, a[i], &F[i]);
+    s = SRAffineAdd(m, &s, &t);
   }
   return s;
 }
 
 /* the range of a . x over the forms F, intersected with a . box when box is given */
-static SRInterval DotRange_Private(int n, const SRInterval *a, const SRAffine *F, const SRInterval *box)
+static SRInterval DotRange_Private(int n, int m, const SRInterval *a, const SRAffine *F, const SRInterval *box)
 {
-  SRAffine   d = Dot_Private(n, a, F);
-  SRInterval R = SRAffineRange(n, &d);
+  SRAffine   d = Dot_Private(n, m, a, F);
+  SRInterval R = SRAffineRange(m, &d);
   if (box) {
     SRInterval S = SRIntervalPoint(0.0);
     for (int i = 0; i < n; i++) S = SRIntervalAdd(S, SRIntervalMul(a[i], box[i]));
@@ -96,13 +96,13 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
 }
 
 /* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
-static int SplitDim_Private(const SRLoop *L, const double *lo, const double *hi, const SRInterval *a, const SRAffine *F)
+static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const double *hi, const SRInterval *a, const SRAffine *F)
 {
   const int n    = L->plant->n;
   int       best = -1;
   double    bv   = 0.0;
   if (F && a) {
-    SRAffine d = Dot_Private(n, a, F);
+    SRAffine d = Dot_Private(n, m, a, F);
     for (int i = 0; i < n; i++)
       if (hi[i] > lo[i] && fabs(d.c[i]) > bv) bv = fabs(d.c[i]), best = i;
   }
@@ -112,6 +112,52 @@ static int SplitDim_Private(const SRLoop *L, const double *lo, const double *hi,
     if (hi[i] > lo[i] && w > bv) bv = w, best = i;
   }
   return best;
+}
+
+/* The states' remainders into noise symbols (coordinates n..m-1 of the forms): a remainder r_i
+   becomes mid r_i + rad r_i eps with a symbol eps no form uses yet (sound: each state's error
+   is some value in r_i, and a fresh symbol is free to take it).  When too few symbols are free,
+   the symbols of smallest total weight sum_i |c_ik| are folded into the remainders first
+   (c_ik eps_k in |c_ik| [-1, 1]); the others keep their signs across the periods, so the loop
+   does not wrap them at every period (zonotope order reduction, SPEC §15). */
+static void Noise_Private(int n, int m, const SRAffine *X, SRAffine *Y)
+{
+  int  need = 0, nfree = 0;
+  bool used[SR_AFFINE_MAX];
+  for (int i = 0; i < n; i++) {
+    Y[i] = X[i];
+    if (SRIntervalIsBounded(X[i].r) && X[i].r.hi > X[i].r.lo) need++;
+  }
+  for (int k = n; k < m; k++) {
+    used[k] = false;
+    for (int i = 0; i < n; i++) used[k] = used[k] || Y[i].c[k] != 0;
+    nfree += !used[k];
+  }
+  while (nfree < need) {
+    int    best = -1;
+    double bw   = INFINITY;
+    for (int k = n; k < m; k++) {
+      double w = 0.0;
+      if (!used[k]) continue;
+      for (int i = 0; i < n; i++) w += fabs(Y[i].c[k]);
+      if (w < bw) bw = w, best = k;
+    }
+    if (best < 0) break;
+    for (int i = 0; i < n; i++) {
+      const double c = fabs(Y[i].c[best]);
+      Y[i].r = SRIntervalAdd(Y[i].r, (SRInterval){-c, c}), Y[i].c[best] = 0.0;
+    }
+    used[best] = false, nfree++;
+  }
+  for (int i = 0, k = n; i < n; i++) {
+    SRInterval Ic[SR_AFFINE_MAX];
+    if (!(SRIntervalIsBounded(Y[i].r) && Y[i].r.hi > Y[i].r.lo)) continue;
+    while (k < m && used[k]) k++;
+    if (k >= m) break;
+    used[k] = true;
+    for (int j = 0; j < m; j++) Ic[j] = SRIntervalPoint(j == k ? SRIntervalRadUp(Y[i].r) : Y[i].c[j]);
+    Y[i] = SRAffineFromIntervals(m, SRIntervalAdd(SRIntervalPoint(Y[i].c0), SRIntervalPoint(SRIntervalMid(Y[i].r))), Ic, SRIntervalPoint(0.0));
+  }
 }
 
 void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *r)
@@ -125,6 +171,8 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   double         bestm[SR_SPEC_MAX_CONSTRAINTS];
   int            besta[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+  /* the forms: the piece's n coordinates, then noise symbols (Noise_Private) */
+  const int      mm = 4 * n <= SR_AFFINE_MAX ? 4 * n : 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
 
   r->status = SR_PIECE_OPEN;
   r->constraint = r->atom = r->step = -1;
@@ -135,12 +183,12 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     if (!(lo[i] <= c && c <= hi[i])) c = lo[i], rad = SRSubUp(hi[i], lo[i]);
     X[i] = SRAffineVariable(i, c, rad);
   }
-  r->split = SplitDim_Private(L, lo, hi, NULL, NULL);
+  r->split = SplitDim_Private(L, mm, lo, hi, NULL, NULL);
   for (int j = 0; j <= pl->steps; j++) {
     /* sample time j: [j plo, j phi] */
     const SRInterval tj = {SRMulDown(j, plo), SRMulUp(j, phi)};
     if (L->states)
-      for (int i = 0; i < n; i++) L->states[j * n + i] = SRAffineRange(n, &X[i]);
+      for (int i = 0; i < n; i++) L->states[j * n + i] = SRAffineRange(mm, &X[i]);
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
       double                  worst = -INFINITY;
@@ -148,7 +196,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       if (C->kind == SR_SPEC_ALWAYS || reached[c]) continue;
       if (!(C->t0 <= tj.lo && tj.hi <= C->t1) && !(C->kind == SR_SPEC_AT_END && j == pl->steps)) continue;
       for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+        SRInterval R = DotRange_Private(n, mm, C->atom[k].a, X, NULL);
         double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
         if (m > worst) worst = m, wa = k;
       }
@@ -160,30 +208,15 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     }
     if (j == pl->steps) break;
     {
-      /* the states' remainders become symbols of their own for this period (the state is
-         c0 + c . xi + mid r_i + rad r_i eps_i with one unknown eps_i in [-1, 1]), so the
-         network and the flow keep their signs; afterwards they return into the remainders */
-      const int m = 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
+      /* the states' remainders become noise symbols, so the network and the flow keep their
+         signs, and they stay symbols in the next periods */
+      const int m = mm;
       SRAffine  Xl[SR_AFFINE_MAX];
       bool      ok = true;
-      for (int i = 0; i < n; i++) {
-        Xl[i] = X[i];
-        if (m > n && SRIntervalIsBounded(X[i].r)) {
-          SRInterval Ic[SR_AFFINE_MAX];
-          for (int k = 0; k < m; k++) Ic[k] = SRIntervalPoint(k < n ? X[i].c[k] : k == n + i ? SRIntervalRadUp(X[i].r) : 0.0);
-          Xl[i] = SRAffineFromIntervals(m, SRIntervalAdd(SRIntervalPoint(X[i].c0), SRIntervalPoint(SRIntervalMid(X[i].r))), Ic, SRIntervalPoint(0.0));
-        }
-      }
+      Noise_Private(n, m, X, Xl);
       ok = Controls_Private(L, m, Xl) && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
-      for (int i = 0; ok && i < n; i++) {
-        SRAffine *F[2] = {&Y[i], &T[i]};
-        for (int f = 0; f < 2; f++) {
-          double S = 0.0;
-          for (int k = n; k < m; k++) S = SRAddUp(S, fabs(F[f]->c[k])), F[f]->c[k] = 0.0;
-          F[f]->r = SRIntervalAdd(F[f]->r, (SRInterval){-S, S});
-          if (SRAffineIsNaI(F[f])) ok = false;
-        }
-      }
+      for (int i = 0; ok && i < n; i++)
+        if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
       if (!ok) {
         r->step = j;
         return; /* no enclosure: split the widest dimension */
@@ -197,11 +230,11 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       if (C->kind != SR_SPEC_ALWAYS) continue;
       if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
       for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB);
+        SRInterval R = DotRange_Private(n, mm, C->atom[k].a, T, TB);
         double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
         if (m > 0) {
           r->constraint = c, r->atom = k, r->step = j, r->margin = m;
-          r->split      = SplitDim_Private(L, lo, hi, C->atom[k].a, T);
+          r->split      = SplitDim_Private(L, mm, lo, hi, C->atom[k].a, T);
           return;
         }
       }
@@ -211,7 +244,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
       r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
-      r->split      = isfinite(bestm[c]) ? SplitDim_Private(L, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, lo, hi, NULL, NULL);
+      r->split      = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
       return;
     }
   r->status = SR_PIECE_PROVEN;
@@ -238,7 +271,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
         const SRSpecConstraint *C = &S->c[c];
         if (C->kind != SR_SPEC_AT_END) continue;
         for (int k = 0; k < C->natoms; k++) {
-          SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+          SRInterval R = DotRange_Private(n, n, C->atom[k].a, X, NULL);
           if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
         }
       }
@@ -247,7 +280,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
       const SRSpecConstraint *C = &S->c[c];
       if (C->kind != SR_SPEC_ALWAYS || !(C->t0 <= tj.lo && tj.hi <= C->t1)) continue;
       for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, C->atom[k].a, X, NULL);
+        SRInterval R = DotRange_Private(n, n, C->atom[k].a, X, NULL);
         if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
       }
     }
@@ -268,7 +301,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
         if (C->kind == SR_SPEC_AT_END) continue;
         if (shi < C->t0 || slo > C->t1) continue;
         for (int k = 0; k < C->natoms; k++) {
-          SRInterval R = DotRange_Private(n, C->atom[k].a, T, TB), E = DotRange_Private(n, C->atom[k].a, Y, NULL);
+          SRInterval R = DotRange_Private(n, n, C->atom[k].a, T, TB), E = DotRange_Private(n, n, C->atom[k].a, Y, NULL);
           if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) out = true;
           if (!SRIntervalIsNaI(E) && E.lo > C->atom[k].b.hi) endout = true;
         }
