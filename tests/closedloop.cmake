@@ -5,9 +5,10 @@ sr_add_mpi_test(NAME closedloop COMMAND test_closedloop RANKS 1 2 4 TIMEOUT 120)
 add_executable(bench_closedloop ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_closedloop.c)
 target_link_libraries(bench_closedloop PRIVATE simreach)
 # simreach safe / reach end to end on abstraction files of simreach verify (tests/closedloop.sh).
+# (time limit, not an assertion: 167 s at load 13 with the closed-loop answer cases of issue 21)
 string(REPLACE ";" " " _sr_clextra "${SR_MPIEXEC_EXTRA}")
 add_test(NAME closedloop_commands COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/closedloop.sh ${CMAKE_CURRENT_BINARY_DIR}/closedloop_commands)
-set_tests_properties(closedloop_commands PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS closedloop
+set_tests_properties(closedloop_commands PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 # The validated flow of plant files (SPEC §15): MPFR RK4 samples and the vector field in
 # MPFR must stay inside the enclosures; a planted shrink must be caught (tests/closedloop/test_flow.c).

@@ -186,7 +186,7 @@ done
 # on a run of a study's results file: the abstraction the run certified at its end (its final
 # partition and index-box lists), identical on 1, 2, 4 ranks, equal to a reference that expands
 # the stored lists, and to the study's own safe_C column at the last checkpoint
-sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -output "$dir/study.h5" > "$dir/study.log" 2>&1 || { cat "$dir/study.log"; fail "the study for the results-file questions"; }
+sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -safe_every 4 -output "$dir/study.h5" > "$dir/study.log" 2>&1 || { cat "$dir/study.log"; fail "the study for the results-file questions"; }
 for np in 1 2 4; do
   sr_run $np safe "$dir/study.h5" -run 5 -trajectories 5000 -output "$dir/run_safe$np.h5" > "$dir/run_safe$np.log" 2>&1 || { cat "$dir/run_safe$np.log"; fail "safe on run 5 of a results file, $np ranks"; }
 done
@@ -242,46 +242,52 @@ assert [c for c, _ in got] == table, (got, table)
 assert [s for _, s in got] == ["yes" if sink_step >= 0 and t_ >= sink_step else "no" for t_ in range(5)], (got, sink_step)
 print(f"results file: run 5 horizons {ref.tolist()} on 1, 2, 4 ranks = reference = the study's safe_C; run 4 reach {table}, sink at {sink_step}")
 PYEOF
-# the closed-loop answer of each run (SPEC §9, §12): the study's safe_grid / horizon_grid at the
-# final checkpoint equal simreach verify on the -safe_cells grid (40,40 in study_tiny.opts) then
-# simreach safe on that file, for every run, computed independently here
-for r in 0 5; do
-  sr_run 2 verify -from "$dir/study.h5" -run $r -cells 40,40 -enclosure both -bisect 1 -output "$dir/grid$r.h5" > "$dir/grid$r.log" 2>&1 || { cat "$dir/grid$r.log"; fail "verify run $r on the -safe_cells grid"; }
-  sr_run 1 safe "$dir/grid$r.h5" -trajectories 0 -output "$dir/grid_safe$r.h5" > "$dir/grid_safe$r.log" 2>&1 || { cat "$dir/grid_safe$r.log"; fail "safe on the grid of run $r"; }
-  "$PY" - "$dir" $r <<'PYEOF' || fail "run $r: the stored closed-loop answer differs from verify + safe"
-import sys, h5py, numpy as np
-d, r = sys.argv[1], int(sys.argv[2])
-f = h5py.File(f"{d}/study.h5", "r")
-cols = f["/runs/checkpoints"].attrs["columns"]
-cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
-t = f["/runs/checkpoints"][r]
-done = [j for j in range(t.shape[0]) if np.isfinite(t[j, 0])]
-last = max(done)
-assert all(np.isnan(t[j, cols.index("safe_grid")]) for j in done if j != last), "safe_grid only at the final checkpoint"
-g = h5py.File(f"{d}/grid_safe{r}.h5", "r")
-frac = float(g.attrs["safe_fraction"])
-h = np.where(g["horizon"][()] < 0, 100, np.minimum(g["horizon"][()], 100))
-assert t[last, cols.index("safe_grid")] == frac, (t[last, cols.index("safe_grid")], frac)
-assert abs(t[last, cols.index("horizon_grid")] - h.mean()) < 1e-9, (t[last, cols.index("horizon_grid")], h.mean())
-print(f"run {r}: safe_grid {frac} = verify + safe; horizon_grid {h.mean():.6g}")
-PYEOF
-done
-# the baseline of a short default-like pendulum study (jobs/pendulum.opts, default -safe_cells
-# 200,200) has a verified-safe fraction > 0, and -safe_cells 0 turns the answer off
-sr_run 2 study -options_file "$(dirname "$0")/../jobs/pendulum.opts" -beta 0 -tau 0.05 -seeds 1 -epochs 20 -checkpoints 2 -output "$dir/pend_study.h5" > "$dir/pend_study.log" 2>&1 || { cat "$dir/pend_study.log"; fail "the short pendulum study"; }
+# the closed-loop answer of each run (SPEC §9, §12): the study's safe_grid / horizon_grid equal
+# simreach verify on the -safe_cells grid then simreach safe on that file, computed independently
+# here from the network stored at that checkpoint (-checkpoint c): on the tiny study (40,40 grid,
+# -safe_every 4: checkpoints 4 and 6, NaN at the others) and on a short default-like pendulum
+# study (jobs/pendulum.opts with a 100,100 grid to keep the test short, -safe_every 1) whose
+# fractions are far from 0 (~0.74), so that the comparison checks a fraction, not only the sink.  -safe_cells 0 stores NaN.
+sr_run 2 study -options_file "$(dirname "$0")/../jobs/pendulum.opts" -beta 0 -tau 0.05 -seeds 1 -epochs 20 -checkpoints 2 -safe_every 1 -safe_cells 100,100 -output "$dir/pend_study.h5" > "$dir/pend_study.log" 2>&1 || { cat "$dir/pend_study.log"; fail "the short pendulum study"; }
 sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -beta 0 -tau 0.05 -seeds 1 -safe_cells 0 -output "$dir/off_study.h5" > "$dir/off_study.log" 2>&1 || { cat "$dir/off_study.log"; fail "a study with -safe_cells 0"; }
-"$PY" - "$dir" <<'PYEOF' || fail "the baseline's verified-safe fraction"
+# not applicable with -model dynamics (a learned world model, SPEC §9): NaN although study_tiny.opts
+# gives -safe_cells, and the gather says so
+sr_run 2 study -options_file "$(dirname "$0")/study_tiny.opts" -model dynamics -beta 0 -tau 0.05 -seeds 1 -output "$dir/dyn_study.h5" > "$dir/dyn_study.log" 2>&1 || { cat "$dir/dyn_study.log"; fail "a world-model study"; }
+grep -q "Closed-loop answer (SPEC §9): not applicable, no run stored one (-model dynamics" "$dir/dyn_study.log" || { cat "$dir/dyn_study.log"; fail "the gather of a world-model study does not say the closed-loop answer is not applicable"; }
+for case in "study 0 4 40,40" "study 5 6 40,40" "pend_study 0 1 100,100" "pend_study 0 2 100,100"; do
+  set -- $case
+  sr_run 2 verify -from "$dir/$1.h5" -run $2 -checkpoint $3 -cells $4 -enclosure both -bisect 1 -output "$dir/grid_$1_$2_$3.h5" > "$dir/grid.log" 2>&1 || { cat "$dir/grid.log"; fail "verify $1 run $2 checkpoint $3 on the -safe_cells grid"; }
+  sr_run 1 safe "$dir/grid_$1_$2_$3.h5" -trajectories 0 -output "$dir/grid_safe_$1_$2_$3.h5" > "$dir/grid_safe.log" 2>&1 || { cat "$dir/grid_safe.log"; fail "safe on the grid of $1 run $2 checkpoint $3"; }
+done
+"$PY" - "$dir" <<'PYEOF' || fail "the stored closed-loop answer differs from verify + safe"
 import sys, h5py, numpy as np
 d = sys.argv[1]
-for name, want in (("pend_study", True), ("off_study", False)):
+def table(name):
     f = h5py.File(f"{d}/{name}.h5", "r")
     cols = f["/runs/checkpoints"].attrs["columns"]
     cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
-    t = f["/runs/checkpoints"][0]
-    last = max(j for j in range(t.shape[0]) if np.isfinite(t[j, 0]))
-    v = t[last, cols.index("safe_grid")]
-    assert (v > 0) if want else np.isnan(v), (name, v)
-    print(f"{name}: baseline safe_grid {v}")
+    return f["/runs/checkpoints"][()], cols.index("safe_grid"), cols.index("horizon_grid")
+nonzero = 0
+for name, r, c, want_rows in (("study", 0, 4, [4, 6]), ("study", 5, 6, [4, 6]), ("pend_study", 0, 1, [1, 2]), ("pend_study", 0, 2, [1, 2])):
+    t, cs, ch = table(name)
+    t = t[r]
+    done = [j for j in range(t.shape[0]) if np.isfinite(t[j, 0])]
+    have = [j for j in done if np.isfinite(t[j, cs])]
+    assert have == want_rows, (name, r, "safe_grid at rows", have, "expected", want_rows)
+    g = h5py.File(f"{d}/grid_safe_{name}_{r}_{c}.h5", "r")
+    frac = float(g.attrs["safe_fraction"])
+    h = np.where(g["horizon"][()] < 0, 100, np.minimum(g["horizon"][()], 100))
+    assert t[c, cs] == frac, (name, r, c, t[c, cs], frac)
+    # the study sums the volume-weighted terms rounded to 2^-40 each (rank-independent)
+    assert abs(t[c, ch] - h.mean()) <= h.size * 2.0 ** -40 + 1e-12, (name, r, c, t[c, ch], h.mean())
+    nonzero += 0 < frac < 1
+    print(f"{name} run {r} checkpoint {c}: safe_grid {frac} = verify + safe; horizon_grid {h.mean():.6g}")
+assert nonzero >= 2, "the comparison should include fractions strictly between 0 and 1"
+t, cs, _ = table("pend_study")
+assert t[0, 2, cs] > 0.5, ("the baseline of the short pendulum study", t[0, 2, cs])
+for name in ("off_study", "dyn_study"):
+    t, cs, _ = table(name)
+    assert np.all(np.isnan(t[:, :, cs])), f"{name}: -safe_cells 0 and -model dynamics should store NaN"
 PYEOF
 # a stored list edited after the run (its checksum no longer holds) is refused, not answered
 cp "$dir/study.h5" "$dir/study_edit.h5"
@@ -303,4 +309,5 @@ expect_refusal "safe -run out of range" "-run 8: " sr_run 1 safe "$dir/study.h5"
 expect_refusal "safe -run on an abstraction file" "is an abstraction file" sr_run 1 safe "$dir/pend_abs.h5" -run 0
 expect_refusal "reach half a point" "give all three" sr_run 1 reach "$dir/study.h5" -run_beta 0.5 -init 0,1,0,1
 expect_refusal "safe existing output" "pend_safe1.h5" sr_run 1 safe "$dir/pend_abs.h5" -trajectories 0 -output "$dir/pend_safe1.h5"
+expect_refusal "study -safe_every" "-safe_every -1" sr_run 1 study -options_file "$(dirname "$0")/study_tiny.opts" -safe_every -1 -output "$dir/every.h5"
 echo "closedloop.sh: all checks passed"

@@ -485,8 +485,12 @@ static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const
       rows += isfinite(rw[C_CK]) ? 1 : 0;
       withgrid += isfinite(rw[C_CK]) && isfinite(rw[C_SAFEG]) ? 1 : 0;
     }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): network verified on the -safe_cells grid (%" PetscInt_FMT " of %" PetscInt_FMT " checkpoint rows have it%s), mean+-SE over seeds; change of the verified-safe fraction against beta = 0 (same tau, seed), same checkpoint | accuracy-matched (pairs):\n", withgrid, rows, withgrid <= lay->nruns ? ": the final checkpoint only, so an accuracy-matched pair needs the match on the baseline's final row" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe (same ck.)   d safe (acc.-matched)\n"));
+  /* not applicable (SPEC §9): -model dynamics (a learned world model) or -safe_cells 0 */
+  if (!withgrid) PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): not applicable, no run stored one (-model dynamics: the network is a learned world model, whose verified-safe set is the model's, not the system's; or -safe_cells 0)\n"));
+  else {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): network verified on the -safe_cells grid (%" PetscInt_FMT " of %" PetscInt_FMT " checkpoint rows have it%s), mean+-SE over seeds; change of the verified-safe fraction against beta = 0 (same tau, seed), same checkpoint | accuracy-matched (pairs):\n", withgrid, rows, withgrid <= lay->nruns ? ": the final checkpoint only, so an accuracy-matched pair needs the match on the baseline's final row" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe (same ck.)   d safe (acc.-matched)\n"));
+  }
   for (PetscInt ib = 0; ib < lay->nbeta; ib++)
     for (PetscInt it = 0; it < ntau; it++) {
       double  *row = table + (ib * ntau + it) * SR_SUMMARY_NCOLS;
@@ -513,6 +517,7 @@ static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const
       MeanSE_Private(nseed, d[0], &row[S_DSAFEG], &row[S_DSAFEG + 1], &used);
       MeanSE_Private(nseed, d[1], &row[S_DSAFEGA], &row[S_DSAFEGA + 1], &npair);
       row[S_NSAFEGA] = (double)npair;
+      if (!withgrid) continue;
       if (lay->beta[ib] == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   (baseline)\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1]));
       else PetscCall(PetscViewerASCIIPrintf(viewer, "%6.4g %6.4g %.4f+-%.4f %7.3f+-%.3f   %+.4f+-%.4f      %+.4f+-%.4f (%" PetscInt_FMT ")\n", lay->beta[ib], lay->tau[it], m[0], se[0], m[1], se[1], row[S_DSAFEG], row[S_DSAFEG + 1], row[S_DSAFEGA], row[S_DSAFEGA + 1], npair));
     }

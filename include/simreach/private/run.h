@@ -48,6 +48,7 @@ struct _p_SRRun {
   PetscInt        tight_bisect;   /* -tight_bisect: sub-box levels of the tightest enclosure (SPEC §5) */
   PetscInt        safe_counts[SR_MAX_DIM], safe_nc; /* -safe_cells: the verification grid of the closed-loop answer (0 counts: by dimension; -1: off) */
   PetscInt        safe_bisect;    /* -safe_bisect */
+  PetscInt        safe_every;     /* -safe_every: the closed-loop answer at every m-th checkpoint too (0: final only) */
   SREnclosureType safe_enclosure; /* -safe_enclosure */
   PetscInt        floor_points;   /* -floor_points: sample points per dimension of the floor |F| */
   double          cells_width;    /* -cells_width: initial half-widths as a fraction of the grid's (< 1: gaps) */
