@@ -30,6 +30,7 @@ import matplotlib
 matplotlib.use("Agg")
 import h5py  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 VERDICT_TEXT = {
@@ -606,6 +607,102 @@ def cell_solve_section(res):
     return L
 
 
+def grid_answer(res):
+    """The closed-loop answer (SPEC §9) per run: {checkpoint: (safe_grid, horizon_grid)} over the
+    rows that have it (the final one; every -safe_every-th too); None when no finished run has
+    one (not applicable: -model dynamics, or -safe_cells 0)."""
+    if "safe_grid" not in res.ckcols:
+        return None
+    out, anyv = {}, False
+    for r in range(len(res.points)):
+        ck = res.ck[r]
+        rows = [j for j in range(ck.shape[0]) if np.isfinite(ck[j, 0]) and np.isfinite(ck[j, res.col("safe_grid")])]
+        out[r] = {int(ck[j, 0]): (ck[j, res.col("safe_grid")], ck[j, res.col("horizon_grid")]) for j in rows} if int(res.status[r]) == 2 else {}
+        anyv = anyv or bool(out[r])
+    return out if anyv else None
+
+
+def _paired(res, ga, ib, it, c, q):
+    """Per seed: (value of beta index ib, paired difference against beta = 0) at checkpoint c."""
+    ib0 = int(np.argmin(np.abs(res.beta))) if np.any(res.beta == 0) else -1
+    v, d = [], []
+    for js in range(res.ns):
+        a = ga[res.run(ib, it, js)].get(c)
+        if a is None:
+            continue
+        v.append(a[q])
+        b = ga[res.run(ib0, it, js)].get(c) if ib0 >= 0 else None
+        if b is not None:
+            d.append(a[q] - b[q])
+    return np.array(v), np.array(d)
+
+
+def _mse(x):
+    return (x.mean(), x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else np.nan) if len(x) else (np.nan, np.nan)
+
+
+def fig_safe_grid(res, out, ga):
+    """Verified-safe fraction and mean horizon on the -safe_cells grid per checkpoint, one column per
+    tau: top, each beta's mean +- SE over seeds (beta = 0 the baseline, black); middle, the paired
+    change against the baseline of the same seed with its SE and the zero line; bottom, the mean
+    verified horizon.  Checkpoints without the answer are absent (final only unless -safe_every)."""
+    cks = sorted({c for r in ga for c in ga[r]})
+    fig, axes = plt.subplots(3, res.nt, figsize=(max(6.0, 4.4 * res.nt), 9.0), squeeze=False, sharex=True)
+    palette = plt.get_cmap("tab10").colors
+    for it, tau in enumerate(res.tau):
+        for ib, beta in enumerate(res.beta):
+            col = "black" if beta == 0 else palette[ib % len(palette)]
+            rows = [(c, _mse(_paired(res, ga, ib, it, c, 0)[0]), _mse(_paired(res, ga, ib, it, c, 0)[1]), _mse(_paired(res, ga, ib, it, c, 1)[0])) for c in cks]
+            rows = [w for w in rows if np.isfinite(w[1][0])]
+            if not rows:
+                continue
+            x = np.array([w[0] for w in rows], dtype=float) + 0.08 * (ib - (res.nb - 1) / 2)  # side by side
+            lab = "beta=0 (baseline)" if beta == 0 else f"beta={beta:g}"
+            axes[0, it].errorbar(x, [w[1][0] for w in rows], yerr=[w[1][1] for w in rows], marker="o", ms=4, capsize=3, color=col, label=lab)
+            if beta != 0:
+                axes[1, it].errorbar(x, [w[2][0] for w in rows], yerr=[w[2][1] for w in rows], marker="o", ms=4, capsize=3, color=col, label=lab)
+            axes[2, it].errorbar(x, [w[3][0] for w in rows], yerr=[w[3][1] for w in rows], marker="o", ms=4, capsize=3, color=col, label=lab)
+        axes[0, it].set_title(f"tau={tau:g}")
+        axes[1, it].axhline(0, color="black", lw=0.8)
+        axes[0, it].set_ylabel("verified-safe fraction of D")
+        axes[1, it].set_ylabel("paired change vs beta = 0")
+        axes[2, it].set_ylabel(f"mean verified horizon (cap {100})")
+        axes[2, it].set_xlabel("checkpoint")
+        for k in range(3):
+            axes[k, it].grid(alpha=0.3)
+        axes[2, it].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    axes[0, 0].legend(fontsize=7)
+    g = res.options.get("safe_cells", "the default for the dimension")
+    fig.suptitle(f"The closed-loop answer (SPEC §9): each run's network verified\non the -safe_cells grid ({g}); mean +- SE over {res.ns} seeds", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def grid_answer_section(res, ga):
+    """The closed-loop answer at the final checkpoint per (beta, tau): mean +- SE over seeds and the
+    paired change against beta = 0 of the same seed; or why it is not there."""
+    L = ["## The closed-loop answer (SPEC §9): the network verified on the -safe_cells grid", ""]
+    if ga is None:
+        return L + ["Not applicable: no finished run stored one (`-model dynamics`: the network is a learned world model, "
+                    "whose verified-safe set is the model's, not the system's; or `-safe_cells 0`).", ""]
+    final = int(np.nanmax(res.ck[:, :, 0]))
+    L += [f"Final checkpoint ({final}); mean +- standard error over seeds; change: paired by seed against beta = 0 of the same tau.", "",
+          "| beta | tau | seeds | verified-safe fraction | change | mean horizon | change | change, accuracy-matched (gather) |", "|---|---|---|---|---|---|---|---|"]
+    acc = "dsafe_grid_accmatched_mean" in res.tablecols
+    for ib, beta in enumerate(res.beta):
+        for it, tau in enumerate(res.tau):
+            v, d = _paired(res, ga, ib, it, final, 0)
+            h, dh = _paired(res, ga, ib, it, final, 1)
+            (m, se), (dm, dse), (hm, hse), (dhm, dhse) = _mse(v), _mse(d), _mse(h), _mse(dh)
+            ch = "(baseline)" if beta == 0 else f"{dm:+.4f} +- {dse:.4f}"
+            chh = "(baseline)" if beta == 0 else f"{dhm:+.2f} +- {dhse:.2f}"
+            am = (f"{res.table[ib, it, res.tcol('dsafe_grid_accmatched_mean')]:+.4f} +- {res.table[ib, it, res.tcol('dsafe_grid_accmatched_mean') + 1]:.4f}"
+                  f" ({int(res.table[ib, it, res.tcol('safe_grid_accmatched_pairs')])} pairs)") if acc and beta != 0 else "-"
+            L.append(f"| {beta:g} | {tau:g} | {len(v)} | {m:.4f} +- {se:.4f} | {ch} | {hm:.2f} +- {hse:.2f} | {chh} | {am} |")
+    return L + [""]
+
+
 def write_report(res, outdir, figures, notes, scaling_rows):
     L = [f"# simreach study report", "", f"Results file: `{os.path.basename(res.path)}` ({res.format}, simreach {res.version}).", ""]
     L += ["## Verdict (SPEC §9, from /summary/verdict)", "", "| criterion | holds |", "|---|---|"]
@@ -641,6 +738,7 @@ def write_report(res, outdir, figures, notes, scaling_rows):
           f"; largest measured gap / (tau log n): {fmt(res.gap_ratio_max)}.", ""]
     L += published_check(res)
     L += cell_solve_section(res)
+    L += grid_answer_section(res, grid_answer(res))
     L += ["## Figures", ""]
     for title, name in figures:
         L += [f"### {title}", "", f"![{title}]({name})", ""]
@@ -681,10 +779,10 @@ def main(argv=None):
                         ["verified-safe fraction (M_tight)", "mean verified horizon (M_tight)", "verified-safe fraction (C)",
                          "mean verified horizon (C)"], False)
         figures.append(("The closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon vs beta", "closed_loop.png"))
-    if "safe_grid" in res.ckcols:
-        fig_beta_panels(res, os.path.join(a.output, "closed_loop_grid.png"), ["safe_grid", "horizon_grid"],
-                        ["verified-safe fraction (-safe_cells grid)", "mean verified horizon (-safe_cells grid)"], False)
-        figures.append(("The closed-loop answer (SPEC §9): each run's final network verified on the -safe_cells grid, verified-safe fraction and mean horizon vs beta", "closed_loop_grid.png"))
+    ga = grid_answer(res)
+    if ga is not None:
+        fig_safe_grid(res, os.path.join(a.output, "closed_loop_grid.png"), ga)
+        figures.append(("The closed-loop answer (SPEC §9): verified-safe fraction on the -safe_cells grid per checkpoint, treatment against the beta = 0 baseline (paired change in the middle row)", "closed_loop_grid.png"))
     if fig_counts(res, os.path.join(a.output, "counts.png")):
         figures.append(("Floor, tightest, minimal and certified successor counts per beta", "counts.png"))
     note = fig_cells(res, os.path.join(a.output, "cells.png"))

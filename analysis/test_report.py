@@ -26,7 +26,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 ARGS = None
-FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "tradeoff.png", "counts.png", "cells.png", "partition.png"]
+FIGURES = ["lsim_vs_H.png", "successors_volume.png", "task_coverage.png", "gap.png", "tradeoff.png", "counts.png", "cells.png", "partition.png", "closed_loop_grid.png"]
 
 
 def mpiexec_cmd(n):
@@ -42,7 +42,8 @@ class ReportTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="sr-report-")
         cls.dir = cls.tmp.name
         cls.h5 = os.path.join(cls.dir, "results.h5")
-        study = subprocess.run(mpiexec_cmd(2) + [ARGS.simreach, "study", "-options_file", ARGS.options, "-output", cls.h5],
+        # the closed-loop answer at every checkpoint on a small grid (SPEC §9; -safe_every)
+        study = subprocess.run(mpiexec_cmd(2) + [ARGS.simreach, "study", "-options_file", ARGS.options, "-safe_cells", "40,40", "-safe_every", "1", "-output", cls.h5],
                                cwd=cls.dir, capture_output=True, text=True, timeout=600)
         if study.returncode != 0:
             raise RuntimeError("simreach study failed:\n" + study.stdout + study.stderr)
@@ -76,6 +77,29 @@ class ReportTest(unittest.TestCase):
     def test_report_shows_every_figure(self):
         for name in FIGURES + ["scaling.png"]:
             self.assertIn(f"]({name})", self.md, name)
+
+    def test_closed_loop_answer_equals_the_file(self):
+        # every checkpoint has safe_grid (-safe_every 1); the report's final-checkpoint table is the
+        # mean over seeds of the file's values and the paired change against beta = 0
+        with h5py.File(self.h5, "r") as f:
+            ck = f["/runs/checkpoints"]
+            cols = ck.attrs["columns"]
+            cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
+            t = ck[()]
+            beta, ns = f["/grid/beta"][()], len(f["/grid/seed"][()])
+        cs = cols.index("safe_grid")
+        for r in range(t.shape[0]):
+            done = np.isfinite(t[r, :, 0])
+            self.assertTrue(np.all(np.isfinite(t[r, done, cs])), f"run {r}: safe_grid missing at a checkpoint")
+        fin = t[:, -1, cs]
+        rows = re.findall(r"^\| ([0-9.]+) \| [0-9.]+ \| (\d+) \| ([0-9.]+) \+- [0-9.na]+ \| ([^|]+) \|", self.md, re.M)
+        self.assertEqual(len(rows), len(beta), rows)
+        for ib, (b, n, m, ch) in enumerate(rows):
+            v = fin[ib * ns:(ib + 1) * ns]
+            self.assertEqual(int(n), ns)
+            self.assertAlmostEqual(float(m), float(np.mean(v)), places=4)
+            if beta[ib] != 0:
+                self.assertAlmostEqual(float(ch.split("+-")[0]), float(np.mean(v - fin[:ns])), places=4)
 
     def test_recheck_outcomes_equal_the_file(self):
         """falsified and unknown cell-checkpoints beside the verdict (SPEC §11), from the columns"""
