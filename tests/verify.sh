@@ -101,6 +101,12 @@ if [ -n "$results" ] && [ -f "$results" ]; then
   sr_run 2 check "$dir/learned.h5" > "$dir/checklearned.log" 2>&1 || { cat "$dir/checklearned.log"; fail "simreach check of a learned-partition abstraction"; }
   grep -q "0 falsified, 0 unknown.*-> every cell proven" "$dir/checklearned.log" || { cat "$dir/checklearned.log"; fail "simreach check of a learned partition: no verdict"; }
   if sr_run 1 verify -from "$results" -run 0 -checkpoint 999 -cells 30,30 > "$dir/bad.log" 2>&1; then fail "accepted -checkpoint 999"; fi
+  # on 2 ranks too: one line, exit 2, not MPI_ABORT's banner (issue 22: a reader checking on PETSC_COMM_SELF)
+  sr_run 2 verify -from "$results" -run 0 -checkpoint 999 -cells 30,30 > "$dir/bad2.log" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || { cat "$dir/bad2.log"; fail "-checkpoint 999 on 2 ranks: exit $rc, expected 2"; }
+  grep -q "MPI_ABORT" "$dir/bad2.log" && { cat "$dir/bad2.log"; fail "-checkpoint 999 on 2 ranks: MPI_ABORT"; }
+  [ "$(grep -c '^simreach: -checkpoint 999: .* has checkpoints 0\.\.' "$dir/bad2.log")" -eq 1 ] || { cat "$dir/bad2.log"; fail "-checkpoint 999 on 2 ranks: not one line"; }
 fi
 # bad input: refused before any work, naming the option
 for bad in "-cells 10" "-bisect 30 -cells 10,10" "-cells 10,10 -enclosure cubic"; do

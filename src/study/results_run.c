@@ -40,6 +40,9 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   PetscFunctionBeginUser;
   PetscCall(SRResultsGetLayout(res, &lay));
   PetscCall(SRResultsGetFileName(res, &file));
+  /* on comm, so every rank refuses together (the readers below check on PETSC_COMM_SELF) */
+  PetscCheck(run >= 0 && run < lay->nruns, comm, PETSC_ERR_ARG_OUTOFRANGE, "-run %" PetscInt_FMT ": %s has runs 0..%" PetscInt_FMT, run, file, lay->nruns - 1);
+  PetscCheck(checkpoint < lay->nrows, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint %" PetscInt_FMT ": %s has checkpoints 0..%" PetscInt_FMT, checkpoint, file, lay->nrows - 1);
   PetscCall(SRResultsGetOptionsText(res, &text));
   PetscCall(PetscOptionsCreate(&opts));
   PetscCall(PetscOptionsInsertString(opts, text));
