@@ -733,7 +733,7 @@ def write_report(res, outdir, figures, notes, scaling_rows):
               "not better than the run's final one; where every baseline checkpoint is more accurate, the baseline's value is interpolated "
               "along its checkpoints at the prediction error of the run's latest checkpoint that two consecutive baseline checkpoints bracket "
               "(`accmatched_interpolated` counts those pairs). `dsafe_grid_*`: change of the verified-safe fraction on the -safe_cells grid, "
-              "same checkpoint and accuracy-matched by the same matching (`safe_grid_accmatched_pairs` pairs with the grid answer at both rows)."]
+              "same checkpoint and accuracy-matched by the same matching among the checkpoints that carry the grid answer (`safe_grid_accmatched_pairs` pairs)."]
     L += ["", "Counts: " + ", ".join(f"{n} = {int(v)}" for n, v in zip(res.countcols, res.counts)),
           f"; largest measured gap / (tau log n): {fmt(res.gap_ratio_max)}.", ""]
     L += published_check(res)

@@ -467,10 +467,9 @@ static PetscErrorCode ClosedLoop_Private(const SRResultsLayout *lay, const doubl
 /* The closed-loop answer (SPEC §9): the verified-safe fraction and mean horizon on the
    -safe_cells grid, per (beta, tau) mean +- SE over seeds, and the paired change of the
    verified-safe fraction against the beta = 0 run of the same (tau, seed): at the same (final)
-   checkpoint and accuracy-matched by the matching of criterion 2 (gather_match.h).  A pair
-   needs the grid answer at both matched rows: where runs verify the grid at the final
-   checkpoint only, only a match on the baseline's final row has one.  Fills S_DSAFEG ..
-   S_NSAFEGA. */
+   checkpoint and accuracy-matched by the matching of criterion 2 (gather_match.h) among the
+   rows that carry the grid answer (the final one, and every -safe_every m-th).  Fills S_DSAFEG
+   .. S_NSAFEGA. */
 static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const double *tables, const RunInfo_Private *info, double *table, PetscViewer viewer)
 {
   const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed, NF = SR_CHECKPOINT_NFIELDS;
@@ -488,7 +487,7 @@ static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const
   /* not applicable (SPEC §9): -model dynamics (a learned world model) or -safe_cells 0 */
   if (!withgrid) PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): not applicable, no run stored one (-model dynamics: the network is a learned world model, whose verified-safe set is the model's, not the system's; or -safe_cells 0)\n"));
   else {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): network verified on the -safe_cells grid (%" PetscInt_FMT " of %" PetscInt_FMT " checkpoint rows have it%s), mean+-SE over seeds; change of the verified-safe fraction against beta = 0 (same tau, seed), same checkpoint | accuracy-matched (pairs):\n", withgrid, rows, withgrid <= lay->nruns ? ": the final checkpoint only, so an accuracy-matched pair needs the match on the baseline's final row" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Closed-loop answer (SPEC §9): network verified on the -safe_cells grid (%" PetscInt_FMT " of %" PetscInt_FMT " checkpoint rows have it%s), mean+-SE over seeds; change of the verified-safe fraction against beta = 0 (same tau, seed), same checkpoint | accuracy-matched (pairs):\n", withgrid, rows, withgrid <= lay->nruns ? ": the final checkpoint only (-safe_every m adds every m-th), so an accuracy-matched pair needs the baseline's final row to be as inaccurate as the run" : "; accuracy matching among the rows that have it"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  beta    tau       safe          horizon          d safe (same ck.)   d safe (acc.-matched)\n"));
   }
   for (PetscInt ib = 0; ib < lay->nbeta; ib++)
@@ -508,7 +507,8 @@ static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const
           SRMatch       mt;
           double        tv, bv;
           d[0][is] = ri->final[C_SAFEG] - info[r0].final[C_SAFEG];
-          SRAccuracyMatch(nr, NF, C_CK, C_PRED, T, T0, &mt);
+          /* the matching of criterion 2 over the rows that carry the grid answer (-safe_every) */
+          SRAccuracyMatch(nr, NF, C_SAFEG, C_PRED, T, T0, &mt);
           bv       = SRAccuracyMatchValue(&mt, NF, C_SAFEG, T, T0, &tv);
           d[1][is] = tv - bv;
         }
