@@ -89,8 +89,14 @@ static void OracleEval(Oracle *o, SRModel model, const double *x)
     }
     return;
   }
-  mpfr_tanh(o->u, in[0], MPFR_RNDN);
-  mpfr_mul_d(o->u, o->u, sys->umax, MPFR_RNDN); /* u = umax tanh(N) */
+  if (SRModelControlIsClipped(model)) { /* imported kind (SPEC §14): u = clip(N, -umax, umax), exact */
+    mpfr_set(o->u, in[0], MPFR_RNDN);
+    if (mpfr_cmp_d(o->u, sys->umax) > 0) mpfr_set_d(o->u, sys->umax, MPFR_RNDN);
+    if (mpfr_cmp_d(o->u, -sys->umax) < 0) mpfr_set_d(o->u, -sys->umax, MPFR_RNDN);
+  } else {
+    mpfr_tanh(o->u, in[0], MPFR_RNDN);
+    mpfr_mul_d(o->u, o->u, sys->umax, MPFR_RNDN); /* u = umax tanh(N) */
+  }
   /* the state in o->b; -control_steps m: m steps with the same u (SPEC §2) */
   for (PetscInt d = 0; d < model->n; d++)
     mpfr_set_d(o->b[d], x[d], MPFR_RNDN);

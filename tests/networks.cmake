@@ -23,6 +23,12 @@ foreach(_act tanh relu mixed)
   sr_add_mpi_test(NAME soundness_transform_${_act}_pendulum COMMAND test_soundness -sys pendulum -model dynamics -act ${_act} -transform -cells 500 -points 400 -seed 21 RANKS 1 TIMEOUT 300)
   sr_add_mpi_test(NAME soundness_transform_${_act}_dubins COMMAND test_soundness -sys dubins -model controller -act ${_act} -transform -cells 500 -points 400 -seed 22 RANKS 1 TIMEOUT 300)
 endforeach()
+# An imported controller in the closed loop (issue 24): the ARCH-COMP single-pendulum ONNX
+# controller (2-25-25-1 ReLU) with its control u = clip(N, -umax, umax), dense sampling and
+# attacks against both enclosures with MPFR re-checks; -plant must be caught.
+set(_sr_arch_pend ${CMAKE_SOURCE_DIR}/jobs/arch/pendulum/controller_single_pendulum.onnx)
+sr_add_mpi_test(NAME soundness_imported_controller COMMAND test_soundness -sys pendulum -model controller -network ${_sr_arch_pend} -cells 300 -points 400 -seed 31 RANKS 1 TIMEOUT 300)
+sr_add_mpi_test(NAME soundness_imported_controller_planted COMMAND test_soundness -sys pendulum -model controller -network ${_sr_arch_pend} -plant -cells 100 -points 200 -seed 32 RANKS 1 TIMEOUT 300)
 sr_add_mpi_test(NAME soundness_transform_planted COMMAND test_soundness -sys pendulum -model dynamics -act relu -transform -plant -cells 100 -points 200 -seed 23 RANKS 1 TIMEOUT 300)
 # ONNX (PyTorch exports and onnx.helper graphs) and NNet against independent references on 10^4
 # points, the converter, verify/check on an ONNX network, and bad files refused in one line
@@ -30,3 +36,8 @@ sr_add_mpi_test(NAME soundness_transform_planted COMMAND test_soundness -sys pen
 add_test(NAME networks_import COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/networks_import.py
          --simreach $<TARGET_FILE:simreach_exe> --mpiexec ${MPIEXEC_EXECUTABLE} --mpiexec-extra "${_sr_nextra}" --dir ${CMAKE_CURRENT_BINARY_DIR}/networks_import)
 set_tests_properties(networks_import PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS verify ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
+# -init_network (issue 24): a study starts from an imported ONNX controller (checkpoint 0 = the
+# file's function, u = clip(N, -umax, umax)), trains it, and bad inputs are refused in one line.
+add_test(NAME networks_init COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/networks_init.py
+         --simreach $<TARGET_FILE:simreach_exe> --dir ${CMAKE_CURRENT_BINARY_DIR}/networks_init)
+set_tests_properties(networks_init PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS "verify;study" ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")

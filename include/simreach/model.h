@@ -1,5 +1,6 @@
 /* The learned map f_phi of SPEC §3: an MLP N_phi, used as a world model
-   (f = x + N(x)) or as a controller inside the true step (f = F(x, umax tanh(N(x)))). */
+   (f = x + N(x)) or as a controller inside the true step (f = F(x, u(N(x))), u = umax tanh(N)
+   for simreach's own networks, clip(N, -umax, umax) for imported ones: SRModelControlPoint). */
 #pragma once
 
 #include <simreach/base.h>
@@ -106,6 +107,10 @@ PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, c
    error): its inputs must be the system's n states and its outputs n (dynamics) or nu
    (controller); errors name what (the file) and the numbers. */
 PetscErrorCode SRModelCreateFromMLP(SRSystem sys, SRModelType type, SRMLP mlp, const char what[], SRModel *model);
+/* The model's network replaced by an imported one of the same shapes (-init_network, SPEC §14),
+   taking ownership of mlp (also on error); a mismatch is refused naming what, the first layer
+   that differs and both shapes, then hint, raised on comm (every rank holds the same file). */
+PetscErrorCode SRModelAdoptNetwork(MPI_Comm comm, SRModel model, SRMLP mlp, const char what[], const char hint[]);
 PetscErrorCode SRModelDestroy(SRModel *model);
 /* Y (nb x n) = f_phi(X). */
 PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, double *Y);
@@ -114,6 +119,14 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
 /* Task loss of SPEC §3 on the batch; grad (nparams) += its gradient when non-NULL.  Runs its
    own forward pass on X (a following SRModelVJP must be on the same X). */
 PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, double *loss, double *grad);
+/* The control from the network's output N (SPEC §3; §14, docs/networks.md): simreach's own
+   networks (SRMLPIsDefault: tanh hidden layers, linear output, no transforms) give
+   u = umax tanh(N); a controller network of any other kind (every ONNX or NNet controller, an
+   -init_network study) is used as read and saturated, u = clip(N, -umax, umax).
+   clipped = SRModelControlIsClipped(model); dudN (may be NULL) gets du/dN (0 at the kinks). */
+PetscBool  SRModelControlIsClipped(SRModel model);
+double     SRModelControlPoint(SRModel model, PetscBool clipped, double N, double *dudN);
+SRInterval SRModelControlInterval(SRModel model, PetscBool clipped, SRInterval N); /* sound */
 /* Sound enclosures of f_phi over the box [lo, hi]: interval and first-order Taylor model. */
 PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi);
 PetscErrorCode SRModelEncloseTaylor(SRModel model, const double *lo, const double *hi, double *elo, double *ehi);

@@ -275,10 +275,12 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
         else Y[d] = SRIntervalMake(SRAddDown(X[d].lo, SRSubDown(M, rho)), SRAddUp(X[d].hi, SRAddUp(M, rho))); /* f = x + N(x) */
       }
     } else {
-      SRInterval U[SR_MAX_DIM];
+      SRInterval      U[SR_MAX_DIM];
+      const PetscBool clipped = SRModelControlIsClipped(model); /* SPEC §14: imported, u = clip(N) */
       for (PetscInt k = 0; k < model->sys->nu; k++) {
-        const double M = m[k * SR_ENC_BLOCK + c], rho = r[k * SR_ENC_BLOCK + c];
-        U[k] = SRIntervalScale(model->sys->umax, SRIntervalTanh(SRMLPOutputInterval(mlp, k, SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho)))));
+        const double     M = m[k * SR_ENC_BLOCK + c], rho = r[k * SR_ENC_BLOCK + c];
+        const SRInterval Nk = SRMLPOutputInterval(mlp, k, SRIntervalMake(SRSubDown(M, rho), SRAddUp(M, rho)));
+        U[k] = clipped ? SRModelControlInterval(model, clipped, Nk) : SRIntervalScale(model->sys->umax, SRIntervalTanh(Nk));
       }
       SRSystemStepHeldInterval(model->sys, X, U, Y); /* -control_steps: m steps, u held */
     }

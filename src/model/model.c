@@ -1,10 +1,36 @@
 /* The learned map f_phi of SPEC §3 around the MLP N_phi:
      dynamics:   f(x) = x + N(x),                 task = mean ||f(x) - F_ref(x)||^2
-     controller: f(x) = F(x, umax tanh(N(x))),    task = mean ||u(x) - u_ref(x)||^2
+     controller: f(x) = F(x, u(N(x))),            task = mean ||u(x) - u_ref(x)||^2
+   with u = umax tanh(N) for simreach's own networks and u = clip(N, -umax, umax) for any other
+   (imported, SPEC §14; docs/networks.md "The control of an imported controller").
    SRModelEncloseTaylor lives in src/numerics/taylor.c.  Not collective. */
 #include <simreach/model.h>
 
 const char *const SRModelTypes[] = { "dynamics", "controller", "SRModelType", "SR_MODEL_", NULL };
+
+PetscBool SRModelControlIsClipped(SRModel model) { return (PetscBool)(model->type == SR_MODEL_CONTROLLER && !SRMLPIsDefault(model->mlp)); }
+
+/* u(N) and du/dN at a point: umax tanh(N), or clip(N, -umax, umax) (slope 1 strictly inside) */
+double SRModelControlPoint(SRModel model, PetscBool clipped, double N, double *dudN)
+{
+  const double umax = model->sys->umax;
+  if (clipped) {
+    if (dudN) *dudN = (N > -umax && N < umax) ? 1.0 : 0.0;
+    return fmin(fmax(N, -umax), umax);
+  } else {
+    const double t = tanh(N);
+    if (dudN) *dudN = umax * (1.0 - t * t);
+    return umax * t;
+  }
+}
+
+/* Sound: umax tanh(N) intersected with [-umax, umax] (the true values lie there), or the exact clip */
+SRInterval SRModelControlInterval(SRModel model, PetscBool clipped, SRInterval N)
+{
+  const double umax = model->sys->umax;
+  if (clipped) return SRIntervalClip(N, -umax, umax);
+  return SRIntervalIntersect(SRIntervalScale(umax, SRIntervalTanh(N)), SRIntervalMake(-umax, umax));
+}
 
 PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model)
 {
@@ -41,6 +67,36 @@ PetscErrorCode SRModelCreateFromMLP(SRSystem sys, SRModelType type, SRMLP mlp, c
   PetscCall(SRModelCreate(sys, type, mlp->nlayers - 1, hw, model));
   PetscCall(SRMLPDestroy(&(*model)->mlp));
   (*model)->mlp = mlp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void SRModelShape_Private(SRMLP mlp, char buf[], size_t len)
+{
+  size_t k = 0;
+  for (PetscInt l = 0; l <= mlp->nlayers && k < len; l++) k += (size_t)snprintf(buf + k, len - k, "%s%lld", l ? "-" : "", (long long)mlp->width[l]);
+}
+
+/* -init_network (SPEC §14): the imported network replaces the model's, layer for layer */
+PetscErrorCode SRModelAdoptNetwork(MPI_Comm comm, SRModel model, SRMLP mlp, const char what[], const char hint[])
+{
+  char     have[128], want[128];
+  PetscInt bad = -1;
+
+  PetscFunctionBeginUser;
+  SRModelShape_Private(mlp, have, sizeof have);
+  SRModelShape_Private(model->mlp, want, sizeof want);
+  for (PetscInt l = PetscMin(mlp->nlayers, model->mlp->nlayers) - 1; l >= 0; l--)
+    if (mlp->width[l] != model->mlp->width[l] || mlp->width[l + 1] != model->mlp->width[l + 1]) bad = l;
+  if (mlp->nlayers != model->mlp->nlayers || bad >= 0) {
+    const PetscInt l = bad >= 0 ? bad : PetscMin(mlp->nlayers, model->mlp->nlayers);
+    char           lf[64] = "absent", lm[64] = "absent";
+    if (l < mlp->nlayers) snprintf(lf, sizeof lf, "%lld -> %lld", (long long)mlp->width[l], (long long)mlp->width[l + 1]);
+    if (l < model->mlp->nlayers) snprintf(lm, sizeof lm, "%lld -> %lld", (long long)model->mlp->width[l], (long long)model->mlp->width[l + 1]);
+    PetscCall(SRMLPDestroy(&mlp));
+    SETERRQ(comm, PETSC_ERR_ARG_SIZ, "%s: layer %" PetscInt_FMT " is %s in the file (a %s network), %s in the model (%s)%s", what, l, lf, have, lm, want, hint ? hint : "");
+  }
+  PetscCall(SRMLPDestroy(&model->mlp));
+  model->mlp = mlp;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -83,11 +139,12 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
     for (PetscInt i = 0; i < nb * n; i++)
       Y[i] = X[i] + N[i];
   } else {
-    const PetscInt nu = sys->nu;
+    const PetscInt  nu      = sys->nu;
+    const PetscBool clipped = SRModelControlIsClipped(model);
     for (PetscInt i = 0; i < nb; i++) {
       double u[SR_MAX_DIM];
       for (PetscInt j = 0; j < nu; j++)
-        u[j] = sys->umax * tanh(N[i * nu + j]);
+        u[j] = SRModelControlPoint(model, clipped, N[i * nu + j], NULL);
       SRSystemStepHeld(sys, X + i * n, u, Y + i * n); /* -control_steps: u held (SPEC §2) */
     }
   }
@@ -95,7 +152,7 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
 }
 
 /* grad += d/dphi sum_i dY_i . f(x_i).  dynamics: dN = dY.  controller: by the chain rule through
-   the m held steps F^m, dN_ij = umax (1 - tanh(N_ij)^2) sum_k dY_ik dF^m_k/du_j (x_i, u_i). */
+   the m held steps F^m, dN_ij = u'(N_ij) sum_k dY_ik dF^m_k/du_j (x_i, u_i). */
 PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad)
 {
   const PetscInt n   = model->n;
@@ -108,18 +165,16 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
     PetscCall(SRMLPBackward(model->mlp, nb, dY, grad, NULL));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  const PetscInt nu = sys->nu;
+  const PetscInt  nu      = sys->nu;
+  const PetscBool clipped = SRModelControlIsClipped(model);
   PetscCheck(nu <= SR_MAX_DIM, PETSC_COMM_SELF, PETSC_ERR_SUP, "SRModelVJP: %" PetscInt_FMT " controls; at most %d supported", nu, SR_MAX_DIM);
   PetscCall(SRModelScratch_Private(model, nb, &N, &dN));
   for (PetscInt i = 0; i < nb; i++) {
-    double u[SR_MAX_DIM], du[SR_MAX_DIM];
+    double u[SR_MAX_DIM], du[SR_MAX_DIM], s[SR_MAX_DIM];
     for (PetscInt j = 0; j < nu; j++)
-      u[j] = sys->umax * tanh(N[i * nu + j]);
+      u[j] = SRModelControlPoint(model, clipped, N[i * nu + j], &s[j]);
     SRSystemStepHeldVJP(sys, X + i * n, u, dY + i * n, du);
-    for (PetscInt j = 0; j < nu; j++) {
-      const double t = tanh(N[i * nu + j]);
-      dN[i * nu + j] = sys->umax * (1.0 - t * t) * du[j];
-    }
+    for (PetscInt j = 0; j < nu; j++) dN[i * nu + j] = s[j] * du[j];
   }
   PetscCall(SRMLPBackward(model->mlp, nb, dN, grad, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -148,14 +203,22 @@ PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, doub
       }
     }
   } else {
-    const PetscInt nu = sys->nu;
+    const PetscInt  nu      = sys->nu;
+    const PetscBool clipped = SRModelControlIsClipped(model);
     for (PetscInt i = 0; i < nb; i++) {
       double uref[SR_MAX_DIM];
       SRSystemReferenceControl(sys, X + i * n, uref);
       for (PetscInt j = 0; j < nu; j++) {
-        const double t = tanh(N[i * nu + j]), r = sys->umax * t - uref[j];
-        L += r * r;
-        work[i * nu + j] = 2.0 * r / (double)nb * sys->umax * (1.0 - t * t);
+        if (clipped) {
+          double       s;
+          const double r = SRModelControlPoint(model, clipped, N[i * nu + j], &s) - uref[j];
+          L += r * r;
+          work[i * nu + j] = 2.0 * r / (double)nb * s;
+        } else {
+          const double t = tanh(N[i * nu + j]), r = sys->umax * t - uref[j];
+          L += r * r;
+          work[i * nu + j] = 2.0 * r / (double)nb * sys->umax * (1.0 - t * t);
+        }
       }
     }
   }
@@ -164,8 +227,7 @@ PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* SPEC §7 interval: X + N(X) (dynamics), or the interval step at U = umax tanh(N(X)) intersected
-   with [-umax, umax] (true values of umax tanh lie there, so the intersection stays sound). */
+/* SPEC §7 interval: X + N(X) (dynamics), or the interval step at U = u(N(X)) (SRModelControlInterval). */
 PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi)
 {
   const PetscInt n   = model->n;
@@ -182,9 +244,9 @@ PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const dou
     for (PetscInt i = 0; i < n; i++)
       Y[i] = SRIntervalAdd(X[i], N[i]);
   } else {
-    SRInterval U[SR_MAX_DIM];
-    for (PetscInt j = 0; j < sys->nu; j++)
-      U[j] = SRIntervalIntersect(SRIntervalScale(sys->umax, SRIntervalTanh(N[j])), SRIntervalMake(-sys->umax, sys->umax));
+    SRInterval      U[SR_MAX_DIM];
+    const PetscBool clipped = SRModelControlIsClipped(model);
+    for (PetscInt j = 0; j < sys->nu; j++) U[j] = SRModelControlInterval(model, clipped, N[j]);
     SRSystemStepHeldInterval(sys, X, U, Y);
   }
   for (PetscInt i = 0; i < n; i++) {

@@ -164,9 +164,10 @@ PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const
     for (PetscInt i = 0; i < n; i++)
       Y[i] = SRTaylorAdd(n, X[i], N[i]); /* f = x + N(x) */
   } else {
-    SRTaylor U[SR_MAX_DIM];
+    SRTaylor        U[SR_MAX_DIM];
+    const PetscBool clipped = SRModelControlIsClipped(model); /* SPEC §14: imported, u = clip(N) */
     for (PetscInt i = 0; i < model->sys->nu; i++)
-      U[i] = SRTaylorScale(n, model->sys->umax, SRTaylorTanh(n, N[i]));
+      U[i] = clipped ? SRTaylorClip(n, N[i], -model->sys->umax, model->sys->umax) : SRTaylorScale(n, model->sys->umax, SRTaylorTanh(n, N[i]));
     PetscCall(SRSystemStepTaylor(model->sys, X, U, Y));
     /* -control_steps m (SPEC §2): the same U through m steps; each state stays a Taylor model
        in the cell's coordinates */

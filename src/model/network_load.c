@@ -54,8 +54,25 @@ static PetscErrorCode SRNetworkLoad_Private(MPI_Comm comm, const char path[], SR
     info->format  = SR_NETFMT_HDF5;
     info->has_sys = PETSC_TRUE;
     PetscCall(SRNetworkFileRead(comm, path, info->sys, sizeof info->sys, &info->type, &info->control_steps, mlp));
-  } else if (fmt == SR_NETFMT_NNET) PetscCall(SRNetworkReadNNet(path, info, mlp));
-  else PetscCall(SRNetworkReadONNX(path, info, mlp));
+  } else {
+    if (fmt == SR_NETFMT_NNET) PetscCall(SRNetworkReadNNet(path, info, mlp));
+    else PetscCall(SRNetworkReadONNX(path, info, mlp));
+    /* A field network's output is its control, used as read and saturated at umax (SPEC §14,
+       docs/networks.md); simreach's own kind (tanh, ..., linear, no transforms) would instead be
+       squashed by umax tanh.  An identity output transform keeps a tanh field network a field
+       network through every file it is written to. */
+    if (SRMLPIsDefault(*mlp)) {
+      const PetscInt nout = (*mlp)->width[(*mlp)->nlayers];
+      double        *one, *zero;
+      PetscCall(PetscMalloc2(nout, &one, nout, &zero));
+      for (PetscInt i = 0; i < nout; i++) {
+        one[i]  = 1.0;
+        zero[i] = 0.0;
+      }
+      PetscCall(SRMLPSetOutputTransform(*mlp, one, zero));
+      PetscCall(PetscFree2(one, zero));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,6 +3,7 @@
    stored in the file is the study's own (/ attribute "options"), so the system constants, the
    control period and the widths are the ones the run trained with. */
 #include <simreach/private/results_run.h>
+#include <simreach/network.h>
 #include <stdio.h>
 
 PetscErrorCode SRResultsFindRun(MPI_Comm comm, SRResults res, PetscBool by_point, double beta, double tau, PetscInt seed, PetscInt *run)
@@ -29,7 +30,7 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
 {
   const SRResultsLayout *lay;
   const char            *file;
-  char                  *text, sysname[16] = "pendulum";
+  char                  *text, sysname[16] = "pendulum", initnet[PETSC_MAX_PATH_LEN] = "";
   PetscOptions           opts;
   PetscEnum              mtype = (PetscEnum)SR_MODEL_DYNAMICS;
   PetscInt               widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, nc = SR_MAX_DIM;
@@ -54,6 +55,7 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   PetscCall(PetscOptionsGetString(opts, NULL, "-cells_param", info->cells_param, sizeof(info->cells_param), NULL));
   for (PetscInt d = 0; d < SR_MAX_DIM; d++) info->counts[d] = 1;
   PetscCall(PetscOptionsGetIntArray(opts, NULL, "-cells", info->counts, &nc, NULL));
+  PetscCall(PetscOptionsGetString(opts, NULL, "-init_network", initnet, sizeof(initnet), NULL));
   /* the system constants of the study: its options database made the default one for a moment */
   PetscCall(PetscOptionsPush(opts));
   PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
@@ -61,6 +63,17 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   PetscCall(PetscOptionsDestroy(&opts));
   PetscCall(PetscFree(text));
   PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));
+  if (initnet[0]) { /* SPEC §14: the study fine-tuned an imported network; its activations and
+                       transforms are the file's (the parameters below are the run's) */
+    SRMLP mlp;
+    char  what[PETSC_MAX_PATH_LEN + 64];
+    PetscBool here;
+    PetscCall(PetscSNPrintf(what, sizeof what, "%s: its -init_network %s", file, initnet));
+    PetscCall(PetscTestFile(initnet, 'r', &here));
+    PetscCheck(here, comm, PETSC_ERR_FILE_OPEN, "%s is not readable from here: the study fine-tuned that network and its activations and transforms are read from it; run from the study's directory", what);
+    PetscCall(SRNetworkLoad(comm, initnet, NULL, &mlp));
+    PetscCall(SRModelAdoptNetwork(comm, *model, mlp, what, "; the file changed since the study ran"));
+  }
   PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);
   PetscCall(PetscMalloc1(lay->nparams, &params));
   if (checkpoint < 0) PetscCall(SRResultsReadNetwork(res, run, params));

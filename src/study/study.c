@@ -405,6 +405,13 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* none when the warm start diverged */
     if (has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
+    if (has) { /* row 0: the network training starts from (seeded or -init_network, after any warm start) */
+      SRModel       model;
+      SRCells       cells;
+      SRAbstraction abs;
+      PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+      PetscCall(SRResultsWriteCheckpointNetwork(res, r, 0, model->mlp->params));
+    }
   }
   if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
   PetscCall(SRRunSolve(run));

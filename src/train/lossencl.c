@@ -7,6 +7,9 @@
    and the last layer gives N in [z_m - z_r, z_m + z_r].  dynamics: E = [lo + N_lo, hi + N_hi];
    controller: U = umax tanh([N_lo, N_hi]) (monotone) and E = the held interval step of the
    plant over (X, U).  Reverse mode runs the same recurrences backwards (d|W|/dW = sign W).
+   An imported network (SPEC §14: any monotone activation, input/output transforms, the control
+   u = clip(N, -umax, umax)) has the forward pass (the L_encl column of the checkpoints) but no
+   gradient: -init_network trains with -loss sim, -volume_weight 0 (the run's options refuse others).
    Round-to-nearest throughout: this copy of E_k is for the gradient only (see lossencl.h). */
 #include <simreach/lossencl.h>
 
@@ -19,7 +22,39 @@ typedef struct {
   double  *am, *ar, *tl, *th; /* (L + 1) x mw: layer inputs (a, r); tanh at l, h of hidden layers */
   double  *zm, *zr;           /* last layer's z_m, z_r */
   double  *gm, *gr, *gm2, *gr2;
+  PetscBool own, clipped; /* simreach's own network (the gradient needs it); u = clip(N) (SPEC §14) */
 } SREnclPass_Private;
+
+/* A monotone activation at a point (SPEC §14): the pass maps [l, h] to [a(l), a(h)]. */
+static double SREnclAct_Private(SRActivation a, double z)
+{
+  switch (a) {
+  case SR_ACT_TANH:
+    return tanh(z);
+  case SR_ACT_RELU:
+    return z > 0 ? z : 0.0;
+  case SR_ACT_SIGMOID:
+    return 1.0 / (1.0 + exp(-z));
+  default:
+    return z;
+  }
+}
+
+/* The last layer's activation and output transform of an imported network (SPEC §14) on the
+   midpoint-radius pair (value only: -loss encl's gradient is for simreach's own networks). */
+static void SREnclOutput_Private(SRMLP mlp, PetscInt i, double *zm, double *zr)
+{
+  const SRActivation a = mlp->act[mlp->nlayers - 1];
+  if (a != SR_ACT_LINEAR) {
+    const double l = SREnclAct_Private(a, *zm - *zr), h = SREnclAct_Private(a, *zm + *zr);
+    *zm = 0.5 * (h + l);
+    *zr = 0.5 * (h - l);
+  }
+  if (mlp->has_out) {
+    *zm = *zm * mlp->outscale[i] + mlp->outoffset[i];
+    *zr = *zr * fabs(mlp->outscale[i]);
+  }
+}
 
 /* E (2n: lo then hi) of the training pass over [lo, hi]; keeps what the backward pass needs. */
 static void SREnclForward_Private(SREnclPass_Private *p, const double *lo, const double *hi, double *E, double *Ulo, double *Uhi)
@@ -29,8 +64,9 @@ static void SREnclForward_Private(SREnclPass_Private *p, const double *lo, const
   SRSystem       sys = p->model->sys;
 
   for (PetscInt d = 0; d < n; d++) {
-    p->am[d] = 0.5 * (lo[d] + hi[d]);
-    p->ar[d] = 0.5 * (hi[d] - lo[d]);
+    const SRInterval z = mlp->has_in ? SRMLPInputInterval(mlp, d, SRIntervalMake(lo[d], hi[d])) : SRIntervalMake(lo[d], hi[d]);
+    p->am[d]           = 0.5 * (z.lo + z.hi);
+    p->ar[d]           = 0.5 * (z.hi - z.lo);
   }
   for (PetscInt l = 0; l < p->L; l++) {
     const PetscInt win = mlp->width[l], wout = mlp->width[l + 1];
@@ -43,12 +79,13 @@ static void SREnclForward_Private(SREnclPass_Private *p, const double *lo, const
         zr += fabs(W[i * win + j]) * r[j];
       }
       if (l < p->L - 1) {
-        const double tl = tanh(zm - zr), th = tanh(zm + zr);
+        const double tl = SREnclAct_Private(mlp->act[l], zm - zr), th = SREnclAct_Private(mlp->act[l], zm + zr);
         p->tl[l * mw + i]       = tl;
         p->th[l * mw + i]       = th;
         p->am[(l + 1) * mw + i] = 0.5 * (th + tl);
         p->ar[(l + 1) * mw + i] = 0.5 * (th - tl);
       } else {
+        if (!p->own) SREnclOutput_Private(mlp, i, &zm, &zr);
         p->zm[i] = zm;
         p->zr[i] = zr;
       }
@@ -63,8 +100,8 @@ static void SREnclForward_Private(SREnclPass_Private *p, const double *lo, const
     SRInterval X[SR_MAX_DIM], U[SR_MAX_DIM], Y[SR_MAX_DIM];
     for (PetscInt d = 0; d < n; d++) X[d] = SRIntervalMake(lo[d], hi[d]);
     for (PetscInt j = 0; j < sys->nu; j++) {
-      Ulo[j] = sys->umax * tanh(p->zm[j] - p->zr[j]);
-      Uhi[j] = sys->umax * tanh(p->zm[j] + p->zr[j]);
+      Ulo[j] = SRModelControlPoint(p->model, p->clipped, p->zm[j] - p->zr[j], NULL); /* monotone */
+      Uhi[j] = SRModelControlPoint(p->model, p->clipped, p->zm[j] + p->zr[j], NULL);
       U[j]   = SRIntervalMake(Ulo[j], Uhi[j]);
     }
     SRSystemStepHeldInterval(sys, X, U, Y);
@@ -237,6 +274,8 @@ static PetscErrorCode SREnclPassCreate_Private(SRModel model, SREnclPass_Private
   p->mlp   = model->mlp;
   p->L     = model->mlp->nlayers;
   p->mw    = model->mlp->maxwidth;
+  p->own     = SRMLPIsDefault(model->mlp);
+  p->clipped = SRModelControlIsClipped(model);
   PetscCall(PetscMalloc6((p->L + 1) * p->mw, &p->am, (p->L + 1) * p->mw, &p->ar, p->L * p->mw, &p->tl, p->L * p->mw, &p->th, p->mw, &p->zm, p->mw, &p->zr));
   PetscCall(PetscMalloc4(p->mw, &p->gm, p->mw, &p->gr, p->mw, &p->gm2, p->mw, &p->gr2));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -351,6 +390,7 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
   *L = SRSoftmax(K, e, tau, w);
   if (eout) PetscCall(PetscArraycpy(eout, e, K));
   if (grad) {
+    PetscCheck(p.own, PETSC_COMM_SELF, PETSC_ERR_SUP, "the gradient of L_encl (-loss encl, sim+encl) is written for simreach's own tanh networks; an imported network (-init_network, SPEC §14) trains with -loss sim");
     for (PetscInt k = 0; k < K; k++) {
       double   lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM], gE[2 * SR_MAX_DIM], Ek[2 * SR_MAX_DIM];
       PetscBool any = PETSC_FALSE;
@@ -394,6 +434,7 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
   PetscCall(SREnclForwardCells_Private(&p, cells, T, E, ulo, uhi, blo, bhi, jlo, jhi, e));
   *L = SRSoftmax(K, e, tau, w);
   if (gcw) {
+    PetscCheck(p.own, PETSC_COMM_SELF, PETSC_ERR_SUP, "the gradient of L_encl (-loss encl, sim+encl) is written for simreach's own tanh networks; an imported network (-init_network, SPEC §14) trains with -loss sim");
     for (PetscInt i = 0; i < 2 * n * K; i++) gcw[i] = 0.0;
     for (PetscInt k = 0; k < K; k++) {
       double    lo[SR_MAX_DIM], hi[SR_MAX_DIM], v[SR_MAX_DIM], dv[SR_MAX_DIM], gE[2 * SR_MAX_DIM], gx[2 * SR_MAX_DIM], Ek[2 * SR_MAX_DIM];
@@ -443,6 +484,7 @@ PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double
   PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
   PetscCall(SREnclPassCreate_Private(model, &p));
   for (PetscInt d = 0; d < n; d++) volD *= cells->dhi[d] - cells->dlo[d];
+  if (gcw) PetscCheck(p.own, PETSC_COMM_SELF, PETSC_ERR_SUP, "the gradient of L_encl (-loss encl, sim+encl) is written for simreach's own tanh networks; an imported network (-init_network, SPEC §14) trains with -loss sim");
   if (gcw)
     for (PetscInt i = 0; i < 2 * n * K; i++) gcw[i] = 0.0;
   for (PetscInt k = 0; k < K; k++) {

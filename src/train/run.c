@@ -282,6 +282,8 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
     }
   }
   PetscCall(PetscOptionsBool("-quiet", "no progress line per checkpoint", NULL, r->quiet, &r->quiet, NULL));
+  PetscCall(PetscOptionsString("-init_network", "start from this network (HDF5, ONNX or NNet; the shapes of -sys, -model, -mlp_widths) instead of the seeded init (SPEC §14)", NULL, r->init_network, r->init_network, sizeof(r->init_network), &set));
+  PetscCheck(!set || r->init_network[0], comm, PETSC_ERR_ARG_WRONG, "-init_network: give a network file (our HDF5 network file, ONNX or NNet)");
   PetscOptionsEnd();
 
   /* the system reads its own constants (-sr_pendulum_g, ...) */
@@ -309,6 +311,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
      the guard then checks: stop at ||g|| <= 1e-2 |f| (docs/cells.md); -tao_* win */
   if (r->cells_param == SR_CELLS_PARTITION) PetscCall(TaoSetTolerances(r->tao, PETSC_DEFAULT, 1e-2, PETSC_DEFAULT));
   PetscCall(TaoSetFromOptions(r->tao));
+  PetscCall(SRRunInitNetworkCheck_Private(r)); /* -init_network: read and checked before any work */
   r->fromoptions = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -414,6 +417,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   PetscCall(SRRunCheckSize_Private(r)); /* before anything is allocated (issue #13) */
   PetscCall(SRModelCreate(r->sys, r->mtype, r->nhidden, r->widths, &r->model));
   PetscCall(SRMLPInitialize(r->model->mlp, (uint64_t)r->seed));
+  if (r->init_network[0]) PetscCall(SRRunInitNetworkAdopt_Private(r, r->model)); /* SPEC §14: instead of the init */
   if (r->cells_param == SR_CELLS_PARTITION) PetscCall(SRCellsCreatePartition(r->sys, r->counts, &r->cells));
   else PetscCall(SRCellsCreateGrid(r->sys, r->counts, &r->cells));
   r->h0 = PETSC_MAX_REAL;

@@ -11,6 +11,8 @@
      test_soundness -sys pendulum -model dynamics -cells 2000 -points 1000 [-seed s] [-act relu] [-plant]
    -act relu|sigmoid|linear|mixed gives the random networks those activations (SPEC §14);
    -transform adds random input clipping/normalisation and output scaling (NNet, ONNX);
+   -network FILE puts that imported network (ONNX, NNet, ours; SPEC §14) on every cell instead
+   (with -model controller its control is u = clip(N, -umax, umax), the oracle's too);
    -plant shrinks every box by 5 % of its width on one side and requires escapes for every
    enclosure type (the suite would catch an unsound kernel).
    With -model controller, -control_steps m (read by SRSystemCreate) holds the control for m
@@ -35,6 +37,7 @@ typedef struct {
   char        act[16]; /* activations of the random networks (random_model.h) */
   PetscBool   plant;   /* planted violation: every box shrunk; the suite must find escapes */
   PetscBool   transform; /* random input clipping/normalisation and output scaling (random_model.h) */
+  char        network[PETSC_MAX_PATH_LEN]; /* -network FILE: this imported network instead of random ones (SPEC §14) */
 } Ctx;
 
 /* MPFR oracle of f_phi (SPEC §2, §3), independent of the library's double code paths. */
@@ -181,9 +184,15 @@ static void test_zero_escapes(void **state)
     if (k % ctx->cells_per_net == 0) { /* every rank draws the same networks */
       assert_int_equal(SRModelDestroy(&model), 0);
       ctr = (uint64_t)k * 1000003;
-      assert_int_equal(RandomModel(sys, ctx->model, ctx->seed, &ctr, &model), 0);
-      assert_int_equal(RandomActivations(model, ctx->act, ctx->seed, &ctr), 0);
-      if (ctx->transform) assert_int_equal(RandomTransforms(model, ctx->seed, &ctr), 0);
+      if (ctx->network[0]) { /* an imported network (ONNX, NNet, ours): its own function throughout */
+        SRMLP mlp;
+        assert_int_equal(SRNetworkLoad(PETSC_COMM_SELF, ctx->network, NULL, &mlp), 0);
+        assert_int_equal(SRModelCreateFromMLP(sys, ctx->model, mlp, ctx->network, &model), 0);
+      } else {
+        assert_int_equal(RandomModel(sys, ctx->model, ctx->seed, &ctr, &model), 0);
+        assert_int_equal(RandomActivations(model, ctx->act, ctx->seed, &ctr), 0);
+        if (ctx->transform) assert_int_equal(RandomTransforms(model, ctx->seed, &ctr), 0);
+      }
     }
     ctr = (uint64_t)k * 1000003 + 1000;
     RandomCell(sys, ctx->seed, &ctr, cells->c, cells->w);
@@ -251,7 +260,7 @@ static void test_zero_escapes(void **state)
   assert_int_equal(MPI_Allreduce(loc, tot, 3 + 2 * NTYPES, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD), 0);
   assert_int_equal(MPI_Allreduce(t.worst_margin, worst, NTYPES, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD), 0);
   if (!rank) {
-    printf("soundness %s %s -act %s%s%s: cells %lld, points %lld (incl. attack), MPFR re-checks %lld\n", ctx->sys, SRModelTypes[ctx->model], ctx->act, ctx->transform ? " -transform" : "", ctx->plant ? " (PLANTED: every box shrunk, escapes expected)" : "", tot[0], tot[1], tot[2]);
+    printf("soundness %s %s -act %s%s%s%s%s: cells %lld, points %lld (incl. attack), MPFR re-checks %lld\n", ctx->sys, SRModelTypes[ctx->model], ctx->network[0] ? "(file)" : ctx->act, ctx->network[0] ? " -network " : "", ctx->network, ctx->transform ? " -transform" : "", ctx->plant ? " (PLANTED: every box shrunk, escapes expected)" : "", tot[0], tot[1], tot[2]);
     for (int k = 0; k < NTYPES; k++)
       printf("  %-8s escapes %lld, nonfinite cells %lld, closest attack to the box side %.3g of its width\n", SREnclosureTypes[k], tot[3 + k], tot[3 + NTYPES + k], worst[k]);
   }
@@ -285,6 +294,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-seed", "seed", NULL, ctx.seed, &ctx.seed, &flg));
   PetscCall(PetscOptionsString("-act", "activations: tanh, relu, sigmoid, linear, mixed", NULL, ctx.act, ctx.act, sizeof ctx.act, &flg));
   PetscCall(PetscOptionsBool("-transform", "random input clipping/normalisation and output scaling (NNet, ONNX)", NULL, ctx.transform, &ctx.transform, &flg));
+  PetscCall(PetscOptionsString("-network", "an imported network file instead of random networks", NULL, ctx.network, ctx.network, sizeof ctx.network, &flg));
   PetscCall(PetscOptionsBool("-plant", "shrink every box (a planted violation the suite must catch)", NULL, ctx.plant, &ctx.plant, &flg));
   PetscOptionsEnd();
   PetscCheck(ctx.points >= 16 && ctx.cells >= 1 && ctx.cells_per_net >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-points >= 16, -cells >= 1, -cells_per_net >= 1 required");

@@ -53,6 +53,7 @@ struct _p_SRRun {
   PetscInt        floor_points;   /* -floor_points: sample points per dimension of the floor |F| */
   double          cells_width;    /* -cells_width: initial half-widths as a fraction of the grid's (< 1: gaps) */
   PetscBool       quiet, fromoptions, setup, cells_given;
+  char            init_network[PETSC_MAX_PATH_LEN]; /* -init_network FILE ("" none; SPEC §14, run_init.c) */
   /* objects */
   SRSystem      sys;
   SRModel       model;
@@ -126,3 +127,7 @@ PetscErrorCode SRRunDestroyVerified_Private(SRRun r);
 /* runsize.c: refuses, before SRRunSetUp allocates anything, a run whose arrays overflow a
    PetscInt (exit 2) or whose memory exceeds what this rank may use (exit 4), naming the options. */
 PetscErrorCode SRRunCheckSize_Private(SRRun r);
+/* -init_network FILE (SPEC §14, run_init.c): checked against the run's shapes and -loss when the
+   options are read (before any work); adopted in SRRunSetUp in place of the seeded init. */
+PetscErrorCode SRRunInitNetworkCheck_Private(SRRun r);
+PetscErrorCode SRRunInitNetworkAdopt_Private(SRRun r, SRModel model);
