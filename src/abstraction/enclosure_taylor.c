@@ -34,8 +34,8 @@
    where lambda a 2^-52 covers the roundings of fl(lambda c_k) and |c'_0| 2^-52 that of c'_0, and
    (1 + 2^-50) the at most n + 6 roundings of that non-negative sum (rr' below uses 1 + 2^-49).
    ReLU layers (SPEC §14) have their own branch (the chord relaxation, comment at the code),
-   linear layers keep the affine form; a network with a sigmoid layer takes the per-cell path
-   for every cell.
+   linear layers keep the affine form, sigmoid layers go through the tanh branch as
+   1/2 + tanh(z / 2) / 2 (SRTMBSigmoid_Private).
    Wider tanh ranges (a cell whose network meets one) and non-finite values: the whole cell is
    redone by the per-cell path of src/numerics/taylor.c (chord slope over pieces), so this kernel's boxes
    are never looser than that path's by more than rounding margins.
@@ -63,7 +63,7 @@ struct _p_SRTMBatch {
   double   *q;       /* maxwidth * BLK */
   SRTaylor *work;    /* per-cell fallback: 2 maxwidth */
   double    redo[BLK]; /* non-zero (or NaN): the cell is redone by the per-cell path */
-  PetscBool percell;   /* a sigmoid layer: every cell takes the per-cell path */
+  PetscBool percell;   /* an activation without a batched branch: every cell takes the per-cell path */
 };
 
 PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb)
@@ -81,7 +81,7 @@ PetscErrorCode SRTMBatchCreate(SRModel model, SRTMBatch *tb)
   for (PetscInt p = 0; p < b->mlp->nparams; p++)
     b->absW[p] = fabs(b->mlp->params[p]);
   for (PetscInt l = 0; l < b->mlp->nlayers; l++)
-    if (b->mlp->act[l] == SR_ACT_SIGMOID) b->percell = PETSC_TRUE;
+    if (b->mlp->act[l] != SR_ACT_TANH && b->mlp->act[l] != SR_ACT_RELU && b->mlp->act[l] != SR_ACT_LINEAR && b->mlp->act[l] != SR_ACT_SIGMOID) b->percell = PETSC_TRUE;
   *tb = b;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -97,6 +97,96 @@ PetscErrorCode SRTMBatchDestroy(SRTMBatch *tb)
 
 /* One affine layer, then tanh when hidden: in (nin neurons) -> out (nout neurons), each neuron
    ns rows of BLK.  Specialised on n (always_inline into the dispatch below). */
+/* tanh of neuron yo (BLK cells, n + 2 numbers each), in place, by the mean-value form of the
+   header comment; simple loops over the cells so that each vectorises (clamps in their own
+   loops, as in src/abstraction/enclosure.c) */
+static inline __attribute__((always_inline)) void SRTMBTanh_Private(SRTMBatch b, const PetscInt n, double *restrict yo)
+{
+  double *restrict redo = b->redo;
+  double S2[BLK], lo[BLK], hi[BLK], A[BLK], am[3][BLK], T[3][BLK];
+  for (int c = 0; c < BLK; c++) {
+    const double c0 = yo[c];
+    double       S = yo[(n + 1) * BLK + c], a = fabs(c0);
+    for (PetscInt k = 1; k <= n; k++) {
+      S += fabs(yo[k * BLK + c]);
+      a += fabs(yo[k * BLK + c]);
+    }
+    A[c]  = a;
+    S2[c] = (S * (1.0 + (double)(n + 4) * 0x1p-52) + fabs(c0) * 0x1p-52) + DBL_MIN;
+    lo[c] = c0 - S2[c];
+    hi[c] = c0 + S2[c];
+  }
+  for (int c = 0; c < BLK; c++) {
+    const double al = fabs(lo[c]), ah = fabs(hi[c]);
+    am[0][c] = -fabs(yo[c]);
+    am[1][c] = -(al > ah ? al : ah);
+    am[2][c] = (lo[c] <= 0.0 && hi[c] >= 0.0) ? 0.0 : -(al < ah ? al : ah);
+  }
+  for (int e = 0; e < 3; e++)
+    for (int c = 0; c < BLK; c++)
+      am[e][c] = am[e][c] > -20.0 ? am[e][c] : -20.0;
+  for (int e = 0; e < 3; e++)
+    for (int c = 0; c < BLK; c++)
+      T[e][c] = SRTanhFastHalf_Private(-2.0 * am[e][c]); /* tanh |.| */
+  for (int c = 0; c < BLK; c++) {
+    const double c0 = yo[c], rr = yo[(n + 1) * BLK + c];
+    const double Tc = copysign(T[0][c], c0);
+    const double Th0 = T[1][c] + 2.0 * SR_TANH_FAST_ERR, Tl0 = T[2][c] - 2.0 * SR_TANH_FAST_ERR;
+    const double Th = Th0 < 1.0 ? Th0 : 1.0, Tl = Tl0 > 0.0 ? Tl0 : 0.0;
+    const double Dlo = (1.0 - Th * Th) - 0x1p-51, Dhi = (1.0 - Tl * Tl) + 0x1p-51;
+    const double lambda = 1.0 - Tc * Tc; /* in [0, 1] */
+    const double e1 = fabs(Dlo - lambda), e2 = fabs(Dhi - lambda);
+    const double M  = (e1 > e2 ? e1 : e2) + 0x1p-50;
+    const double lc0 = lambda * c0, gm = Tc - lc0;
+    const double errg = 2.0 * SR_TANH_FAST_ERR + (fabs(lc0) + fabs(gm)) * 0x1p-52;
+    const double c0o  = lc0 + gm;
+    /* all terms non-negative, at most n + 6 <= 9 roundings on any path, each losing at
+       most a factor 1 + u: (1 + u)^10 < 1 + 16 u = 1 + 2^-49 */
+    const double rro = (lambda * (rr + A[c] * 0x1p-52) + (M * S2[c]) * (1.0 + 0x1p-51) + errg + fabs(c0o) * 0x1p-52) * (1.0 + 0x1p-49) + DBL_MIN;
+    yo[c] = c0o;
+    for (PetscInt k = 1; k <= n; k++)
+      yo[k * BLK + c] *= lambda;
+    yo[(n + 1) * BLK + c] = rro;
+    /* hi - lo > 1/16: the per-cell path (chord slope) is tighter; NaN: non-finite */
+    redo[c] += (hi[c] - lo[c] > SR_TMB_NARROW ? 1.0 : 0.0) + (rro - rro);
+  }
+}
+
+/* sigmoid(z) = 1/2 + tanh(z / 2) / 2 (SPEC §14), in place, for z ranges of width <= 1/16 about
+   (as the per-cell path's narrow ranges; wider: the cell is redone by the per-cell path, chord
+   slope): the model of z halved (exact: every nonzero number involved is at least 2^-1000, else
+   the cell is redone by the per-cell path),
+   the tanh branch, then halved again and 1/2 added to the constant, whose rounding
+   (<= u |c0'|) the remainder takes, with the factor 1 + 2^-49 for its own two roundings. */
+static inline __attribute__((always_inline)) void SRTMBSigmoid_Private(SRTMBatch b, const PetscInt n, double *restrict yo)
+{
+  double *restrict redo = b->redo;
+  for (int c = 0; c < BLK; c++) { /* the per-cell path's narrow ranges are of z: width <= 1/16 */
+    double S = yo[(n + 1) * BLK + c];
+    for (PetscInt k = 1; k <= n; k++) S += fabs(yo[k * BLK + c]);
+    redo[c] += 2.0 * S > 0.5 * SR_TMB_NARROW ? 1.0 : 0.0;
+  }
+  for (PetscInt k = 0; k <= n + 1; k++)
+    for (int c = 0; c < BLK; c++) {
+      const double v = yo[k * BLK + c];
+      redo[c] += (v != 0.0 && fabs(v) < 0x1p-1000) ? 1.0 : 0.0;
+      yo[k * BLK + c] = 0.5 * v;
+    }
+  SRTMBTanh_Private(b, n, yo);
+  for (PetscInt k = 1; k <= n; k++)
+    for (int c = 0; c < BLK; c++) {
+      const double v = yo[k * BLK + c];
+      redo[c] += (v != 0.0 && fabs(v) < 0x1p-1000) ? 1.0 : 0.0;
+      yo[k * BLK + c] = 0.5 * v;
+    }
+  for (int c = 0; c < BLK; c++) {
+    const double rr = yo[(n + 1) * BLK + c], c0o = 0.5 + 0.5 * yo[c];
+    redo[c] += (rr < 0x1p-1000) ? 1.0 : 0.0;
+    yo[c]                 = c0o;
+    yo[(n + 1) * BLK + c] = (0.5 * rr + fabs(c0o) * 0x1p-52) * (1.0 + 0x1p-49) + DBL_MIN;
+  }
+}
+
 static inline __attribute__((always_inline)) void SRTMBLayer_Private(SRTMBatch b, const PetscInt n, PetscInt l, double *restrict in, double *restrict out)
 {
   const SRMLP    mlp = b->mlp;
@@ -213,58 +303,8 @@ static inline __attribute__((always_inline)) void SRTMBLayer_Private(SRTMBatch b
       }
       continue;
     }
-    /* tanh, in place; simple loops over the cells so that each vectorises (clamps in their own
-       loops, as in src/abstraction/enclosure.c) */
-    {
-      double *restrict redo = b->redo;
-      double S2[BLK], lo[BLK], hi[BLK], A[BLK], am[3][BLK], T[3][BLK];
-      for (int c = 0; c < BLK; c++) {
-        const double c0 = yo[c];
-        double       S = yo[(n + 1) * BLK + c], a = fabs(c0);
-        for (PetscInt k = 1; k <= n; k++) {
-          S += fabs(yo[k * BLK + c]);
-          a += fabs(yo[k * BLK + c]);
-        }
-        A[c]  = a;
-        S2[c] = (S * (1.0 + (double)(n + 4) * 0x1p-52) + fabs(c0) * 0x1p-52) + DBL_MIN;
-        lo[c] = c0 - S2[c];
-        hi[c] = c0 + S2[c];
-      }
-      for (int c = 0; c < BLK; c++) {
-        const double al = fabs(lo[c]), ah = fabs(hi[c]);
-        am[0][c] = -fabs(yo[c]);
-        am[1][c] = -(al > ah ? al : ah);
-        am[2][c] = (lo[c] <= 0.0 && hi[c] >= 0.0) ? 0.0 : -(al < ah ? al : ah);
-      }
-      for (int e = 0; e < 3; e++)
-        for (int c = 0; c < BLK; c++)
-          am[e][c] = am[e][c] > -20.0 ? am[e][c] : -20.0;
-      for (int e = 0; e < 3; e++)
-        for (int c = 0; c < BLK; c++)
-          T[e][c] = SRTanhFastHalf_Private(-2.0 * am[e][c]); /* tanh |.| */
-      for (int c = 0; c < BLK; c++) {
-        const double c0 = yo[c], rr = yo[(n + 1) * BLK + c];
-        const double Tc = copysign(T[0][c], c0);
-        const double Th0 = T[1][c] + 2.0 * SR_TANH_FAST_ERR, Tl0 = T[2][c] - 2.0 * SR_TANH_FAST_ERR;
-        const double Th = Th0 < 1.0 ? Th0 : 1.0, Tl = Tl0 > 0.0 ? Tl0 : 0.0;
-        const double Dlo = (1.0 - Th * Th) - 0x1p-51, Dhi = (1.0 - Tl * Tl) + 0x1p-51;
-        const double lambda = 1.0 - Tc * Tc; /* in [0, 1] */
-        const double e1 = fabs(Dlo - lambda), e2 = fabs(Dhi - lambda);
-        const double M  = (e1 > e2 ? e1 : e2) + 0x1p-50;
-        const double lc0 = lambda * c0, gm = Tc - lc0;
-        const double errg = 2.0 * SR_TANH_FAST_ERR + (fabs(lc0) + fabs(gm)) * 0x1p-52;
-        const double c0o  = lc0 + gm;
-        /* all terms non-negative, at most n + 6 <= 9 roundings on any path, each losing at
-           most a factor 1 + u: (1 + u)^10 < 1 + 16 u = 1 + 2^-49 */
-        const double rro = (lambda * (rr + A[c] * 0x1p-52) + (M * S2[c]) * (1.0 + 0x1p-51) + errg + fabs(c0o) * 0x1p-52) * (1.0 + 0x1p-49) + DBL_MIN;
-        yo[c] = c0o;
-        for (PetscInt k = 1; k <= n; k++)
-          yo[k * BLK + c] *= lambda;
-        yo[(n + 1) * BLK + c] = rro;
-        /* hi - lo > 1/16: the per-cell path (chord slope) is tighter; NaN: non-finite */
-        redo[c] += (hi[c] - lo[c] > SR_TMB_NARROW ? 1.0 : 0.0) + (rro - rro);
-      }
-    }
+    if (act == SR_ACT_SIGMOID) SRTMBSigmoid_Private(b, n, yo);
+    else SRTMBTanh_Private(b, n, yo);
   }
 }
 

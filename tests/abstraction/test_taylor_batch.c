@@ -125,6 +125,10 @@ static void test_toy1d(void **state) { run_case("toy1d", SR_MODEL_DYNAMICS); }
 static void test_relu_pendulum_dynamics(void **state) { run_case_act("pendulum", SR_MODEL_DYNAMICS, "relu"); }
 static void test_relu_dubins_controller(void **state) { run_case_act("dubins", SR_MODEL_CONTROLLER, "relu"); }
 static void test_relu_toy1d(void **state) { run_case_act("toy1d", SR_MODEL_DYNAMICS, "relu"); }
+/* sigmoid layers: the tanh branch as 1/2 + tanh(z / 2) / 2 (SPEC §14) */
+static void test_sigmoid_pendulum_dynamics(void **state) { run_case_act("pendulum", SR_MODEL_DYNAMICS, "sigmoid"); }
+static void test_sigmoid_dubins_controller(void **state) { run_case_act("dubins", SR_MODEL_CONTROLLER, "sigmoid"); }
+static void test_mixed_toy1d(void **state) { run_case_act("toy1d", SR_MODEL_DYNAMICS, "mixed"); }
 static void test_pendulum_dynamics(void **state) { run_case("pendulum", SR_MODEL_DYNAMICS); }
 static void test_pendulum_controller(void **state) { run_case("pendulum", SR_MODEL_CONTROLLER); }
 static void test_dubins_dynamics(void **state) { run_case("dubins", SR_MODEL_DYNAMICS); }
@@ -135,6 +139,7 @@ int main(int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_toy1d), cmocka_unit_test(test_pendulum_dynamics), cmocka_unit_test(test_pendulum_controller), cmocka_unit_test(test_dubins_dynamics), cmocka_unit_test(test_dubins_controller),
     cmocka_unit_test(test_relu_pendulum_dynamics), cmocka_unit_test(test_relu_dubins_controller), cmocka_unit_test(test_relu_toy1d),
+    cmocka_unit_test(test_sigmoid_pendulum_dynamics), cmocka_unit_test(test_sigmoid_dubins_controller), cmocka_unit_test(test_mixed_toy1d),
   };
   int rc;
 

@@ -9,7 +9,9 @@
 #   3. verify 10^6 and 10^7 cells on 1 and 2 ranks, the write phase included: wall, CPU, the
 #      2-rank/1-rank wall ratio and the CPU-based one (1-rank CPU / (2 x the larger rank's CPU));
 #   4. weak scaling, 5x10^5 cells per rank, 1, 2, 4 ranks (4 ranks on fewer cores: labelled
-#      oversubscribed); efficiency by wall and by CPU.
+#      oversubscribed); efficiency by wall and by CPU;
+#   5. (when valgrind is installed) instructions executed, callgrind, abstract against verify on
+#      200 x 200 cells, 1 process: a count the machine's load does not move.
 # Usage: bench_reprove.sh BUILD_DIR [WORKDIR]   (needs /usr/bin/python3 with torch for the network)
 set -uo pipefail
 build=$(cd "$1" && pwd); dir=${2:-/tmp/bench_reprove}; src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,3 +72,11 @@ for np in 1 2 4; do
   printf "    efficiency by wall %s %%, by CPU (1-rank CPU / max rank CPU) %s %%\n" "$(awk -v a="$(wall weak1.time)" -v b="$(wall weak$np.time)" 'BEGIN {printf "%.0f", 100 * a / b}')" "$(awk -v a="$(cpu_max weak1.time)" -v b="$(cpu_max weak$np.time)" 'BEGIN {printf "%.0f", 100 * a / b}')"
 done
 rm -f weak1.h5 weak2.h5 weak4.h5 v6.h5
+
+if command -v valgrind > /dev/null; then
+  echo "== 5. instructions (callgrind, independent of the load): abstract against verify, 200 x 200 cells, 1 process"
+  for c in verify abstract; do valgrind --tool=callgrind --callgrind-out-file=cg.$c.out "$S" $c -network pend.h5 -cells 200,200 > cg.$c.log 2>&1; done
+  iv=$(grep -E '^(summary|totals):' cg.verify.out | head -1 | awk '{print $2}'); ia=$(grep -E '^(summary|totals):' cg.abstract.out | head -1 | awk '{print $2}')
+  printf "  verify %s instructions, abstract %s: abstract / verify %s x  [%s]\n" "$iv" "$ia" "$(ratio "$ia" "$iv")" "$(ld)"
+  rm -f cg.verify.out cg.abstract.out
+fi
