@@ -17,6 +17,8 @@ typedef struct {
   char            sys[16];       /* when has_sys */
   SRModelType     type;          /* when has_sys */
   PetscInt        control_steps; /* when has_sys; 0 when the file has none */
+  PetscBool       has_consts;    /* our HDF5 file of format 3 also states the system's constants (SPEC §13): */
+  double          sys_param[3], sys_dt, sys_umax;
   char            producer[128]; /* ONNX producer name and version, NNet header comment, or "" */
 } SRNetworkInfo;
 
@@ -28,7 +30,8 @@ PetscErrorCode SRNetworkReadONNX(const char path[], SRNetworkInfo *info, SRMLP *
 PetscErrorCode SRNetworkReadNNet(const char path[], SRNetworkInfo *info, SRMLP *mlp);
 /* The closed loop around a network file (collective): the system and model type come from our
    HDF5 file (options -sys/-model may only repeat them) or, for ONNX and NNet, from -sys and
-   -model (required); -control_steps as the file says.  Dimension mismatches are refused naming
+   -model (required); -control_steps and (format 3) the system's constants and u_max as the
+   file says: an option that contradicts them is refused (SRSystemAdoptStored).  Dimension mismatches are refused naming
    opt and path.  The caller destroys *model and *sys. */
 PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char opt[], SRNetworkInfo *info, SRSystem *sys, SRModel *model);
 /* Layers, sizes, activations, transforms, parameter count (rank 0 prints). */

@@ -56,6 +56,13 @@ void SRSystemStepHeldVJP(SRSystem sys, const double *x, const double *u, const d
    has spectral radius >= 1 is refused (PETSC_ERR_ARG_OUTOFRANGE, exit 2, naming the radius);
    without (reading a stored network, where the reference plays no part), it is only recorded. */
 PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem sys, PetscInt m, PetscBool refuse);
+/* The closed loop a stored network or abstraction states (SPEC §13; src/model/system_stored.c):
+   sys, made by SRSystemCreate from the options, takes the stored constants (param[0..2], dt,
+   umax) and control_steps (0: none stored, the option's value stays).  An option the user gave
+   (-pendulum_g, ..., -dubins_umax, -control_steps) with another value is refused in one line
+   (PETSC_ERR_ARG_INCOMP, exit 2) naming the option, its value, `what` (e.g. "the network file
+   net.h5") and the stored value. */
+PetscErrorCode SRSystemAdoptStored(MPI_Comm comm, SRSystem sys, const double param[3], double dt, double umax, PetscInt control_steps, const char what[]);
 /* The linearisation at the equilibrium x = 0, u = 0 of the held map (m plant steps, u held):
    A (n x n) and B (n x nu), row-major. */
 void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B);

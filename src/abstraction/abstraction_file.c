@@ -22,6 +22,8 @@
 #define SR_ABSTRACTION_FORMAT "simreach-abstraction-3"
 #define SR_ABSTRACTION_FORMAT_1 "simreach-abstraction-1"
 #define SR_ABSTRACTION_FORMAT_2 "simreach-abstraction-2"
+static const char *const SRAbsFormats[]    = {SR_ABSTRACTION_FORMAT, NULL};
+static const char *const SRAbsFormatsOld[] = {SR_ABSTRACTION_FORMAT_1, SR_ABSTRACTION_FORMAT_2, NULL};
 
 struct _p_SRAbstractionFile {
   MPI_Comm            comm;
@@ -490,19 +492,11 @@ PetscErrorCode SRAbstractionFileProbe(MPI_Comm comm, const char path[], PetscBoo
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    PetscBool ok;
+    static const char *const any[] = {SR_ABSTRACTION_FORMAT, SR_ABSTRACTION_FORMAT_1, SR_ABSTRACTION_FORMAT_2, NULL}; /* 1, 2 are refused by name on open */
+    PetscBool                ok;
     PetscCall(PetscTestFile(path, 'r', &ok));
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (ok && H5Fis_hdf5(path) > 0) {
-      hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-      if (f >= 0) {
-        if (H5Aexists(f, "simreach_format") > 0) {
-          char fmt[64] = "";
-          if (SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)) == PETSC_SUCCESS && (!strcmp(fmt, SR_ABSTRACTION_FORMAT) || !strcmp(fmt, SR_ABSTRACTION_FORMAT_1) || !strcmp(fmt, SR_ABSTRACTION_FORMAT_2))) yes = 1; /* formats 1, 2 are refused by name on open */
-        }
-        H5Fclose(f);
-      }
-    }
+    if (ok) PetscCall(SRH5FormatProbe(path, any, &ok));
+    yes = ok ? 1 : 0;
   }
   PetscCallMPI(MPI_Bcast(&yes, 1, MPI_INT, 0, comm));
   *is = yes ? PETSC_TRUE : PETSC_FALSE;
@@ -513,7 +507,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
 {
   SRAbstractionFile af;
   hid_t             fapl, f, g;
-  char              fmt[64], kind[32];
+  char              kind[32];
   int64_t           v;
   PetscBool         ok;
 
@@ -529,9 +523,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
   SRCallHDF5(H5Pclose(fapl));
   PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "abstraction file %s: not an HDF5 file", path);
   af->file = f;
-  PetscCall(SRH5AttrReadString(f, "abstraction file", path, "simreach_format", "", PETSC_FALSE, fmt, sizeof(fmt)));
-  PetscCheck(strcmp(fmt, SR_ABSTRACTION_FORMAT_1) && strcmp(fmt, SR_ABSTRACTION_FORMAT_2), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s' (written before abstraction files carried checksums); this simreach reads '%s': write it again with simreach verify", path, fmt, SR_ABSTRACTION_FORMAT);
-  PetscCheck(!strcmp(fmt, SR_ABSTRACTION_FORMAT), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: format '%s'; this simreach reads '%s'", path, fmt, SR_ABSTRACTION_FORMAT);
+  PetscCall(SRH5FormatCheck(comm, f, "abstraction file", path, SRAbsFormats, SRAbsFormatsOld, "written before abstraction files carried checksums: write it again with simreach verify", NULL));
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "enclosure", "", PETSC_FALSE, af->h.enclosure, sizeof(af->h.enclosure)));
   PetscCall(SRH5AttrReadString(f, "abstraction file", path, "network_source", "", PETSC_FALSE, af->h.source, sizeof(af->h.source)));
   PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "n", H5T_NATIVE_INT64, 1, &v));
@@ -692,10 +684,11 @@ PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SR
 {
   PetscFunctionBeginUser;
   PetscCall(SRSystemCreate(af->comm, af->h.sys, NULL, sys));
-  for (int i = 0; i < 3; i++) (*sys)->param[i] = af->h.sys_param[i];
-  (*sys)->dt   = af->h.sys_dt;
-  (*sys)->umax = af->h.sys_umax;
-  PetscCall(SRSystemSetControlSteps(af->comm, *sys, af->h.control_steps, PETSC_FALSE)); /* the reference plays no part in a stored network */
+  { /* the closed loop the file states (SPEC §13): an option may only repeat it */
+    char what[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "the abstraction file %s", af->path));
+    PetscCall(SRSystemAdoptStored(af->comm, *sys, af->h.sys_param, af->h.sys_dt, af->h.sys_umax, af->h.control_steps, what));
+  }
   PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
   PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);
   PetscCall(PetscArraycpy((*model)->mlp->params, af->params, af->h.nparams));

@@ -53,7 +53,7 @@ static PetscErrorCode SRNetworkLoad_Private(MPI_Comm comm, const char path[], SR
     PetscCall(PetscMemzero(info, sizeof *info));
     info->format  = SR_NETFMT_HDF5;
     info->has_sys = PETSC_TRUE;
-    PetscCall(SRNetworkFileRead(comm, path, info->sys, sizeof info->sys, &info->type, &info->control_steps, mlp));
+    PetscCall(SRNetworkFileRead(comm, path, info, mlp));
   } else {
     if (fmt == SR_NETFMT_NNET) PetscCall(SRNetworkReadNNet(path, info, mlp));
     else PetscCall(SRNetworkReadONNX(path, info, mlp));
@@ -121,6 +121,7 @@ PetscErrorCode SRNetworkPrint(MPI_Comm comm, const char path[], const SRNetworkI
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(comm, "network %s: format %s%s%s\n", path, SRNetworkFormats[info->format], info->producer[0] ? ", " : "", info->producer));
   if (info->has_sys) PetscCall(PetscPrintf(comm, "  closed loop: -sys %s -model %s -control_steps %" PetscInt_FMT "\n", info->sys, SRModelTypes[info->type], info->control_steps ? info->control_steps : 1));
+  if (info->has_consts) PetscCall(PetscPrintf(comm, "  constants: %.17g %.17g %.17g, dt %.17g, u_max %.17g\n", info->sys_param[0], info->sys_param[1], info->sys_param[2], info->sys_dt, info->sys_umax));
   PetscCall(PetscPrintf(comm, "  %" PetscInt_FMT " inputs, %" PetscInt_FMT " outputs, %" PetscInt_FMT " affine layers, %" PetscInt_FMT " parameters\n", mlp->width[0], mlp->width[mlp->nlayers], mlp->nlayers, mlp->nparams));
   if (mlp->has_in)
     for (PetscInt j = 0; j < mlp->width[0]; j++) PetscCall(PetscPrintf(comm, "  input %" PetscInt_FMT ": clipped to [%.17g, %.17g], normalised (x - %.17g) / %.17g\n", j, mlp->inlo[j], mlp->inhi[j], mlp->inmean[j], mlp->inrange[j]));
@@ -135,7 +136,7 @@ PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char o
   SRNetworkInfo loc;
   SRMLP         mlp;
   char          sysname[16] = "", what[PETSC_MAX_PATH_LEN + 32];
-  PetscBool     sys_set, model_set, cs_set;
+  PetscBool     sys_set, model_set;
   PetscInt      mt = 0;
   SRModelType   type;
 
@@ -157,9 +158,12 @@ PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char o
     type = (SRModelType)mt;
   }
   PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-control_steps", &cs_set));
-  PetscCheck(!cs_set || info->control_steps == 0 || info->control_steps == (*sys)->control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the network file %s says %" PetscInt_FMT "; leave the option out", (*sys)->control_steps, path, info->control_steps);
-  if (info->control_steps > 0) (*sys)->control_steps = info->control_steps;
+  { /* the closed loop the file states (SPEC §13): options may only repeat it */
+    char         nf[PETSC_MAX_PATH_LEN + 32];
+    const double *p = info->has_consts ? info->sys_param : (*sys)->param;
+    PetscCall(PetscSNPrintf(nf, sizeof nf, "the network file %s", path));
+    PetscCall(SRSystemAdoptStored(comm, *sys, p, info->has_consts ? info->sys_dt : (*sys)->dt, info->has_consts ? info->sys_umax : (*sys)->umax, info->control_steps, nf));
+  }
   {
     const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers], need = type == SR_MODEL_DYNAMICS ? (*sys)->n : (*sys)->nu;
     if (nin != (*sys)->n || nout != need) PetscCall(SRMLPDestroy(&mlp));

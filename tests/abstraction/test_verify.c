@@ -232,7 +232,7 @@ int main(int argc, char **argv)
     PetscCall(SRModelCreate(sys, (SRModelType)mt, 2, widths, &model));
     PetscCall(SRMLPInitialize(model->mlp, (uint64_t)seed));
     for (PetscInt p = 0; p < model->mlp->nparams; p++) model->mlp->params[p] *= scale;
-    PetscCall(SRNetworkFileWrite(PETSC_COMM_WORLD, out, PETSC_TRUE, sysname, (SRModelType)mt, sys->control_steps, model->mlp));
+    PetscCall(SRNetworkFileWrite(PETSC_COMM_WORLD, out, PETSC_TRUE, sys, (SRModelType)mt, model->mlp));
     PetscCall(SRModelDestroy(&model));
     PetscCall(SRSystemDestroy(&sys));
     PetscCall(PetscFinalize());

@@ -27,3 +27,18 @@ PetscErrorCode SRH5AttrWrite(hid_t o, const char name[], hid_t type, hsize_t len
    "<kind> <path>: attribute '<name>' missing<hint>".  strict: it must also be a fixed-length
    string (else refused, naming it). */
 PetscErrorCode SRH5AttrReadString(hid_t o, const char kind[], const char path[], const char name[], const char hint[], PetscBool strict, char value[], size_t len);
+
+/* The format check of every simreach file kind (SPEC §13; src/io/h5format.c), on comm: the
+   attribute simreach_format of f must name one of known[] (NULL-terminated; *version = its
+   index, may be NULL); one of old[] (NULL-terminated, may be NULL) is refused by name with
+   oldhint ("written before ... carried checksums"), anything else too, naming what is read. */
+PetscErrorCode SRH5FormatCheck(MPI_Comm comm, hid_t f, const char kind[], const char path[], const char *const known[], const char *const old[], const char oldhint[], PetscInt *version);
+/* Not collective: *is = path is an HDF5 file whose simreach_format is one of known[]. */
+PetscErrorCode SRH5FormatProbe(const char path[], const char *const known[], PetscBool *is);
+/* A whole dataset written at once (rank dims) with its checksum as attribute "checksum":
+   SRChecksum64 of its bytes from SRChecksumSeed(name, 0, 0) (the abstraction file's rule). */
+PetscErrorCode SRH5DatasetWriteSummed(hid_t g, const char name[], hid_t type, int rank, const hsize_t *dims, const void *buf);
+/* Reads dataset name of g (shown as `shown` in messages) of exactly rank dims into buf and,
+   with summed, checks its checksum attribute; refused on comm as "<kind> <path>: dataset
+   <shown> ..." naming what is wrong (missing, shape, no checksum, checksum failed). */
+PetscErrorCode SRH5DatasetReadChecked(MPI_Comm comm, hid_t g, const char kind[], const char path[], const char name[], const char shown[], hid_t type, int rank, const hsize_t *dims, PetscBool summed, void *buf);
