@@ -13,3 +13,6 @@ set_tests_properties(abs_corrupt PROPERTIES ENVIRONMENT "${_sr_verify_env}" TIME
 # kill -9 at 5 moments of verify -output and safe -output; stale / live locks, .part rule (issue 22 item 4, SPEC §13)
 add_test(NAME files_kill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/files_kill.sh ${CMAKE_CURRENT_SOURCE_DIR}/data/pendulum_tanh_controller.h5 ${CMAKE_CURRENT_BINARY_DIR}/files_kill)
 set_tests_properties(files_kill PROPERTIES ENVIRONMENT "${_sr_verify_env}" TIMEOUT 300 PROCESSORS 2 LABELS verify)
+# Network and safety files: checksums, validation, the closed loop a network file states (issue 22 items 1, 5; SPEC §13)
+add_test(NAME abs_corrupt_network COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/abs_corrupt_network.sh ${CMAKE_CURRENT_BINARY_DIR}/abs_corrupt_network)
+set_tests_properties(abs_corrupt_network PROPERTIES ENVIRONMENT "${_sr_verify_env}" TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS verify)

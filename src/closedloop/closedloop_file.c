@@ -177,48 +177,15 @@ PetscErrorCode SRClosedLoopTrajectoryCheck(MPI_Comm comm, SRModel model, SRAxes 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum)
+/* One int32 column of the K cells, this rank's block written collectively. */
+static PetscErrorCode SRSafetyWriteColumn_Private(hid_t f, const char name[], hid_t type, hsize_t K, hsize_t start, hsize_t count, const void *buf)
 {
-  char       tmp[PETSC_MAX_PATH_LEN];
-  hid_t      fapl, f, sp, d, ms, dx;
-  hsize_t    dims = (hsize_t)sum->K, start = (hsize_t)g->kstart, count = (hsize_t)(g->kend - g->kstart), one = PetscMax(count, 1);
-  int32_t   *h32;
-  PetscInt64 m = g->kend - g->kstart;
+  hid_t   sp, d, ms, dx;
+  hsize_t one = PetscMax(count, 1);
 
   PetscFunctionBeginUser;
-  {
-    PetscBool exists = PETSC_FALSE;
-    PetscCall(PetscTestFile(path, '\0', &exists));
-    PetscCheck(force || !exists, comm, PETSC_ERR_FILE_OPEN, "-output %s exists; pass -force to replace it", path);
-  }
-  PetscCall(SRFileCheckSpace(comm, path, 4.0 * (double)sum->K + 65536.0));
-  PetscCall(SRFileCreateExclusiveTemp(comm, path, tmp, sizeof(tmp)));
-  PetscCall(PetscMalloc1(PetscMax(m, 1), &h32));
-  for (PetscInt64 k = 0; k < m; k++) h32[k] = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];
-  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
-  SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
-  SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-  SRCallHDF5(H5Pclose(fapl));
-  PetscCall(SRH5AttrWriteString(f, "simreach_format", "simreach-safety-1"));
-  PetscCall(SRH5AttrWriteString(f, "abstraction", abstraction));
-  PetscCall(SRH5AttrWrite(f, "K", H5T_NATIVE_INT64, 0, &sum->K));
-  {
-    const int64_t it = sum->iterations, mx = sum->max_horizon, cap = sum->traj_cap;
-    PetscCall(SRH5AttrWrite(f, "iterations", H5T_NATIVE_INT64, 0, &it));
-    PetscCall(SRH5AttrWrite(f, "safe_fraction", H5T_NATIVE_DOUBLE, 0, &sum->safe_fraction));
-    PetscCall(SRH5AttrWrite(f, "safe_cells", H5T_NATIVE_INT64, 0, &sum->safe_cells));
-    PetscCall(SRH5AttrWrite(f, "unverified_cells", H5T_NATIVE_INT64, 0, &sum->unverified));
-    PetscCall(SRH5AttrWrite(f, "max_horizon", H5T_NATIVE_INT64, 0, &mx));
-    PetscCall(SRH5AttrWrite(f, "mean_horizon", H5T_NATIVE_DOUBLE, 0, &sum->mean_horizon));
-    PetscCall(SRH5AttrWrite(f, "trajectories", H5T_NATIVE_INT64, 0, &sum->traj.trajectories));
-    PetscCall(SRH5AttrWrite(f, "trajectories_with_claim", H5T_NATIVE_INT64, 0, &sum->traj.with_claim));
-    PetscCall(SRH5AttrWrite(f, "trajectory_steps", H5T_NATIVE_INT64, 0, &sum->traj.steps));
-    PetscCall(SRH5AttrWrite(f, "trajectory_violations", H5T_NATIVE_INT64, 0, &sum->traj.violations));
-    PetscCall(SRH5AttrWrite(f, "trajectory_cap", H5T_NATIVE_INT64, 0, &cap));
-    PetscCall(SRH5AttrWrite(f, "time_total", H5T_NATIVE_DOUBLE, 0, &sum->time_total));
-  }
-  SRCallHDF5Id(sp, H5Screate_simple(1, &dims, NULL));
-  SRCallHDF5Id(d, H5Dcreate2(f, "horizon", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5Id(sp, H5Screate_simple(1, &K, NULL));
+  SRCallHDF5Id(d, H5Dcreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   SRCallHDF5Id(ms, H5Screate_simple(1, &one, NULL));
   if (count) SRCallHDF5(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL));
   else {
@@ -227,14 +194,85 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
   }
   SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
   SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
-  SRCallHDF5(H5Dwrite(d, H5T_NATIVE_INT32, ms, sp, dx, h32));
-  SRFileTestPause(comm, "write"); /* tests: a kill -9 with the .part half written */
+  SRCallHDF5(H5Dwrite(d, type, ms, sp, dx, buf));
   SRCallHDF5(H5Pclose(dx));
   SRCallHDF5(H5Sclose(ms));
   SRCallHDF5(H5Sclose(sp));
   SRCallHDF5(H5Dclose(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The header attributes (names in analysis/abstraction-schema.md, "The safety file"). */
+static PetscErrorCode SRSafetyWriteHeader_Private(hid_t f, const SRSafetyHeader *h)
+{
+  const SRSafetySummary *sum = &h->sum;
+  const int64_t          it = sum->iterations, mx = sum->max_horizon, cap = sum->traj_cap, n = h->n;
+  int64_t                counts[SR_MAX_DIM];
+  const uint64_t         hs = SRSafetyHeaderSum(h);
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < h->n; d++) counts[d] = h->counts[d];
+  PetscCall(SRH5AttrWriteString(f, "simreach_format", "simreach-safety-2"));
+  PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
+  PetscCall(SRH5AttrWriteString(f, "abstraction", h->label));
+  PetscCall(SRH5AttrWriteString(f, "source_file", h->source));
+  PetscCall(SRH5AttrWrite(f, "source_run", H5T_NATIVE_INT64, 0, &h->run));
+  PetscCall(SRH5AttrWrite(f, "source_beta", H5T_NATIVE_DOUBLE, 0, &h->beta));
+  PetscCall(SRH5AttrWrite(f, "source_tau", H5T_NATIVE_DOUBLE, 0, &h->tau));
+  PetscCall(SRH5AttrWrite(f, "source_seed", H5T_NATIVE_INT64, 0, &h->seed));
+  PetscCall(SRH5AttrWriteString(f, "sys", h->sys));
+  PetscCall(SRH5AttrWrite(f, "n", H5T_NATIVE_INT64, 0, &n));
+  PetscCall(SRH5AttrWrite(f, "counts", H5T_NATIVE_INT64, (hsize_t)h->n, counts));
+  PetscCall(SRH5AttrWrite(f, "domain_lo", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dlo));
+  PetscCall(SRH5AttrWrite(f, "domain_hi", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dhi));
+  PetscCall(SRH5AttrWrite(f, "K", H5T_NATIVE_INT64, 0, &sum->K));
+  PetscCall(SRH5AttrWrite(f, "iterations", H5T_NATIVE_INT64, 0, &it));
+  PetscCall(SRH5AttrWrite(f, "safe_fraction", H5T_NATIVE_DOUBLE, 0, &sum->safe_fraction));
+  PetscCall(SRH5AttrWrite(f, "safe_cells", H5T_NATIVE_INT64, 0, &sum->safe_cells));
+  PetscCall(SRH5AttrWrite(f, "unverified_cells", H5T_NATIVE_INT64, 0, &sum->unverified));
+  PetscCall(SRH5AttrWrite(f, "max_horizon", H5T_NATIVE_INT64, 0, &mx));
+  PetscCall(SRH5AttrWrite(f, "mean_horizon", H5T_NATIVE_DOUBLE, 0, &sum->mean_horizon));
+  PetscCall(SRH5AttrWrite(f, "trajectories", H5T_NATIVE_INT64, 0, &sum->traj.trajectories));
+  PetscCall(SRH5AttrWrite(f, "trajectories_with_claim", H5T_NATIVE_INT64, 0, &sum->traj.with_claim));
+  PetscCall(SRH5AttrWrite(f, "trajectory_steps", H5T_NATIVE_INT64, 0, &sum->traj.steps));
+  PetscCall(SRH5AttrWrite(f, "trajectory_violations", H5T_NATIVE_INT64, 0, &sum->traj.violations));
+  PetscCall(SRH5AttrWrite(f, "trajectory_cap", H5T_NATIVE_INT64, 0, &cap));
+  PetscCall(SRH5AttrWrite(f, "time_total", H5T_NATIVE_DOUBLE, 0, &sum->time_total));
+  PetscCall(SRH5AttrWrite(f, "header_checksum", H5T_NATIVE_UINT64, 0, &hs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const SRSafetyHeader *h, const SRIndexGraph *g, const PetscInt *horizon)
+{
+  char       tmp[PETSC_MAX_PATH_LEN];
+  hid_t      fapl, f;
+  int32_t   *h32;
+  uint64_t  *sums;
+  PetscInt64 m = g->kend - g->kstart;
+
+  PetscFunctionBeginUser;
+  {
+    PetscBool exists = PETSC_FALSE;
+    PetscCall(PetscTestFile(path, '\0', &exists));
+    PetscCheck(force || !exists, comm, PETSC_ERR_FILE_OPEN, "-output %s exists; pass -force to replace it", path);
+  }
+  PetscCall(SRFileCheckSpace(comm, path, 12.0 * (double)h->sum.K + 65536.0));
+  PetscCall(SRFileCreateExclusiveTemp(comm, path, tmp, sizeof(tmp)));
+  PetscCall(PetscMalloc2(PetscMax(m, 1), &h32, PetscMax(m, 1), &sums));
+  for (PetscInt64 k = 0; k < m; k++) { /* each row's checksum written with it (SPEC §13) */
+    h32[k]  = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];
+    sums[k] = SRChecksum64(&h32[k], sizeof(int32_t), SRChecksumSeed("safety-horizon", g->kstart + k, 0));
+  }
+  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
+  SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+  SRCallHDF5(H5Pclose(fapl));
+  PetscCall(SRSafetyWriteHeader_Private(f, h));
+  PetscCall(SRSafetyWriteColumn_Private(f, "horizon", H5T_NATIVE_INT32, (hsize_t)h->sum.K, (hsize_t)g->kstart, (hsize_t)m, h32));
+  SRFileTestPause(comm, "write"); /* tests: a kill -9 with the .part half written */
+  PetscCall(SRSafetyWriteColumn_Private(f, "horizon_checksum", H5T_NATIVE_UINT64, (hsize_t)h->sum.K, (hsize_t)g->kstart, (hsize_t)m, sums));
   SRCallHDF5(H5Fclose(f));
-  PetscCall(PetscFree(h32));
+  PetscCall(PetscFree2(h32, sums));
   PetscCall(SRFileCommit(comm, tmp, path, force));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -13,6 +13,7 @@
 #include <simreach/private/commands.h>
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
+#include <simreach/private/closedloop_file.h>
 #include <simreach/private/run.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,6 +119,11 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
     PetscCall(SRAbstractionFileProbe(comm, file, &abs_file));
     if (abs_file) {
       PetscCall(SRCommandCheckAbstraction(comm, file, exit_code));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(SRSafetyFileProbe(comm, file, &abs_file));
+    if (abs_file) {
+      PetscCall(SRCommandCheckSafety(comm, file, exit_code));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }

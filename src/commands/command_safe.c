@@ -98,7 +98,25 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   rss = ru.ru_maxrss;
   PetscCallMPI(MPI_Allreduce(&rss, &rss_max, 1, MPI_LONG, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "safe: max RSS per rank %.1f MB\n", rss_max / 1024.0));
-  if (has_out) PetscCall(SRSafetyFileWrite(comm, output, force, src.label, &gs.g, horizon, &sum));
+  if (has_out) { /* with what it is about, so that simreach check can recompute it (SPEC §13) */
+    SRSafetyHeader sh;
+    PetscCall(PetscMemzero(&sh, sizeof sh));
+    PetscCall(PetscStrncpy(sh.sys, src.sys->name, sizeof sh.sys));
+    PetscCall(PetscStrncpy(sh.label, src.label, sizeof sh.label));
+    PetscCall(PetscStrncpy(sh.source, file, sizeof sh.source));
+    sh.run  = !sel_set ? -1 : (sel.by_point ? -2 : sel.run);
+    sh.beta = sel_set && sel.by_point ? sel.beta : 0;
+    sh.tau  = sel_set && sel.by_point ? sel.tau : 0;
+    sh.seed = sel_set && sel.by_point ? sel.seed : 0;
+    sh.n    = ax->n;
+    for (PetscInt d = 0; d < ax->n; d++) {
+      sh.counts[d] = ax->N[d];
+      sh.dlo[d]    = ax->dlo[d];
+      sh.dhi[d]    = ax->dhi[d];
+    }
+    sh.sum = sum;
+    PetscCall(SRSafetyFileWrite(comm, output, force, &sh, &gs.g, horizon));
+  }
   PetscCall(PetscFree(horizon));
   PetscCall(SRClosedLoopSourceClose(&src));
   PetscFunctionReturn(PETSC_SUCCESS);

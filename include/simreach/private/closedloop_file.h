@@ -42,6 +42,28 @@ typedef struct {
   PetscInt           traj_cap;
 } SRSafetySummary;
 
+/* What a safety file states besides its horizons (format simreach-safety-2, SPEC §13): the
+   question's source (an abstraction file, run -1; or a run of a results file: its index, or -2
+   and beta, tau, seed), the system and partition it is about, and the summary. */
+typedef struct {
+  char            sys[16], label[PETSC_MAX_PATH_LEN + 160], source[PETSC_MAX_PATH_LEN];
+  PetscInt64      run, seed;
+  double          beta, tau;
+  PetscInt        n, counts[SR_MAX_DIM];
+  double          dlo[SR_MAX_DIM], dhi[SR_MAX_DIM];
+  SRSafetySummary sum;
+} SRSafetyHeader;
+
 /* Writes the safety file (created as path.part, exclusively, then renamed; an existing path
-   only with force): /horizon (int32 per cell, -1 = never leaves D) and the summary. Collective. */
-PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const char abstraction[], const SRIndexGraph *g, const PetscInt *horizon, const SRSafetySummary *sum);
+   only with force): /horizon (int32 per cell, -1 = never leaves D), its per-row checksums
+   /horizon_checksum, and the header under one checksum. Collective. */
+PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const SRSafetyHeader *h, const SRIndexGraph *g, const PetscInt *horizon);
+/* The checksum over a safety file's header (src/closedloop/safety_file.c). */
+uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h);
+/* Collective: opens and validates a safety file before anything is answered from it (format,
+   header checksum, the system's domain, counts against K, every row's checksum and value,
+   the summary against the rows); a failure is refused in one line naming file, dataset, row.
+   *mine (SR_HORIZON_SAFE for -1) is this rank's block [*ks, *ke) of SRVerifyOwnership. */
+PetscErrorCode SRSafetyFileOpen(MPI_Comm comm, const char path[], SRSafetyHeader *h, PetscInt **mine, PetscInt64 *ks, PetscInt64 *ke);
+/* Collective: path is an HDF5 file whose simreach_format is a safety file's (any version). */
+PetscErrorCode SRSafetyFileProbe(MPI_Comm comm, const char path[], PetscBool *is);

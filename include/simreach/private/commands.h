@@ -13,6 +13,8 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach v
    default the other one than stored; -bisect d) and tested against its stored list; exit_code 0
    only when every cell is proven. */
 PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code);
+/* simreach check on a safety file of simreach safe -output (src/commands/check_safety.c). */
+PetscErrorCode SRCommandCheckSafety(MPI_Comm comm, const char file[], int *exit_code);
 /* simreach check FILE.h5 (SPEC §11): *exit_code 0 only when every stored cell is proven, else 1. */
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
 PetscErrorCode SRCommandNetwork(MPI_Comm comm, const char file[]); /* simreach network FILE (SPEC §14) */
