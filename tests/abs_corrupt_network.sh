@@ -36,6 +36,20 @@ for k in ("control_steps", "sys_umax", "sys_dt", "sys_param"):
 assert int(np.asarray(b["network"].attrs["control_steps"]).reshape(-1)[0]) == 10
 print(f"same lists ({a['cells/list'].shape[0]} cells) and enclosures, control_steps 10")
 PYEOF
+# the transforms and activations in and out of PyTorch: clipping, normalisation, output scaling
+"$PY" - "$src/analysis" "$dir/tr.h5" <<'PYEOF' || fail "writing a network with transforms from PyTorch"
+import sys, math, torch
+sys.path.insert(0, sys.argv[1])
+from network_torch import InputTransform, OutputTransform, write_network
+torch.manual_seed(3)
+seq = torch.nn.Sequential(InputTransform([-0.5, -math.inf], [0.5, 1.5], [0.1, -0.3], [0.5, 2.0]),
+                          torch.nn.Linear(2, 12), torch.nn.ReLU(), torch.nn.Linear(12, 12), torch.nn.Sigmoid(),
+                          torch.nn.Linear(12, 1), torch.nn.Tanh(), OutputTransform([4.0], [-0.25])).to(torch.float64)
+write_network(sys.argv[2], seq, "pendulum", "controller", control_steps=3, sys_umax=2.5)
+PYEOF
+"$PY" "$src/analysis/network_torch.py" check --net "$dir/tr.h5" --simreach "$SIMREACH" > "$dir/tr.log" || { cat "$dir/tr.log"; fail "transforms: PyTorch and simreach disagree"; }
+"$SIMREACH" network "$dir/tr.h5" > "$dir/tr.log" 2>&1 || { cat "$dir/tr.log"; fail "network on the PyTorch file with transforms"; }
+grep -q "u_max 2.5" "$dir/tr.log" && grep -q "control_steps 3" "$dir/tr.log" && grep -q "clipped to \[-0.5, 0.5\]" "$dir/tr.log" && grep -q "y \* 4 + -0.25" "$dir/tr.log" || { cat "$dir/tr.log"; fail "the file does not state what PyTorch wrote"; }
 one_line() { # LOG ERR WHAT: non-zero exit checked by the caller; one 'simreach:' line naming WHAT
   [ "$(grep -c '^simreach: ' "$2")" -eq 1 ] || { cat "$1" "$2"; fail "$3: not one line"; }
   grep -q "^simreach: .*$3" "$2" || { cat "$2"; fail "$3: the line does not name it"; }
