@@ -101,18 +101,19 @@ check_job() { # check_job JOB RESULTS.h5 WHAT
   log "ok: $3"
 }
 
-# wait_started JOB LOG: until the study in the job has opened its results file (its first
-# line, "simreach study: N runs in FILE"): the signal lands early in the study.
+# wait_started JOB LOG [LINE]: until the job runs and its log has LINE (default: the study's
+# first line, "simreach study: N runs in FILE").
 wait_started() {
+  local line=${3:-"simreach study: .* runs in"}
   for _ in $(seq 1 480); do
-    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "simreach study: .* runs in" "$2" 2> /dev/null && return 0
+    [ "$(sr_job_state "$1")" = RUNNING ] && grep -q "$line" "$2" 2> /dev/null && return 0
     sleep 0.25
   done
-  fail "job $1 never started running"
+  fail "job $1 never started running (or never printed '$line')"
 }
 # interrupted LOG: the study did stop on the signal (else the test would prove nothing).
 interrupted() {
-  grep -q "stopped by a signal" "$1" || fail "the study in $1 finished before the signal arrived: the test proves nothing (make its study longer)"
+  grep -Eq "stopped by (a )?signal" "$1" || fail "the study in $1 finished before the signal arrived: the test proves nothing (make its study longer)"
 }
 
 case "$mode" in
@@ -124,13 +125,17 @@ case "$mode" in
     check_job "$j2" mpiexec.h5 "sweep.sbatch with SR_SRUN_MPI=mpiexec"
     ;;
   requeue)
-    j1=$(SR_OUTPUT=requeue.h5 sbatch --parsable -n 2 -o requeue.out "$top/slurm/sweep.sbatch") || fail "sbatch"
-    wait_started "$j1" requeue.out
+    # SIMREACH_TEST_PAUSE=study_checkpoint: a fresh study holds after its first checkpoint until
+    # a signal arrives, so the signal lands mid-study however fast the machine; the restarted
+    # (-resume) job runs through
+    held="holds after its first checkpoint"
+    j1=$(SIMREACH_TEST_PAUSE=study_checkpoint SR_OUTPUT=requeue.h5 sbatch --parsable -n 2 -o requeue.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    wait_started "$j1" requeue.out "$held"
     [ -e requeue.h5 ] || fail "no results file while the job runs"
     log "scontrol requeue $j1"
     scontrol requeue "$j1" || fail "scontrol requeue"
-    j2=$(SR_OUTPUT=usr1.h5 sbatch --parsable -n 2 -o usr1.out "$top/slurm/sweep.sbatch") || fail "sbatch"
-    wait_started "$j2" usr1.out
+    j2=$(SIMREACH_TEST_PAUSE=study_checkpoint SR_OUTPUT=usr1.h5 sbatch --parsable -n 2 -o usr1.out "$top/slurm/sweep.sbatch") || fail "sbatch"
+    wait_started "$j2" usr1.out "$held"
     log "USR1 to the batch shell of $j2"
     scancel --batch --signal=USR1 "$j2" || fail "scancel --signal=USR1"
     sr_cluster_wait "$j1" "$j2" || fail "timeout"

@@ -11,20 +11,23 @@
 . "$(dirname "$0")/study_common.sh"
 opts=$1 dir=$2
 rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
-# one run of many short checkpoint intervals: it runs for seconds (about 6 on an idle machine),
-# and stops within a fraction of one
-L=(-epochs 2000 -checkpoints 400)
+# one run of many short checkpoint intervals; SIMREACH_TEST_PAUSE=study_checkpoint holds the
+# study after its first checkpoint until the signal arrives (the line it prints says when), so
+# the signal lands mid-study however fast the machine (a fresh study only: -resume runs through)
+L=(-epochs 400 -checkpoints 80)
+# wait_held LOG JOB: until the study says it holds
+wait_held() {
+  for _ in $(seq 1200); do grep -q "holds after its first checkpoint" "$1" && return 0; kill -0 "$2" 2> /dev/null || break; sleep 0.05; done
+  kill -9 "$2" 2> /dev/null; cat "$1"; fail "the study never reached its first checkpoint"
+}
 # Open MPI 4.1's mpiexec, signalled, sends SIGCONT, then SIGTERM after odls_base_sigkill_timeout
 # seconds, then SIGKILL after as many again: 2 s here (docs/files.md)
 export OMPI_MCA_odls_base_sigkill_timeout=2
 for sig in TERM INT; do
   out="$dir/$sig.h5" log="$dir/$sig.log"
-  "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" study -options_file "$opts" "${L[@]}" -output "$out" -grid_slice 0/8 > "$log" 2>&1 &
+  SIMREACH_TEST_PAUSE=study_checkpoint "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" study -options_file "$opts" "${L[@]}" -output "$out" -grid_slice 0/8 > "$log" 2>&1 &
   job=$!
-  # (stdout is buffered in a pipe: the results file in place says the study has started)
-  for _ in $(seq 1200); do [ -e "$out" ] && break; sleep 0.05; done
-  [ -e "$out" ] || { kill -9 $job; cat "$log"; fail "the study never started"; }
-  sleep 0.3
+  wait_held "$log" $job
   kill -$sig $job
   wait $job
   rc=$?
@@ -37,10 +40,9 @@ for sig in TERM INT; do
   echo "ok: SIG$sig to mpiexec (exit $rc): $(grep -o 'stopped by signal.*' "$log" | head -1 | cut -c1-90)...; lock released; -resume completes"
 done
 # a single rank (no mpiexec between): SIGINT, as Ctrl-C gives, is exit 83 with the hint too
-"$SIMREACH" study -options_file "$opts" "${L[@]}" -output "$dir/one.h5" -grid_slice 0/8 > "$dir/one.log" 2>&1 &
+SIMREACH_TEST_PAUSE=study_checkpoint "$SIMREACH" study -options_file "$opts" "${L[@]}" -output "$dir/one.h5" -grid_slice 0/8 > "$dir/one.log" 2>&1 &
 job=$!
-for _ in $(seq 1200); do [ -e "$dir/one.h5" ] && break; sleep 0.05; done
-sleep 0.3
+wait_held "$dir/one.log" $job
 kill -INT $job
 wait $job
 rc=$?

@@ -30,6 +30,7 @@ struct _p_SRStudy {
   SRRun           proto; /* reads and checks every run option up front; gives the sizes */
   SRFileLock      lock;  /* one study per results file (SPEC §13) */
   PetscBool       fresh; /* the file was created by this start: every run is pending */
+  PetscBool       test_hold; /* SIMREACH_TEST_PAUSE=study_checkpoint and fresh: see StudyTestHold_Private */
   struct sigaction old_term, old_usr1, old_int;
   PetscLogEvent   ev_write, ev_file; /* HDF5 I/O: per-checkpoint writes, file creation / gather */
 };
@@ -296,10 +297,30 @@ typedef struct {
   PetscInt   *i;
   SRCounter     ctr;
   PetscLogEvent ev_write;
+  PetscBool    *hold; /* tests only: wait for a signal after the first checkpoint (StudyTestHold_Private) */
 } StudyMonitorCtx;
 
 /* Window words on rank 0: next ticket, runs finished, stop requested. */
 enum { W_TICKET = 0, W_DONE = 1, W_STOP = 2 };
+
+/* Tests only (tests/study_signals.sh, tests/slurm_jobs.sh): with SIMREACH_TEST_PAUSE=study_checkpoint
+   a study that created its results file holds every group after the first checkpoint it
+   wrote, until a stop signal arrives (here or in another group) or 300 s pass, so that a
+   signal sent after the line below always lands mid-study, however fast the machine. */
+static PetscErrorCode StudyTestHold_Private(StudyMonitorCtx *m)
+{
+  PetscFunctionBeginUser;
+  *m->hold = PETSC_FALSE;
+  fprintf(stderr, "simreach study: SIMREACH_TEST_PAUSE=study_checkpoint: process %ld holds after its first checkpoint until a signal arrives\n", (long)getpid());
+  fflush(stderr);
+  for (int s = 0; s < 300 && !SRStudyStop_Private; s++) {
+    int64_t stop;
+    sleep(1); /* a signal ends the sleep at once */
+    PetscCall(SRCounterFetchAdd(m->ctr, W_STOP, 0, &stop));
+    if (stop) SRStudyStop_Private = 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* After every checkpoint (SPEC §8): the row, the state in slot checkpoint mod 2, then the
    index.  The slot depends only on the checkpoint number, so a resumed run writes exactly
@@ -331,6 +352,7 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
     /* another group was signalled: stop at the next checkpoint here too */
     PetscCall(SRCounterFetchAdd(m->ctr, W_STOP, 0, &stop));
     if (stop) SRStudyStop_Private = 1;
+    if (*m->hold) PetscCall(StudyTestHold_Private(m));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -378,6 +400,7 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   m.grank = grank;
   m.ctr   = ctr;
   m.ev_write = st->ev_write;
+  m.hold     = &st->test_hold;
   PetscCall(PetscMalloc2(lay->ndstate + 1, &m.d, lay->nistate + 1, &m.i));
   PetscCall(SRRunCreate(group, &run));
   PetscCall(SRRunSetFromOptions(run));
@@ -539,6 +562,10 @@ PetscErrorCode SRStudySolve(SRStudy st)
     if (!exists && st->resume) PetscCall(PetscPrintf(comm, "simreach study: -resume: %s does not exist yet, starting the study\n", st->output));
     PetscCall(SRResultsCreateNew(comm, st->output, &st->lay, st->options, st->canonical, st->force, &res));
     st->fresh = PETSC_TRUE;
+    {
+      const char *pause = getenv("SIMREACH_TEST_PAUSE");
+      st->test_hold     = pause && !strcmp(pause, "study_checkpoint") ? PETSC_TRUE : PETSC_FALSE;
+    }
   }
   PetscCall(StudyPending_Private(st, res, &npending, &pending));
   PetscCall(PetscLogEventEnd(st->ev_file, 0, 0, 0, 0));
