@@ -136,6 +136,19 @@ def check_study(args, rng):
         fail("the study did not train the imported network (final == initial)")
     if not ef <= 1e-12:
         fail(f"final network: f is not the step at clip(N) ({ef:.2e})")
+    # the -init_network file replaced by one of the same shapes but other activations: the runs'
+    # network can no longer be rebuilt from it, and every reader (and -resume) refuses it
+    export(onx, nn.Tanh, True, 3)
+    pts = os.path.join(args.dir, "points.txt")
+    for what, cmd in (("verify -from", [args.simreach, "verify", "-from", res, "-run", "1", "-eval", pts]),
+                      ("check", [args.simreach, "check", res]),
+                      ("study -resume", [args.simreach, "study", *TINY, "-mlp_widths", "8,8", "-volume_weight", "0", "-init_network", onx, "-output", res, "-resume"])):
+        r = run(cmd)
+        out = (r.stdout + r.stderr).strip().splitlines()
+        print(f"{what} after the -init_network file changed: exit {r.returncode}: {out[-1][:160] if out else ''}")
+        if r.returncode == 0 or not any("init_network" in l for l in out):
+            fail(f"{what} accepted a changed -init_network file (exit {r.returncode})")
+    export(onx, nn.ReLU, True, 3)  # the same file as before, for the tests below
 
 
 def check_tanh_marker(args, rng):

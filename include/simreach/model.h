@@ -60,6 +60,14 @@ SRInterval SRMLPInputInterval(SRMLP mlp, PetscInt j, SRInterval x);
 SRInterval SRMLPOutputInterval(SRMLP mlp, PetscInt i, SRInterval y);
 SRTaylor   SRMLPInputTaylor(SRMLP mlp, PetscInt n, PetscInt j, SRTaylor x);
 SRTaylor   SRMLPOutputTaylor(SRMLP mlp, PetscInt n, PetscInt i, SRTaylor y);
+/* A digest of what the parameters do not hold: the widths, the activations and the transforms
+   (SPEC §14).  A study that fine-tunes an imported network stores it; readers of the results
+   file refuse a -init_network file whose digest differs (the run's function would change). */
+uint64_t SRMLPStructureDigest(SRMLP mlp);
+/* Refuses (collective on comm; *mlp destroyed first) when digest (16 hex digits, as a study
+   stores it in its options as -init_network_digest) is not SRMLPStructureDigest(*mlp); what
+   names the file. */
+PetscErrorCode SRMLPCheckStructureDigest(MPI_Comm comm, SRMLP *mlp, const char digest[], const char what[]);
 /* PETSC_TRUE when the activations are simreach's own (tanh hidden layers, linear output). */
 PetscBool      SRMLPIsDefault(SRMLP mlp); /* (and no transforms) */
 /* "relu,relu,linear": one name per affine layer (len >= 8 * (SR_MAX_LAYERS + 1)). */

@@ -5,6 +5,7 @@
 #include <simreach/private/results_run.h>
 #include <simreach/network.h>
 #include <stdio.h>
+#include <string.h>
 
 PetscErrorCode SRResultsFindRun(MPI_Comm comm, SRResults res, PetscBool by_point, double beta, double tau, PetscInt seed, PetscInt *run)
 {
@@ -30,7 +31,7 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
 {
   const SRResultsLayout *lay;
   const char            *file;
-  char                  *text, sysname[16] = "pendulum", initnet[PETSC_MAX_PATH_LEN] = "";
+  char                  *text, sysname[16] = "pendulum", initnet[PETSC_MAX_PATH_LEN] = "", digest[32] = "";
   PetscOptions           opts;
   PetscEnum              mtype = (PetscEnum)SR_MODEL_DYNAMICS;
   PetscInt               widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, nc = SR_MAX_DIM;
@@ -56,6 +57,7 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   for (PetscInt d = 0; d < SR_MAX_DIM; d++) info->counts[d] = 1;
   PetscCall(PetscOptionsGetIntArray(opts, NULL, "-cells", info->counts, &nc, NULL));
   PetscCall(PetscOptionsGetString(opts, NULL, "-init_network", initnet, sizeof(initnet), NULL));
+  PetscCall(PetscOptionsGetString(opts, NULL, "-init_network_digest", digest, sizeof(digest), NULL));
   /* the system constants of the study: its options database made the default one for a moment */
   PetscCall(PetscOptionsPush(opts));
   PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
@@ -72,6 +74,9 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
     PetscCall(PetscTestFile(initnet, 'r', &here));
     PetscCheck(here, comm, PETSC_ERR_FILE_OPEN, "%s is not readable from here: the study fine-tuned that network and its activations and transforms are read from it; run from the study's directory", what);
     PetscCall(SRNetworkLoad(comm, initnet, NULL, &mlp));
+    if (!digest[0]) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(digest[0], comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the file stores no digest of that network's activations and transforms (an older simreach); the network it ran cannot be known, rerun the study", what);
+    PetscCall(SRMLPCheckStructureDigest(comm, &mlp, digest, what));
     PetscCall(SRModelAdoptNetwork(comm, *model, mlp, what, "; the file changed since the study ran"));
   }
   PetscCheck((*model)->mlp->nparams == lay->nparams, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " network parameters stored per run, its options give %" PetscInt_FMT, file, lay->nparams, (*model)->mlp->nparams);

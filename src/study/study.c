@@ -13,6 +13,7 @@
 #include <simreach/private/results.h>
 #include <simreach/private/study_counter.h>
 #include <simreach/private/filelock.h>
+#include <simreach/network.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -201,6 +202,25 @@ PetscErrorCode SRStudySetFromOptions(SRStudy st)
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* -init_network (SPEC §14): the file's widths, activations and transforms are part of every
+     run's function but not of its stored parameters, so their digest joins the options (a
+     -resume or a reader of the file refuses a changed file) */
+  {
+    char      initnet[PETSC_MAX_PATH_LEN] = "";
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-init_network", initnet, sizeof(initnet), &set));
+    PetscBool readable = PETSC_FALSE;
+    if (set && initnet[0]) PetscCall(PetscTestFile(initnet, 'r', &readable)); /* if not, the run refuses it below */
+    if (readable) {
+      SRMLP mlp;
+      char  digest[32];
+      PetscCall(SRNetworkLoad(comm, initnet, NULL, &mlp));
+      PetscCall(PetscSNPrintf(digest, sizeof digest, "%016llx", (unsigned long long)SRMLPStructureDigest(mlp)));
+      PetscCall(SRMLPDestroy(&mlp));
+      PetscCall(PetscOptionsSetValue(NULL, "-init_network_digest", digest));
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-init_network_digest", digest, sizeof digest, NULL)); /* used */
+    }
+  }
   /* The options text first: the lists are taken out of the database below. */
   PetscCall(PetscOptionsGetAll(NULL, &all));
   PetscCall(PetscStrallocpy(all, &st->options));

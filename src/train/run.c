@@ -284,6 +284,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCall(PetscOptionsBool("-quiet", "no progress line per checkpoint", NULL, r->quiet, &r->quiet, NULL));
   PetscCall(PetscOptionsString("-init_network", "start from this network (HDF5, ONNX or NNet; the shapes of -sys, -model, -mlp_widths) instead of the seeded init (SPEC §14)", NULL, r->init_network, r->init_network, sizeof(r->init_network), &set));
   PetscCheck(!set || r->init_network[0], comm, PETSC_ERR_ARG_WRONG, "-init_network: give a network file (our HDF5 network file, ONNX or NNet)");
+  PetscCall(PetscOptionsString("-init_network_digest", "set by simreach study: the digest of the -init_network file's widths, activations and transforms; a file that differs is refused", NULL, r->init_digest, r->init_digest, sizeof(r->init_digest), NULL));
   PetscOptionsEnd();
 
   /* the system reads its own constants (-sr_pendulum_g, ...) */

@@ -28,6 +28,7 @@ PetscErrorCode SRRunInitNetworkAdopt_Private(SRRun r, SRModel model)
   PetscCheck(other, r->comm, PETSC_ERR_FILE_OPEN, "-init_network %s: no such readable file; give our HDF5 network file, an ONNX model or an NNet file", r->init_network);
   PetscCall(SRNetworkLoad(r->comm, r->init_network, &info, &mlp));
   PetscCall(PetscSNPrintf(what, sizeof what, "-init_network %s", r->init_network));
+  if (r->init_digest[0]) PetscCall(SRMLPCheckStructureDigest(r->comm, &mlp, r->init_digest, what)); /* a study's stored runs */
   other = (PetscBool)(info.has_sys && (strcmp(info.sys, r->sysname) || info.type != r->mtype || (info.control_steps > 0 && info.control_steps != r->sys->control_steps)));
   if (other) PetscCall(SRMLPDestroy(&mlp));
   PetscCheck(!other, r->comm, PETSC_ERR_ARG_INCOMP, "%s: the network file belongs to -sys %s -model %s -control_steps %" PetscInt_FMT "; the run is -sys %s -model %s -control_steps %" PetscInt_FMT, what, info.sys, SRModelTypes[info.type], info.control_steps, r->sysname, SRModelTypes[r->mtype], r->sys->control_steps);

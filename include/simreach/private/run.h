@@ -54,6 +54,7 @@ struct _p_SRRun {
   double          cells_width;    /* -cells_width: initial half-widths as a fraction of the grid's (< 1: gaps) */
   PetscBool       quiet, fromoptions, setup, cells_given;
   char            init_network[PETSC_MAX_PATH_LEN]; /* -init_network FILE ("" none; SPEC §14, run_init.c) */
+  char            init_digest[32]; /* -init_network_digest: set by study (SRMLPStructureDigest); "" none */
   /* objects */
   SRSystem      sys;
   SRModel       model;
