@@ -16,7 +16,9 @@ Command line:
   network_torch.py train --sys pendulum --model dynamics --widths 32,32 --seed 0 --steps 300 --out net.h5
       [--act relu]  trains a float64 PyTorch network (hidden activation tanh, relu or sigmoid) on the system's open-loop step (dynamics: f(x) = x + N(x)
       fitted to the pendulum/Dubins/toy step with u = 0; controller: N fitted so that
-      umax tanh(N(x)) follows the reference -K x law) and writes it;
+      tanh(N(x)) follows a stabilising -x law: a fit target only; simreach applies umax tanh(N)
+      to a tanh network of its own and clip(N, -umax, umax) to any other: docs/networks.md) and
+      writes it;
   network_torch.py roundtrip --net net.h5 --out again.h5
       imports our file into PyTorch and exports it again (closed loop, activations, transforms);
   network_torch.py check --net net.h5 --simreach PATH [--points 64]

@@ -19,7 +19,8 @@
      [format 3: every dataset has the attribute checksum (uint64), SRChecksum64 of its bytes
       from SRChecksumSeed(its path without the leading "/", e.g. "layers/0/weight", 0, 0)]
    so the network is  y = act_{L-1}(W_{L-1} act_{L-2}(... act_0(W_0 x + b_0) ...) + b_{L-1}), and f_phi is built
-   from it as in SPEC §3 (dynamics: x + N(x), n outputs; controller: umax tanh(N(x)), nu outputs).
+   from it as in SPEC §3, §14 (dynamics: x + N(x), n outputs; controller, nu outputs: umax tanh(N(x))
+   for simreach's own tanh networks, clip(N(x), -umax, umax) for any other: SRModelControlPoint).
    The file is written to path.part and renamed; an existing path is replaced only with force. */
 #include <simreach/network_file.h>
 #include <simreach/private/fileio.h>
