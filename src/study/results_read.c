@@ -258,24 +258,36 @@ PetscErrorCode SRResultsGetOptionsText(SRResults res, char **options)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The network of run r (/runs/network, nparams doubles; NaN where never written). */
-PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
+/* The final network (params) or cells (theta) of run r, the other NULL: the three are covered by
+   one checksum, so all are read and checked; NaN where never written or failing the checksum
+   (warned once). */
+static PetscErrorCode ReadFinalOrNaN_Private(SRResults res, PetscInt r, double *params, double *theta)
 {
   const SRResultsLayout *lay = &res->lay;
-  double                *theta;
+  double                *net = params, *th = theta, *spare;
   int64_t               *boxes;
   PetscBool              ok, written;
 
   PetscFunctionBeginUser;
   PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
-  /* the network is covered by the final abstraction's checksum: read it all and check */
-  PetscCall(PetscMalloc2(lay->ntheta + 1, &theta, lay->K * lay->ncap + 1, &boxes));
-  PetscCall(SRResultsAbstractionChecked_Private(res, r, PETSC_FALSE, params, theta, boxes, &ok, &written));
-  PetscCall(PetscFree2(theta, boxes));
+  PetscCall(PetscMalloc2(PetscMax(lay->nparams, lay->ntheta) + 1, &spare, lay->K * lay->ncap + 1, &boxes));
+  if (!net) net = spare;
+  if (!th) th = spare;
+  PetscCall(SRResultsAbstractionChecked_Private(res, r, PETSC_FALSE, net, th, boxes, &ok, &written));
+  PetscCall(PetscFree2(spare, boxes));
   if (!ok) {
     if (written) SRResultsWarn_Private(res, PETSC_TRUE, r, "/runs/network, cells, successor_box (final)", r);
-    for (PetscInt k = 0; k < lay->nparams; k++) params[k] = NAN; /* never written */
+    for (PetscInt k = 0; params && k < lay->nparams; k++) params[k] = NAN; /* never written */
+    for (PetscInt k = 0; theta && k < lay->ntheta; k++) theta[k] = NAN;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The network of run r (/runs/network, nparams doubles; NaN where never written). */
+PetscErrorCode SRResultsReadNetwork(SRResults res, PetscInt r, double *params)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadFinalOrNaN_Private(res, r, params, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -320,20 +332,8 @@ PetscErrorCode SRResultsReadFinal(SRResults res, PetscInt r, double *params, dou
 /* The final cells theta of run r (ntheta doubles; NaN if never written or failing its checksum). */
 PetscErrorCode SRResultsReadCells(SRResults res, PetscInt r, double *theta)
 {
-  const SRResultsLayout *lay = &res->lay;
-  double                *net;
-  int64_t               *boxes;
-  PetscBool              ok, written;
-
   PetscFunctionBeginUser;
-  PetscCheck(r >= 0 && r < lay->nruns, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "run %" PetscInt_FMT ": the results file has runs 0..%" PetscInt_FMT, r, lay->nruns - 1);
-  PetscCall(PetscMalloc2(lay->nparams + 1, &net, lay->K * lay->ncap + 1, &boxes));
-  PetscCall(SRResultsAbstractionChecked_Private(res, r, PETSC_FALSE, net, theta, boxes, &ok, &written));
-  PetscCall(PetscFree2(net, boxes));
-  if (!ok) {
-    if (written) SRResultsWarn_Private(res, PETSC_TRUE, r, "/runs/network, cells, successor_box (final)", r);
-    for (PetscInt k = 0; k < lay->ntheta; k++) theta[k] = NAN;
-  }
+  PetscCall(ReadFinalOrNaN_Private(res, r, NULL, theta));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
