@@ -50,26 +50,6 @@ uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h)
   return SRChecksum64(h->source, strlen(h->source), c);
 }
 
-static PetscErrorCode SRSafetyAttr_Private(MPI_Comm comm, hid_t f, const char path[], const char name[], hid_t type, hsize_t len, void *v)
-{
-  hid_t   a, s;
-  hsize_t n = 1;
-  int     ok;
-
-  PetscFunctionBeginUser;
-  ok = H5Aexists(f, name) > 0;
-  PetscCheck(ok, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute '%s' missing", path, name);
-  SRCallHDF5Id(a, H5Aopen(f, name, H5P_DEFAULT));
-  SRCallHDF5Id(s, H5Aget_space(a));
-  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
-  SRCallHDF5(H5Sclose(s));
-  if (n != len) SRCallHDF5(H5Aclose(a));
-  PetscCheck(n == len, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute '%s' has %llu values, expected %llu", path, name, (unsigned long long)n, (unsigned long long)len);
-  SRCallHDF5(H5Aread(a, type, v));
-  SRCallHDF5(H5Aclose(a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The header: format, attributes, their checksum, the system's domain, counts against K. */
 static PetscErrorCode SRSafetyReadHeader_Private(MPI_Comm comm, hid_t f, const char path[], SRSafetyHeader *h)
 {
@@ -83,38 +63,38 @@ static PetscErrorCode SRSafetyReadHeader_Private(MPI_Comm comm, hid_t f, const c
   PetscCall(SRH5AttrReadString(f, "safety file", path, "abstraction", "", PETSC_FALSE, h->label, sizeof h->label));
   PetscCall(SRH5AttrReadString(f, "safety file", path, "source_file", "", PETSC_FALSE, h->source, sizeof h->source));
   PetscCall(SRH5AttrReadString(f, "safety file", path, "sys", "", PETSC_FALSE, h->sys, sizeof h->sys));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "source_run", H5T_NATIVE_INT64, 1, &h->run));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "source_beta", H5T_NATIVE_DOUBLE, 1, &h->beta));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "source_tau", H5T_NATIVE_DOUBLE, 1, &h->tau));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "source_seed", H5T_NATIVE_INT64, 1, &h->seed));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "n", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_run", NULL, H5T_NATIVE_INT64, 1, &h->run));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_beta", NULL, H5T_NATIVE_DOUBLE, 1, &h->beta));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_tau", NULL, H5T_NATIVE_DOUBLE, 1, &h->tau));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_seed", NULL, H5T_NATIVE_INT64, 1, &h->seed));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "n", NULL, H5T_NATIVE_INT64, 1, &v));
   PetscCheck(v >= 1 && v <= SR_MAX_DIM, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute n is %lld; allowed 1..%d", path, (long long)v, SR_MAX_DIM);
   h->n = (PetscInt)v;
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "counts", H5T_NATIVE_INT64, (hsize_t)h->n, counts));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "domain_lo", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dlo));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "domain_hi", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dhi));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "K", H5T_NATIVE_INT64, 1, &s->K));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "iterations", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "counts", NULL, H5T_NATIVE_INT64, (hsize_t)h->n, counts));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "domain_lo", NULL, H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dlo));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "domain_hi", NULL, H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dhi));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "K", NULL, H5T_NATIVE_INT64, 1, &s->K));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "iterations", NULL, H5T_NATIVE_INT64, 1, &v));
   s->iterations = (PetscInt)v;
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "safe_fraction", H5T_NATIVE_DOUBLE, 1, &s->safe_fraction));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "safe_cells", H5T_NATIVE_INT64, 1, &s->safe_cells));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "unverified_cells", H5T_NATIVE_INT64, 1, &s->unverified));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "max_horizon", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "safe_fraction", NULL, H5T_NATIVE_DOUBLE, 1, &s->safe_fraction));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "safe_cells", NULL, H5T_NATIVE_INT64, 1, &s->safe_cells));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "unverified_cells", NULL, H5T_NATIVE_INT64, 1, &s->unverified));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "max_horizon", NULL, H5T_NATIVE_INT64, 1, &v));
   s->max_horizon = (PetscInt)v;
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "mean_horizon", H5T_NATIVE_DOUBLE, 1, &s->mean_horizon));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "trajectories", H5T_NATIVE_INT64, 1, &s->traj.trajectories));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "trajectories_with_claim", H5T_NATIVE_INT64, 1, &s->traj.with_claim));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "trajectory_steps", H5T_NATIVE_INT64, 1, &s->traj.steps));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "trajectory_violations", H5T_NATIVE_INT64, 1, &s->traj.violations));
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "trajectory_cap", H5T_NATIVE_INT64, 1, &v));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "mean_horizon", NULL, H5T_NATIVE_DOUBLE, 1, &s->mean_horizon));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "trajectories", NULL, H5T_NATIVE_INT64, 1, &s->traj.trajectories));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "trajectories_with_claim", NULL, H5T_NATIVE_INT64, 1, &s->traj.with_claim));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "trajectory_steps", NULL, H5T_NATIVE_INT64, 1, &s->traj.steps));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "trajectory_violations", NULL, H5T_NATIVE_INT64, 1, &s->traj.violations));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "trajectory_cap", NULL, H5T_NATIVE_INT64, 1, &v));
   s->traj_cap = (PetscInt)v;
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "time_total", H5T_NATIVE_DOUBLE, 1, &s->time_total));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "time_total", NULL, H5T_NATIVE_DOUBLE, 1, &s->time_total));
   for (PetscInt d = 0; d < h->n; d++) {
     PetscCheck(counts[d] >= 1 && counts[d] < INT32_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute counts row %" PetscInt_FMT " is %lld", path, d, (long long)counts[d]);
     h->counts[d] = (PetscInt)counts[d];
     K *= counts[d];
   }
-  PetscCall(SRSafetyAttr_Private(comm, f, path, "header_checksum", H5T_NATIVE_UINT64, 1, &hs));
+  PetscCall(SRH5AttrRead(comm, f, "safety file", path, "header_checksum", NULL, H5T_NATIVE_UINT64, 1, &hs));
   PetscCheck(hs == SRSafetyHeaderSum(h), comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: the header attributes (source, sys, counts, domain, K, the summary) fail their checksum (the file is damaged)", path);
   PetscCheck(K == s->K, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: the counts give %lld cells, attribute K says %lld", path, (long long)K, (long long)s->K);
   PetscCheck(s->traj.violations == 0, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute trajectory_violations is %lld; simreach safe never writes a set its trajectories contradict", path, (long long)s->traj.violations);

@@ -32,6 +32,25 @@ PetscErrorCode SRH5AttrWrite(hid_t o, const char name[], hid_t type, hsize_t len
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRH5AttrRead(MPI_Comm comm, hid_t o, const char kind[], const char path[], const char name[], const char hint[], hid_t type, hsize_t len, void *v)
+{
+  const char *sep = path ? " " : "", *p = path ? path : "";
+  hid_t       a, s;
+  hsize_t     n = 1;
+
+  PetscFunctionBeginUser;
+  PetscCheck(H5Aexists(o, name) > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s%s%s: attribute '%s' missing%s", kind, sep, p, name, hint ? hint : "");
+  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
+  SRCallHDF5Id(s, H5Aget_space(a));
+  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
+  SRCallHDF5(H5Sclose(s));
+  if (n != len) SRCallHDF5(H5Aclose(a));
+  PetscCheck(n == len, comm, PETSC_ERR_FILE_UNEXPECTED, "%s%s%s: attribute '%s' has %llu values, expected %llu", kind, sep, p, name, (unsigned long long)n, (unsigned long long)len);
+  SRCallHDF5(H5Aread(a, type, v));
+  SRCallHDF5(H5Aclose(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRH5AttrReadString(hid_t o, const char kind[], const char path[], const char name[], const char hint[], PetscBool strict, char value[], size_t len)
 {
   hid_t  a, t, mt;

@@ -54,23 +54,6 @@ PetscErrorCode SRNetTransformsWrite(hid_t o, SRMLP mlp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRNetAttrVec_Private(hid_t o, const char what[], const char name[], hsize_t len, double *v)
-{
-  hid_t   a, s;
-  hsize_t n = 0;
-
-  PetscFunctionBeginUser;
-  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
-  SRCallHDF5Id(s, H5Aget_space(a));
-  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
-  SRCallHDF5(H5Sclose(s));
-  if (n != len) SRCallHDF5(H5Aclose(a));
-  PetscCheck(n == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: attribute %s has %llu values; the network needs %llu", what, name, (unsigned long long)n, (unsigned long long)len);
-  SRCallHDF5(H5Aread(a, H5T_NATIVE_DOUBLE, v));
-  SRCallHDF5(H5Aclose(a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SRNetTransformsRead(hid_t o, const char what[], SRMLP mlp)
 {
   const hsize_t ni = (hsize_t)mlp->width[0], no = (hsize_t)mlp->width[mlp->nlayers];
@@ -86,7 +69,7 @@ PetscErrorCode SRNetTransformsRead(hid_t o, const char what[], SRMLP mlp)
   if (nin) {
     double *v;
     PetscCall(PetscMalloc1(4 * ni, &v));
-    for (int k = 0; k < 4; k++) PetscCall(SRNetAttrVec_Private(o, what, in[k], ni, v + k * ni));
+    for (int k = 0; k < 4; k++) PetscCall(SRH5AttrRead(PETSC_COMM_SELF, o, what, NULL, in[k], NULL, H5T_NATIVE_DOUBLE, ni, v + k * ni));
     for (hsize_t j = 0; j < ni; j++) { /* named here, before the model's own checks */
       const double    a = v[j], b = v[ni + j], c = v[2 * ni + j], r = v[3 * ni + j];
       const PetscBool ok = (PetscBool)(!isnan(a) && !isnan(b) && a <= b && isfinite(c) && isfinite(r) && r > 0);
@@ -99,7 +82,7 @@ PetscErrorCode SRNetTransformsRead(hid_t o, const char what[], SRMLP mlp)
   if (nout) {
     double *v;
     PetscCall(PetscMalloc1(2 * no, &v));
-    for (int k = 0; k < 2; k++) PetscCall(SRNetAttrVec_Private(o, what, out[k], no, v + k * no));
+    for (int k = 0; k < 2; k++) PetscCall(SRH5AttrRead(PETSC_COMM_SELF, o, what, NULL, out[k], NULL, H5T_NATIVE_DOUBLE, no, v + k * no));
     for (hsize_t j = 0; j < no; j++) {
       const double    a = v[j], b = v[no + j];
       const PetscBool ok = (PetscBool)(isfinite(a) && isfinite(b));
@@ -227,24 +210,6 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SRNetReadAttrNum_Private(hid_t o, const char path[], const char name[], hid_t type, hsize_t len, void *v)
-{
-  hid_t   a, s;
-  hsize_t n = 1;
-
-  PetscFunctionBeginUser;
-  PetscCheck(H5Aexists(o, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' missing (format 3 states the closed loop)", path, name);
-  SRCallHDF5Id(a, H5Aopen(o, name, H5P_DEFAULT));
-  SRCallHDF5Id(s, H5Aget_space(a));
-  if (H5Sget_simple_extent_ndims(s) == 1) SRCallHDF5(H5Sget_simple_extent_dims(s, &n, NULL));
-  SRCallHDF5(H5Sclose(s));
-  if (n != len) SRCallHDF5(H5Aclose(a));
-  PetscCheck(n == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute '%s' has %llu values, expected %llu", path, name, (unsigned long long)n, (unsigned long long)len);
-  SRCallHDF5(H5Aread(a, type, v));
-  SRCallHDF5(H5Aclose(a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The header of /: format, closed loop (sys, model, control_steps; format 3 its constants) and
    the activations string; *version 1, 2 or 3. */
 static PetscErrorCode SRNetReadHeader_Private(hid_t f, const char path[], SRNetworkInfo *info, char act[], size_t alen, PetscInt *version)
@@ -267,15 +232,15 @@ static PetscErrorCode SRNetReadHeader_Private(hid_t f, const char path[], SRNetw
   info->control_steps = 0;
   if (*version == 3 || H5Aexists(f, "control_steps") > 0) {
     int64_t cs;
-    PetscCall(SRNetReadAttrNum_Private(f, path, "control_steps", H5T_NATIVE_INT64, 1, &cs));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "control_steps", " (format 3 states the closed loop)", H5T_NATIVE_INT64, 1, &cs));
     PetscCheck(cs >= 1 && cs <= SR_MAX_CONTROL_STEPS, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute control_steps is %lld; allowed is 1..%d", path, (long long)cs, SR_MAX_CONTROL_STEPS);
     info->control_steps = (PetscInt)cs;
   }
   info->has_consts = (PetscBool)(*version == 3);
   if (info->has_consts) {
-    PetscCall(SRNetReadAttrNum_Private(f, path, "sys_param", H5T_NATIVE_DOUBLE, 3, info->sys_param));
-    PetscCall(SRNetReadAttrNum_Private(f, path, "sys_dt", H5T_NATIVE_DOUBLE, 1, &info->sys_dt));
-    PetscCall(SRNetReadAttrNum_Private(f, path, "sys_umax", H5T_NATIVE_DOUBLE, 1, &info->sys_umax));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_param", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 3, info->sys_param));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_dt", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 1, &info->sys_dt));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_umax", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 1, &info->sys_umax));
     for (int i = 0; i < 3; i++) PetscCheck(isfinite(info->sys_param[i]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute sys_param row %d is %g; must be finite", path, i, info->sys_param[i]);
     PetscCheck(isfinite(info->sys_dt) && info->sys_dt > 0 && isfinite(info->sys_umax) && info->sys_umax >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attributes sys_dt %g, sys_umax %g; need a finite dt > 0 and a finite u_max >= 0", path, info->sys_dt, info->sys_umax);
   }
@@ -347,10 +312,10 @@ static PetscErrorCode SRNetCheckHeader_Private(hid_t f, const char path[], const
   uint64_t hs;
 
   PetscFunctionBeginUser;
-  PetscCall(SRNetReadAttrNum_Private(f, path, "domain_lo", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dlo));
-  PetscCall(SRNetReadAttrNum_Private(f, path, "domain_hi", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dhi));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_lo", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dlo));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_hi", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dhi));
   for (PetscInt d = 0; d < sys->n; d++) PetscCheck(dlo[d] == sys->dlo[d] && dhi[d] == sys->dhi[d], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attributes domain_lo, domain_hi row %" PetscInt_FMT ": [%.17g, %.17g]; the domain of %s is [%.17g, %.17g]", path, d, dlo[d], dhi[d], sys->name, sys->dlo[d], sys->dhi[d]);
-  PetscCall(SRNetReadAttrNum_Private(f, path, "header_checksum", H5T_NATIVE_UINT64, 1, &hs));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "header_checksum", " (format 3 states the closed loop)", H5T_NATIVE_UINT64, 1, &hs));
   PetscCheck(hs == SRNetHeaderSum_Private(info, act, sys->n, dlo, dhi, mlp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: the header attributes (sys, model, activations, control_steps, sys_param, sys_dt, sys_umax, domain, transforms) fail their checksum (the file is damaged)", path);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -22,6 +22,10 @@
 PetscErrorCode SRH5AttrWriteString(hid_t o, const char name[], const char value[]);
 /* A numeric attribute of len values of the native type; len 0: a scalar dataspace. */
 PetscErrorCode SRH5AttrWrite(hid_t o, const char name[], hid_t type, hsize_t len, const void *v);
+/* Reads the numeric attribute name of object o: exactly len values (a scalar counts as one) of
+   type into v.  Refused on comm (exit 2) as "<kind> <path>: attribute '<name>' missing<hint>" or
+   "... has N values, expected len"; path may be NULL (kind then names the file). */
+PetscErrorCode SRH5AttrRead(MPI_Comm comm, hid_t o, const char kind[], const char path[], const char name[], const char hint[], hid_t type, hsize_t len, void *v);
 /* Reads the string attribute name of object o into value (len bytes) of the file path, a
    `kind` ("abstraction file", "network file"); a missing attribute is refused as
    "<kind> <path>: attribute '<name>' missing<hint>".  strict: it must also be a fixed-length
