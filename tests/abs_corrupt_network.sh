@@ -173,4 +173,15 @@ source|f.attrs["source_file"] = np.bytes_("$dir/abs_other.h5"); f.attrs["abstrac
 EOF2
 plant "$dir/safe.h5" "safefmt1" 'f.attrs["simreach_format"] = np.bytes_("simreach-safety-1")'
 safe_refused "$dir/safefmt1.h5"
+# on 2 ranks too: exit non-zero, no claim, no MPI_ABORT, a refusal in one line
+for cmd in "verify -network $dir/netflip1.h5 -cells 12,12" "verify -network $dir/netnan-sealed.h5 -cells 12,12" "verify -network $dir/netact-sealed.h5 -cells 12,12" "check $dir/safeflip1.h5" "check $dir/safeclaim-sealed.h5" "check $dir/safeK-sealed.h5"; do
+  sr_run 2 $cmd > "$dir/np2.log" 2> "$dir/np2.err"
+  rc=$?
+  [ $rc -ne 0 ] || { cat "$dir/np2.log"; fail "2 ranks: simreach $cmd exited 0"; }
+  grep -q "equal\|(verified)\|every cell proven" "$dir/np2.log" && { cat "$dir/np2.log"; fail "2 ranks: simreach $cmd printed a claim"; }
+  grep -q MPI_ABORT "$dir/np2.err" && { cat "$dir/np2.err"; fail "2 ranks: simreach $cmd: MPI_ABORT"; }
+  # a refusal (exit 2) is one line; check's "NOT the one ... gives" (exit 5) is its answer
+  [ $rc -ne 2 ] || [ "$(grep -c '^simreach: ' "$dir/np2.err")" -eq 1 ] || { cat "$dir/np2.log" "$dir/np2.err"; fail "2 ranks: simreach $cmd: not one line"; }
+  N=$((N + 1))
+done
 echo "ok: -control_steps 10 run -> network file -> PyTorch -> network file verifies to the run's own lists; contradicting options refused; $N corrupted network and safety files refused (no claim, exit non-zero, one line)"
