@@ -207,9 +207,8 @@ PetscErrorCode SRStudySetFromOptions(SRStudy st)
      -resume or a reader of the file refuses a changed file) */
   {
     char      initnet[PETSC_MAX_PATH_LEN] = "";
-    PetscBool set;
+    PetscBool set, readable = PETSC_FALSE;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-init_network", initnet, sizeof(initnet), &set));
-    PetscBool readable = PETSC_FALSE;
     if (set && initnet[0]) PetscCall(PetscTestFile(initnet, 'r', &readable)); /* if not, the run refuses it below */
     if (readable) {
       SRMLP mlp;
