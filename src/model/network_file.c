@@ -210,6 +210,9 @@ PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool fo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the hint of a missing closed-loop attribute */
+static const char SRNetLoopHint[] = " (format 3 states the closed loop)";
+
 /* The header of /: format, closed loop (sys, model, control_steps; format 3 its constants) and
    the activations string; *version 1, 2 or 3. */
 static PetscErrorCode SRNetReadHeader_Private(hid_t f, const char path[], SRNetworkInfo *info, char act[], size_t alen, PetscInt *version)
@@ -232,15 +235,15 @@ static PetscErrorCode SRNetReadHeader_Private(hid_t f, const char path[], SRNetw
   info->control_steps = 0;
   if (*version == 3 || H5Aexists(f, "control_steps") > 0) {
     int64_t cs;
-    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "control_steps", " (format 3 states the closed loop)", H5T_NATIVE_INT64, 1, &cs));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "control_steps", SRNetLoopHint, H5T_NATIVE_INT64, 1, &cs));
     PetscCheck(cs >= 1 && cs <= SR_MAX_CONTROL_STEPS, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute control_steps is %lld; allowed is 1..%d", path, (long long)cs, SR_MAX_CONTROL_STEPS);
     info->control_steps = (PetscInt)cs;
   }
   info->has_consts = (PetscBool)(*version == 3);
   if (info->has_consts) {
-    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_param", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 3, info->sys_param));
-    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_dt", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 1, &info->sys_dt));
-    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_umax", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, 1, &info->sys_umax));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_param", SRNetLoopHint, H5T_NATIVE_DOUBLE, 3, info->sys_param));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_dt", SRNetLoopHint, H5T_NATIVE_DOUBLE, 1, &info->sys_dt));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "sys_umax", SRNetLoopHint, H5T_NATIVE_DOUBLE, 1, &info->sys_umax));
     for (int i = 0; i < 3; i++) PetscCheck(isfinite(info->sys_param[i]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute sys_param row %d is %g; must be finite", path, i, info->sys_param[i]);
     PetscCheck(isfinite(info->sys_dt) && info->sys_dt > 0 && isfinite(info->sys_umax) && info->sys_umax >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attributes sys_dt %g, sys_umax %g; need a finite dt > 0 and a finite u_max >= 0", path, info->sys_dt, info->sys_umax);
   }
@@ -312,10 +315,10 @@ static PetscErrorCode SRNetCheckHeader_Private(hid_t f, const char path[], const
   uint64_t hs;
 
   PetscFunctionBeginUser;
-  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_lo", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dlo));
-  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_hi", " (format 3 states the closed loop)", H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dhi));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_lo", SRNetLoopHint, H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dlo));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "domain_hi", SRNetLoopHint, H5T_NATIVE_DOUBLE, (hsize_t)sys->n, dhi));
   for (PetscInt d = 0; d < sys->n; d++) PetscCheck(dlo[d] == sys->dlo[d] && dhi[d] == sys->dhi[d], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attributes domain_lo, domain_hi row %" PetscInt_FMT ": [%.17g, %.17g]; the domain of %s is [%.17g, %.17g]", path, d, dlo[d], dhi[d], sys->name, sys->dlo[d], sys->dhi[d]);
-  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "header_checksum", " (format 3 states the closed loop)", H5T_NATIVE_UINT64, 1, &hs));
+  PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "header_checksum", SRNetLoopHint, H5T_NATIVE_UINT64, 1, &hs));
   PetscCheck(hs == SRNetHeaderSum_Private(info, act, sys->n, dlo, dhi, mlp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: the header attributes (sys, model, activations, control_steps, sys_param, sys_dt, sys_umax, domain, transforms) fail their checksum (the file is damaged)", path);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
