@@ -24,10 +24,10 @@ typedef struct {
 } SRAffine;
 
 /* the form with c0 in I0, c_i in Ic[i] and remainder R (midpoints kept, the rest into r) */
-SRAffine   SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *Ic, SRInterval R);
-SRAffine   SRAffineConstant(double v);
+SRAffine SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *Ic, SRInterval R);
+SRAffine SRAffineConstant(double v);
 /* the interval x as a form without coefficients (c0 = mid x, r = x - mid x) */
-SRAffine   SRAffineInterval(SRInterval x);
+SRAffine SRAffineInterval(SRInterval x);
 /* centre + halfwidth xi_i */
 SRAffine   SRAffineVariable(int i, double centre, double halfwidth);
 SRInterval SRAffineRange(int n, const SRAffine *a);

@@ -29,8 +29,8 @@ typedef enum { SR_PIECE_PROVEN = 0, SR_PIECE_OPEN = 1 } SRPieceStatus;
 typedef struct {
   SRPieceStatus status;
   int           constraint, atom, step; /* the first constraint not proven, at this step (-1: the flow failed) */
-  int           split;                  /* the dimension to bisect (-1: none can be split) */
-  double        margin;                 /* how far the bound missed (sup a.x - b) */
+  int           split; /* the dimension to bisect (-1: none can be split) */
+  double        margin; /* how far the bound missed (sup a.x - b) */
 } SRPieceResult;
 
 typedef struct {
@@ -40,9 +40,9 @@ typedef struct {
   SRFlowOptions       flow;
   /* optional record of the tube: steps x n boxes of the tube over each period, and of the
      states at the sample times ((steps + 1) x n) */
-  SRInterval         *tube, *states;
-  SRAffine           *work;
-  SRAffine           *vars, *val;
+  SRInterval *tube, *states;
+  SRAffine   *work;
+  SRAffine   *vars, *val;
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

@@ -31,7 +31,8 @@ size_t SRFlowWorkSize(const SRPlant *pl, const SRFlowOptions *o)
 static SRInterval Pow_Private(SRInterval S, int k, bool from0)
 {
   SRInterval p = SRIntervalPoint(1.0);
-  for (int j = 0; j < k; j++) p = SRIntervalMul(p, S);
+  for (int j = 0; j < k; j++)
+    p = SRIntervalMul(p, S);
   if (from0 && k > 0) p.lo = 0.0;
   return p;
 }
@@ -39,7 +40,8 @@ static SRInterval Pow_Private(SRInterval S, int k, bool from0)
 /* g over the box B (states), the other variables as given: its interval enclosure */
 static bool FieldBox_Private(const SRPlant *pl, int m, const SRInterval *B, SRAffine *vars, SRAffine *val, SRInterval *G)
 {
-  for (int i = 0; i < pl->n; i++) vars[i] = SRAffineInterval(B[i]);
+  for (int i = 0; i < pl->n; i++)
+    vars[i] = SRAffineInterval(B[i]);
   SRExprEvalAffine(&pl->dag, m, vars, val);
   for (int i = 0; i < pl->n; i++) {
     G[i] = SRAffineRange(m, &val[pl->f_root[i]]);
@@ -51,15 +53,16 @@ static bool FieldBox_Private(const SRPlant *pl, int m, const SRInterval *B, SRAf
 /* Picard iteration for an a-priori enclosure B over [0, h] */
 static bool APriori_Private(const SRPlant *pl, int m, const SRInterval *X, SRAffine *vars, SRAffine *val, SRInterval h, SRInterval *B)
 {
-  SRInterval G[SR_AFFINE_MAX], E[SR_AFFINE_MAX], H = {0.0, h.hi};
+  SRInterval G[SR_AFFINE_MAX], E[SR_AFFINE_MAX], H = { 0.0, h.hi };
   if (!FieldBox_Private(pl, m, X, vars, val, G)) return false;
-  for (int i = 0; i < pl->n; i++) E[i] = SRIntervalAdd(X[i], SRIntervalMul(H, G[i]));
+  for (int i = 0; i < pl->n; i++)
+    E[i] = SRIntervalAdd(X[i], SRIntervalMul(H, G[i]));
   for (int it = 0; it < 12; it++) {
     bool inside = true;
     /* inflate E: 10 % of its width plus a small absolute margin */
     for (int i = 0; i < pl->n; i++) {
       double w = SRIntervalWidthUp(E[i]), eps = SRAddUp(SRMulUp(0.1, w), SRMulUp(1e-12, SRAddUp(1.0, SRMax_Private(fabs(E[i].lo), fabs(E[i].hi)))));
-      B[i]     = (SRInterval){SRSubDown(E[i].lo, eps), SRAddUp(E[i].hi, eps)};
+      B[i] = (SRInterval) { SRSubDown(E[i].lo, eps), SRAddUp(E[i].hi, eps) };
     }
     if (!FieldBox_Private(pl, m, B, vars, val, G)) return false;
     for (int i = 0; i < pl->n; i++) {
@@ -67,7 +70,8 @@ static bool APriori_Private(const SRPlant *pl, int m, const SRInterval *X, SRAff
       if (!SRIntervalSubset(E[i], B[i])) inside = false;
     }
     if (inside) {
-      for (int i = 0; i < pl->n; i++) B[i] = E[i]; /* the solution stays in the image */
+      for (int i = 0; i < pl->n; i++)
+        B[i] = E[i]; /* the solution stays in the image */
       return true;
     }
   }
@@ -76,7 +80,8 @@ static bool APriori_Private(const SRPlant *pl, int m, const SRInterval *X, SRAff
 
 static void Shrink_Private(int m, SRAffine *a, double f)
 {
-  for (int i = 0; i < m; i++) a->c[i] *= 1.0 - f;
+  for (int i = 0; i < m; i++)
+    a->c[i] *= 1.0 - f;
   a->r.lo *= 1.0 - f;
   a->r.hi *= 1.0 - f;
 }
@@ -93,7 +98,8 @@ static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffin
   }
   if (!APriori_Private(pl, m, Xr, vars, val, h, B)) return false;
   /* the series from X: coefficients 0 .. q-1 (the q-th computed by the same call is unused) */
-  for (int i = 0; i < n; i++) C[i] = X[i];
+  for (int i = 0; i < n; i++)
+    C[i] = X[i];
   if (!SRExprTaylor(&pl->dag, m, n, pl->f_root, vars, q - 1, C, tw)) return false;
   {
     SRInterval Rq[SR_AFFINE_MAX];
@@ -102,7 +108,8 @@ static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffin
       SRAffine *D = malloc((size_t)(q + 1) * n * sizeof *D);
       bool      ok;
       if (!D) return false;
-      for (int i = 0; i < n; i++) D[i] = SRAffineInterval(B[i]);
+      for (int i = 0; i < n; i++)
+        D[i] = SRAffineInterval(B[i]);
       ok = SRExprTaylor(&pl->dag, m, n, pl->f_root, vars, q, D, tw);
       for (int i = 0; ok && i < n; i++) {
         Rq[i] = SRAffineRange(m, &D[q * n + i]);
@@ -140,7 +147,7 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
   if (depth <= 0) return false;
   /* h / 2 is exact (no underflow: h >= 2^-900 is checked by the caller); two halves cover [0, h] */
   {
-    SRInterval h2 = {0.5 * h.lo, 0.5 * h.hi};
+    SRInterval h2 = { 0.5 * h.lo, 0.5 * h.hi };
     if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, work)) return false;
     if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, work)) return false;
   }
@@ -160,16 +167,19 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
   const int  ns = o->substeps > 0 ? o->substeps : 1;
   /* ns sub-steps of length h / ns (ns a power of two: the division is exact, so the sub-step
      intervals add up to h; the flow is autonomous with u, w held) */
-  SRInterval hs = {h.lo / ns, h.hi / ns};
+  SRInterval hs = { h.lo / ns, h.hi / ns };
   if (ns & (ns - 1) || !(h.lo >= 0x1p-900) || !(h.lo <= h.hi)) return false;
   work += pl->nvars;
-  for (int j = 0; j < pl->nvars; j++) v[j] = vars[j];
-  for (int i = 0; i < pl->n; i++) Y[i] = X[i];
+  for (int j = 0; j < pl->nvars; j++)
+    v[j] = vars[j];
+  for (int i = 0; i < pl->n; i++)
+    Y[i] = X[i];
   for (int s = 0; s < ns; s++) {
     if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, work)) return false;
     for (int i = 0; i < pl->n; i++) {
       Y[i] = Xout[i];
-      if (s == 0) tube[i] = T[i], tubebox[i] = TB[i];
+      if (s == 0)
+        tube[i] = T[i], tubebox[i] = TB[i];
       else {
         SRInterval H = SRIntervalHull(SRAffineRange(m, &tube[i]), SRAffineRange(m, &T[i]));
         tube[i]      = SRAffineInterval(H);
@@ -182,7 +192,7 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
       double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - o->shrink);
       Shrink_Private(m, &Xout[i], o->shrink);
       Shrink_Private(m, &tube[i], o->shrink);
-      tubebox[i] = (SRInterval){c - r, c + r};
+      tubebox[i] = (SRInterval) { c - r, c + r };
     }
   return true;
 }
@@ -192,23 +202,31 @@ void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, doub
   const int n = pl->n;
   double   *v = work, *val = v + pl->nvars, *k1 = val + pl->dag.n, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *y = k4 + n;
   double    dt = h / nsub;
-  for (int j = 0; j < pl->nvars; j++) v[j] = vars[j];
-  for (int i = 0; i < n; i++) xout[i] = x[i];
-#define SR_FIELD(out, st) \
-  do { \
-    for (int i_ = 0; i_ < n; i_++) v[i_] = (st)[i_]; \
-    SRExprEvalDouble(&pl->dag, v, val); \
-    for (int i_ = 0; i_ < n; i_++) (out)[i_] = val[pl->f_root[i_]]; \
+  for (int j = 0; j < pl->nvars; j++)
+    v[j] = vars[j];
+  for (int i = 0; i < n; i++)
+    xout[i] = x[i];
+#define SR_FIELD(out, st)                                                                                                                                                                                                                                \
+  do {                                                                                                                                                                                                                                                   \
+    for (int i_ = 0; i_ < n; i_++)                                                                                                                                                                                                                       \
+      v[i_] = (st)[i_];                                                                                                                                                                                                                                  \
+    SRExprEvalDouble(&pl->dag, v, val);                                                                                                                                                                                                                  \
+    for (int i_ = 0; i_ < n; i_++)                                                                                                                                                                                                                       \
+      (out)[i_] = val[pl->f_root[i_]];                                                                                                                                                                                                                   \
   } while (0)
   for (int s = 0; s < nsub; s++) {
     SR_FIELD(k1, xout);
-    for (int i = 0; i < n; i++) y[i] = xout[i] + 0.5 * dt * k1[i];
+    for (int i = 0; i < n; i++)
+      y[i] = xout[i] + 0.5 * dt * k1[i];
     SR_FIELD(k2, y);
-    for (int i = 0; i < n; i++) y[i] = xout[i] + 0.5 * dt * k2[i];
+    for (int i = 0; i < n; i++)
+      y[i] = xout[i] + 0.5 * dt * k2[i];
     SR_FIELD(k3, y);
-    for (int i = 0; i < n; i++) y[i] = xout[i] + dt * k3[i];
+    for (int i = 0; i < n; i++)
+      y[i] = xout[i] + dt * k3[i];
     SR_FIELD(k4, y);
-    for (int i = 0; i < n; i++) xout[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    for (int i = 0; i < n; i++)
+      xout[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
   }
 #undef SR_FIELD
 }

@@ -15,20 +15,23 @@ static SRAffine Relu_Private(int m, const SRAffine *a)
   if (!(lambda >= 0 && lambda <= 1)) lambda = 0.5;
   M = SRMax_Private(SRMulUp(-lambda, R.lo), SRMulUp(SRSubUp(1.0, lambda), R.hi));
   y = SRAffineScaleInterval(m, SRIntervalPoint(lambda), a);
-  return SRAffineAddInterval(m, &y, (SRInterval){0.0, M});
+  return SRAffineAddInterval(m, &y, (SRInterval) { 0.0, M });
 }
 
 static SRAffine Act_Private(SRActivation act, int m, const SRAffine *a)
 {
   switch (act) {
-  case SR_ACT_RELU: return Relu_Private(m, a);
-  case SR_ACT_TANH: return SRAffineTanh(m, a);
+  case SR_ACT_RELU:
+    return Relu_Private(m, a);
+  case SR_ACT_TANH:
+    return SRAffineTanh(m, a);
   case SR_ACT_SIGMOID: {
     SRAffine h = SRAffineScaleInterval(m, SRIntervalPoint(0.5), a), t = SRAffineTanh(m, &h);
-    t          = SRAffineScaleInterval(m, SRIntervalPoint(0.5), &t);
+    t = SRAffineScaleInterval(m, SRIntervalPoint(0.5), &t);
     return SRAffineAddInterval(m, &t, SRIntervalPoint(0.5));
   }
-  default: return *a;
+  default:
+    return *a;
   }
 }
 
@@ -43,10 +46,11 @@ static int Symbols_Private(int m0, PetscInt nin, const SRAffine *in, SRAffine *c
   for (PetscInt j = 0; j < nin; j++) {
     cur[j] = in[j];
     if (m > m0 && !SRAffineIsNaI(&in[j]) && SRIntervalIsBounded(in[j].r)) {
-      SRInterval c = SRIntervalShift(in[j].c0, (SRInterval){0.0, 0.0});
+      SRInterval c   = SRIntervalShift(in[j].c0, (SRInterval) { 0.0, 0.0 });
       double     mid = SRIntervalMid(in[j].r), rad = SRIntervalRadUp(in[j].r);
       SRInterval I0 = SRIntervalAdd(c, SRIntervalPoint(mid)), Ic[SR_AFFINE_MAX];
-      for (int i = 0; i < m; i++) Ic[i] = SRIntervalPoint(i < m0 ? in[j].c[i] : i == m0 + j ? rad : 0.0);
+      for (int i = 0; i < m; i++)
+        Ic[i] = SRIntervalPoint(i < m0 ? in[j].c[i] : i == m0 + j ? rad : 0.0);
       cur[j] = SRAffineFromIntervals(m, I0, Ic, SRIntervalPoint(0.0));
     }
   }
@@ -57,8 +61,9 @@ static int Symbols_Private(int m0, PetscInt nin, const SRAffine *in, SRAffine *c
 static SRAffine Fold_Private(int m0, int m, SRAffine y)
 {
   double S = 0.0;
-  for (int i = m0; i < m; i++) S = SRAddUp(S, fabs(y.c[i])), y.c[i] = 0.0;
-  y.r = SRIntervalAdd(y.r, (SRInterval){-S, S});
+  for (int i = m0; i < m; i++)
+    S = SRAddUp(S, fabs(y.c[i])), y.c[i] = 0.0;
+  y.r = SRIntervalAdd(y.r, (SRInterval) { -S, S });
   return y;
 }
 
@@ -70,7 +75,8 @@ static SRAffine *Forward_Private(SRMLP mlp, int m, SRAffine *cur, SRAffine *nxt)
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
     for (PetscInt o = 0; o < no; o++) {
       SRInterval I0 = SRIntervalPoint(b[o]), Ic[SR_AFFINE_MAX], R = SRIntervalPoint(0.0);
-      for (int i = 0; i < m; i++) Ic[i] = SRIntervalPoint(0.0);
+      for (int i = 0; i < m; i++)
+        Ic[i] = SRIntervalPoint(0.0);
       for (PetscInt j = 0; j < ni; j++) {
         const SRInterval w = SRIntervalPoint(W[o * ni + j]);
         if (w.lo == 0) continue;
@@ -114,9 +120,11 @@ bool SRMLPEncloseAffine(SRMLP mlp, int m0, const SRAffine *in, SRAffine *out, SR
   SRAffine      *cur = work, *nxt = work + mlp->maxwidth, *x = nxt + mlp->maxwidth, *y = x + nin, *f = NULL;
   int            m;
   bool           okc = false;
-  for (PetscInt j = 0; j < nin; j++) y[j] = InputTransform_Private(mlp, m0, j, &in[j]);
+  for (PetscInt j = 0; j < nin; j++)
+    y[j] = InputTransform_Private(mlp, m0, j, &in[j]);
   m = Symbols_Private(m0, nin, y, x);
-  for (PetscInt j = 0; j < nin; j++) cur[j] = x[j];
+  for (PetscInt j = 0; j < nin; j++)
+    cur[j] = x[j];
   if (how != SR_NET_CROWN) f = Forward_Private(mlp, m, cur, nxt);
   if (how != SR_NET_FORWARD) okc = SRMLPForwardCrown(mlp, m, x, y);
   if (!f && !okc) return false;

@@ -53,7 +53,8 @@ static SRInterval DotRange_Private(int n, int m, const SRInterval *a, const SRAf
   SRInterval R = SRAffineRange(m, &d);
   if (box) {
     SRInterval S = SRIntervalPoint(0.0);
-    for (int i = 0; i < n; i++) S = SRIntervalAdd(S, SRIntervalMul(a[i], box[i]));
+    for (int i = 0; i < n; i++)
+      S = SRIntervalAdd(S, SRIntervalMul(a[i], box[i]));
     if (!SRIntervalIsNaI(S) && !SRIntervalIsNaI(R)) R = SRIntervalIntersect(R, S);
   }
   return R;
@@ -64,8 +65,10 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
 {
   const SRPlant *pl = L->plant;
   SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
-  for (int j = 0; j < pl->nvars; j++) L->vars[j] = SRAffineConstant(0.0);
-  for (int i = 0; i < pl->n; i++) L->vars[i] = X[i];
+  for (int j = 0; j < pl->nvars; j++)
+    L->vars[j] = SRAffineConstant(0.0);
+  for (int i = 0; i < pl->n; i++)
+    L->vars[i] = X[i];
   SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   if (L->ctrl->enclose_affine) {
     SRAffine ain[SR_PLANT_MAX_INPUTS], aout[SR_PLANT_MAX_OUTPUTS];
@@ -74,24 +77,26 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
       if (SRAffineIsNaI(&ain[i])) return false;
     }
     if (L->ctrl->enclose_affine(L->ctrl->ctx, m, ain, aout)) return false;
-    for (int k = 0; k < pl->nout; k++) L->vars[SR_SLOT_Y(k)] = aout[k];
+    for (int k = 0; k < pl->nout; k++)
+      L->vars[SR_SLOT_Y(k)] = aout[k];
   } else {
-  for (int i = 0; i < pl->nin; i++) {
-    in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
-    if (!SRIntervalIsBounded(in[i])) return false;
-  }
-  if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
-  for (int k = 0; k < pl->nout; k++) {
-    if (!SRIntervalIsBounded(y[k])) return false;
-    L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
-  }
+    for (int i = 0; i < pl->nin; i++) {
+      in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
+      if (!SRIntervalIsBounded(in[i])) return false;
+    }
+    if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
+    for (int k = 0; k < pl->nout; k++) {
+      if (!SRIntervalIsBounded(y[k])) return false;
+      L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
+    }
   }
   SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   for (int j = 0; j < pl->nu; j++) {
     L->vars[SR_SLOT_U(j)] = L->val[pl->u_root[j]];
     if (SRAffineIsNaI(&L->vars[SR_SLOT_U(j)])) return false;
   }
-  for (int k = 0; k < pl->nw; k++) L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
+  for (int k = 0; k < pl->nw; k++)
+    L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
   return true;
 }
 
@@ -130,7 +135,8 @@ static void Noise_Private(int n, int m, const SRAffine *X, SRAffine *Y)
   }
   for (int k = n; k < m; k++) {
     used[k] = false;
-    for (int i = 0; i < n; i++) used[k] = used[k] || Y[i].c[k] != 0;
+    for (int i = 0; i < n; i++)
+      used[k] = used[k] || Y[i].c[k] != 0;
     nfree += !used[k];
   }
   while (nfree < need) {
@@ -139,23 +145,26 @@ static void Noise_Private(int n, int m, const SRAffine *X, SRAffine *Y)
     for (int k = n; k < m; k++) {
       double w = 0.0;
       if (!used[k]) continue;
-      for (int i = 0; i < n; i++) w += fabs(Y[i].c[k]);
+      for (int i = 0; i < n; i++)
+        w += fabs(Y[i].c[k]);
       if (w < bw) bw = w, best = k;
     }
     if (best < 0) break;
     for (int i = 0; i < n; i++) {
       const double c = fabs(Y[i].c[best]);
-      Y[i].r = SRIntervalAdd(Y[i].r, (SRInterval){-c, c}), Y[i].c[best] = 0.0;
+      Y[i].r = SRIntervalAdd(Y[i].r, (SRInterval) { -c, c }), Y[i].c[best] = 0.0;
     }
     used[best] = false, nfree++;
   }
   for (int i = 0, k = n; i < n; i++) {
     SRInterval Ic[SR_AFFINE_MAX];
     if (!(SRIntervalIsBounded(Y[i].r) && Y[i].r.hi > Y[i].r.lo)) continue;
-    while (k < m && used[k]) k++;
+    while (k < m && used[k])
+      k++;
     if (k >= m) break;
     used[k] = true;
-    for (int j = 0; j < m; j++) Ic[j] = SRIntervalPoint(j == k ? SRIntervalRadUp(Y[i].r) : Y[i].c[j]);
+    for (int j = 0; j < m; j++)
+      Ic[j] = SRIntervalPoint(j == k ? SRIntervalRadUp(Y[i].r) : Y[i].c[j]);
     Y[i] = SRAffineFromIntervals(m, SRIntervalAdd(SRIntervalPoint(Y[i].c0), SRIntervalPoint(SRIntervalMid(Y[i].r))), Ic, SRIntervalPoint(0.0));
   }
 }
@@ -167,17 +176,18 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const int      n  = pl->n;
   SRAffine       X[SR_AFFINE_MAX], Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX], bestF[SR_SPEC_MAX_CONSTRAINTS][SR_AFFINE_MAX];
   SRInterval     TB[SR_AFFINE_MAX];
-  bool           reached[SR_SPEC_MAX_CONSTRAINTS] = {false};
+  bool           reached[SR_SPEC_MAX_CONSTRAINTS] = { false };
   double         bestm[SR_SPEC_MAX_CONSTRAINTS];
   int            besta[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
   /* the forms: the piece's n coordinates, then noise symbols (Noise_Private) */
-  const int      mm = 4 * n <= SR_AFFINE_MAX ? 4 * n : 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
+  const int mm = 4 * n <= SR_AFFINE_MAX ? 4 * n : 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
 
-  r->status = SR_PIECE_OPEN;
+  r->status     = SR_PIECE_OPEN;
   r->constraint = r->atom = r->step = -1;
   r->margin                         = INFINITY;
-  for (int c = 0; c < S->nc; c++) bestm[c] = INFINITY, besta[c] = 0;
+  for (int c = 0; c < S->nc; c++)
+    bestm[c] = INFINITY, besta[c] = 0;
   for (int i = 0; i < n; i++) {
     double c = 0.5 * lo[i] + 0.5 * hi[i], rad = SRMax_Private(SRSubUp(hi[i], c), SRSubUp(c, lo[i]));
     if (!(lo[i] <= c && c <= hi[i])) c = lo[i], rad = SRSubUp(hi[i], lo[i]);
@@ -186,11 +196,12 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   r->split = SplitDim_Private(L, mm, lo, hi, NULL, NULL);
   for (int j = 0; j <= pl->steps; j++) {
     /* sample time j: [j plo, j phi] */
-    const SRInterval tj = {SRMulDown(j, plo), SRMulUp(j, phi)};
+    const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
     if (L->states)
-      for (int i = 0; i < n; i++) L->states[j * n + i] = SRAffineRange(mm, &X[i]);
+      for (int i = 0; i < n; i++)
+        L->states[j * n + i] = SRAffineRange(mm, &X[i]);
     for (int c = 0; c < S->nc; c++) {
-      const SRSpecConstraint *C = &S->c[c];
+      const SRSpecConstraint *C     = &S->c[c];
       double                  worst = -INFINITY;
       int                     wa    = 0;
       if (C->kind == SR_SPEC_ALWAYS || reached[c]) continue;
@@ -200,10 +211,12 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
         if (m > worst) worst = m, wa = k;
       }
-      if (worst <= 0) reached[c] = true;
+      if (worst <= 0)
+        reached[c] = true;
       else if (worst < bestm[c]) {
         bestm[c] = worst, besta[c] = wa;
-        for (int i = 0; i < n; i++) bestF[c][i] = X[i];
+        for (int i = 0; i < n; i++)
+          bestF[c][i] = X[i];
       }
     }
     if (j == pl->steps) break;
@@ -223,7 +236,8 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       }
     }
     if (L->tube)
-      for (int i = 0; i < n; i++) L->tube[j * n + i] = TB[i];
+      for (int i = 0; i < n; i++)
+        L->tube[j * n + i] = TB[i];
     /* always constraints over the step's times [j plo, (j + 1) phi] */
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
@@ -234,17 +248,18 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
         if (m > 0) {
           r->constraint = c, r->atom = k, r->step = j, r->margin = m;
-          r->split      = SplitDim_Private(L, mm, lo, hi, C->atom[k].a, T);
+          r->split = SplitDim_Private(L, mm, lo, hi, C->atom[k].a, T);
           return;
         }
       }
     }
-    for (int i = 0; i < n; i++) X[i] = Y[i];
+    for (int i = 0; i < n; i++)
+      X[i] = Y[i];
   }
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
       r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
-      r->split      = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
+      r->split = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
       return;
     }
   r->status = SR_PIECE_PROVEN;
@@ -261,10 +276,12 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
   bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
 
-  for (int c = 0; c < S->nc; c++) escaped[c] = true; /* eventually: outside at every time of the window so far */
-  for (int i = 0; i < n; i++) X[i] = SRAffineConstant(x0[i]);
+  for (int c = 0; c < S->nc; c++)
+    escaped[c] = true; /* eventually: outside at every time of the window so far */
+  for (int i = 0; i < n; i++)
+    X[i] = SRAffineConstant(x0[i]);
   for (int j = 0; j <= pl->steps; j++) {
-    const SRInterval tj = {SRMulDown(j, plo), SRMulUp(j, phi)};
+    const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
     /* at_end: the final state breaks an atom of the target for sure */
     if (j == pl->steps)
       for (int c = 0; c < S->nc; c++) {
@@ -290,13 +307,13 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
        each sub-step's tube and end state checked: a violation that lasts less than a period is
        still confirmed */
     for (int q = 0; q < SR_REFUTE_SUB; q++) {
-      const SRInterval hq = {pl->period_iv.lo / SR_REFUTE_SUB, pl->period_iv.hi / SR_REFUTE_SUB};
+      const SRInterval hq = { pl->period_iv.lo / SR_REFUTE_SUB, pl->period_iv.hi / SR_REFUTE_SUB };
       /* the sub-step's times: [j plo + q plo / K, j phi + (q + 1) phi / K] */
-      const double     slo = SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)), shi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
-      const double     elo = SRAddDown(SRMulDown(j, plo), SRMulDown(q + 1, hq.lo)), ehi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
+      const double slo = SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)), shi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
+      const double elo = SRAddDown(SRMulDown(j, plo), SRMulDown(q + 1, hq.lo)), ehi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
       if (!SRFlowStep(pl, n, X, L->vars, hq, &L->flow, Y, T, TB, L->work)) return false;
       for (int c = 0; c < S->nc; c++) {
-        const SRSpecConstraint *C = &S->c[c];
+        const SRSpecConstraint *C   = &S->c[c];
         bool                    out = false, endout = false;
         if (C->kind == SR_SPEC_AT_END) continue;
         if (shi < C->t0 || slo > C->t1) continue;
@@ -311,12 +328,15 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
           if (out && ehi <= C->t1 && elo >= C->t0) return *cv = c, true;
           if (out && shi <= C->t1 && SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)) >= C->t0) return *cv = c, true;
           if (endout && C->t0 <= elo && ehi <= C->t1) return *cv = c, true;
-        } else if (!out) escaped[c] = false;
+        } else if (!out)
+          escaped[c] = false;
       }
-      for (int i = 0; i < n; i++) X[i] = Y[i];
+      for (int i = 0; i < n; i++)
+        X[i] = Y[i];
     }
     continue;
-    for (int i = 0; i < n; i++) X[i] = Y[i];
+    for (int i = 0; i < n; i++)
+      X[i] = Y[i];
   }
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind == SR_SPEC_EVENTUALLY && escaped[c]) return *cv = c, true;
@@ -327,19 +347,22 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
 static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin)
 {
   for (int c = 0; c < S->nc; c++) {
-    const SRSpecConstraint *C = &S->c[c];
+    const SRSpecConstraint *C     = &S->c[c];
     double                  worst = -INFINITY;
     bool                    in    = t >= C->t0 && t <= C->t1;
     if (C->kind == SR_SPEC_AT_END) in = end;
     if (!in) continue;
     for (int k = 0; k < C->natoms; k++) {
       double s = 0;
-      for (int i = 0; i < S->n; i++) s += SRIntervalMid(C->atom[k].a[i]) * x[i];
+      for (int i = 0; i < S->n; i++)
+        s += SRIntervalMid(C->atom[k].a[i]) * x[i];
       s -= SRIntervalMid(C->atom[k].b);
       if (s > worst) worst = s;
     }
-    if (C->kind == SR_SPEC_EVENTUALLY) evmin[c] = fmin(evmin[c], worst);
-    else score[c] = fmax(score[c], worst);
+    if (C->kind == SR_SPEC_EVENTUALLY)
+      evmin[c] = fmin(evmin[c], worst);
+    else
+      score[c] = fmax(score[c], worst);
   }
 }
 
@@ -347,35 +370,47 @@ double SRSimulate(SRLoop *L, const double *x0, int nsub, double *traj)
 {
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
-  const int      n = pl->n;
+  const int      n  = pl->n;
   double         x[SR_AFFINE_MAX], in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS], score[SR_SPEC_MAX_CONSTRAINTS], evmin[SR_SPEC_MAX_CONSTRAINTS], best = -INFINITY;
   double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1;
   const double   h = pl->period, dt = h / nsub;
 
-  for (int c = 0; c < S->nc; c++) score[c] = -INFINITY, evmin[c] = INFINITY;
-  for (int i = 0; i < n; i++) x[i] = x0[i];
+  for (int c = 0; c < S->nc; c++)
+    score[c] = -INFINITY, evmin[c] = INFINITY;
+  for (int i = 0; i < n; i++)
+    x[i] = x0[i];
   if (traj)
-    for (int i = 0; i < n; i++) traj[i] = x[i];
+    for (int i = 0; i < n; i++)
+      traj[i] = x[i];
   Score_Private(S, x, 0.0, pl->steps == 0, score, evmin);
   for (int j = 0; j < pl->steps; j++) {
-    for (int k = 0; k < pl->nvars; k++) v[k] = 0;
-    for (int i = 0; i < n; i++) v[i] = x[i];
+    for (int k = 0; k < pl->nvars; k++)
+      v[k] = 0;
+    for (int i = 0; i < n; i++)
+      v[i] = x[i];
     SRExprEvalDouble(&pl->dag, v, val);
-    for (int i = 0; i < pl->nin; i++) in[i] = val[pl->in_root[i]];
+    for (int i = 0; i < pl->nin; i++)
+      in[i] = val[pl->in_root[i]];
     L->ctrl->eval(L->ctrl->ctx, in, y);
-    for (int k = 0; k < pl->nout; k++) v[SR_SLOT_Y(k)] = y[k];
+    for (int k = 0; k < pl->nout; k++)
+      v[SR_SLOT_Y(k)] = y[k];
     SRExprEvalDouble(&pl->dag, v, val);
-    for (int k = 0; k < pl->nu; k++) v[SR_SLOT_U(k)] = val[pl->u_root[k]];
-    for (int k = 0; k < pl->nw; k++) v[SR_SLOT_W(k)] = SRIntervalMid(pl->wbox[k]);
+    for (int k = 0; k < pl->nu; k++)
+      v[SR_SLOT_U(k)] = val[pl->u_root[k]];
+    for (int k = 0; k < pl->nw; k++)
+      v[SR_SLOT_W(k)] = SRIntervalMid(pl->wbox[k]);
     for (int s = 0; s < nsub; s++) {
       double xn[SR_AFFINE_MAX];
       SRFlowSimulate(pl, x, v, dt, 2, xn, sw);
-      for (int i = 0; i < n; i++) x[i] = xn[i];
+      for (int i = 0; i < n; i++)
+        x[i] = xn[i];
       if (traj)
-        for (int i = 0; i < n; i++) traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
+        for (int i = 0; i < n; i++)
+          traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
       Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin);
     }
   }
-  for (int c = 0; c < S->nc; c++) best = fmax(best, S->c[c].kind == SR_SPEC_EVENTUALLY ? evmin[c] : score[c]);
+  for (int c = 0; c < S->nc; c++)
+    best = fmax(best, S->c[c].kind == SR_SPEC_EVENTUALLY ? evmin[c] : score[c]);
   return best;
 }

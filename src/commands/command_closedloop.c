@@ -62,12 +62,12 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(SRFileCreateExclusiveTemp(comm, out, tmp, sizeof tmp));
   if (rank == 0) {
-    hid_t          f, sp, ds;
-    const int      n = pl->n;
-    const hsize_t  L_ = (hsize_t)res->nleaves;
-    double        *buf;
-    const char    *verdict = res->verdict == SR_VERDICT_VERIFIED ? "VERIFIED" : res->verdict == SR_VERDICT_FALSIFIED ? "FALSIFIED" : "UNKNOWN";
-    size_t         tl      = (size_t)(pl->steps * nsub + 1) * n;
+    hid_t         f, sp, ds;
+    const int     n  = pl->n;
+    const hsize_t L_ = (hsize_t)res->nleaves;
+    double       *buf;
+    const char   *verdict = res->verdict == SR_VERDICT_VERIFIED ? "VERIFIED" : res->verdict == SR_VERDICT_FALSIFIED ? "FALSIFIED" : "UNKNOWN";
+    size_t        tl      = (size_t)(pl->steps * nsub + 1) * n;
     SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_CLOSEDLOOP_FORMAT));
     PetscCall(SRH5AttrWriteString(f, "verdict", verdict));
@@ -76,7 +76,8 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
     PetscCall(SRH5AttrWriteString(f, "spec", names[2]));
     {
       char st[SR_AFFINE_MAX * (SR_PLANT_NAME + 1) + 1] = "";
-      for (int i = 0; i < n; i++) strcat(st, pl->state[i]), strcat(st, i + 1 < n ? "," : "");
+      for (int i = 0; i < n; i++)
+        strcat(st, pl->state[i]), strcat(st, i + 1 < n ? "," : "");
       PetscCall(SRH5AttrWriteString(f, "states", st));
     }
     PetscCall(SRH5AttrWrite(f, "period", H5T_NATIVE_DOUBLE, 1, &pl->period));
@@ -90,11 +91,12 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
     PetscCall(PetscMalloc1(L_ * (2 * n + 3) + 1, &buf));
     for (hsize_t k = 0; k < L_; k++) {
       const SRLeaf *lf = &res->leaves[k];
-      for (int i = 0; i < n; i++) buf[k * (2 * n + 3) + i] = lf->lo[i], buf[k * (2 * n + 3) + n + i] = lf->hi[i];
+      for (int i = 0; i < n; i++)
+        buf[k * (2 * n + 3) + i] = lf->lo[i], buf[k * (2 * n + 3) + n + i] = lf->hi[i];
       buf[k * (2 * n + 3) + 2 * n] = lf->status, buf[k * (2 * n + 3) + 2 * n + 1] = lf->id, buf[k * (2 * n + 3) + 2 * n + 2] = lf->depth;
     }
     {
-      hsize_t d[2] = {L_, (hsize_t)(2 * n + 3)};
+      hsize_t d[2] = { L_, (hsize_t)(2 * n + 3) };
       SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
       SRCallHDF5Id(ds, H5Dcreate2(f, "pieces", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
       if (L_) SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
@@ -104,9 +106,10 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
     }
     PetscCall(PetscFree(buf));
     if (L_ && res->leaves[0].tube) {
-      hsize_t d[4] = {L_, (hsize_t)pl->steps, (hsize_t)n, 2};
+      hsize_t d[4] = { L_, (hsize_t)pl->steps, (hsize_t)n, 2 };
       PetscCall(PetscMalloc1(L_ * pl->steps * n * 2, &buf));
-      for (hsize_t k = 0; k < L_; k++) PetscCall(PetscArraycpy(buf + k * pl->steps * n * 2, res->leaves[k].tube, pl->steps * n * 2));
+      for (hsize_t k = 0; k < L_; k++)
+        PetscCall(PetscArraycpy(buf + k * pl->steps * n * 2, res->leaves[k].tube, pl->steps * n * 2));
       SRCallHDF5Id(sp, H5Screate_simple(4, d, NULL));
       SRCallHDF5Id(ds, H5Dcreate2(f, "tubes", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
       SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
@@ -119,13 +122,15 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
     {
       int     na = 0, r = 0;
       hsize_t d[2];
-      for (int c = 0; c < S->nc; c++) na += S->c[c].natoms;
+      for (int c = 0; c < S->nc; c++)
+        na += S->c[c].natoms;
       PetscCall(PetscMalloc1((size_t)na * (n + 5) + 1, &buf));
       for (int c = 0; c < S->nc; c++)
         for (int k = 0; k < S->c[c].natoms; k++, r++) {
           double *row = buf + (size_t)r * (n + 5);
           row[0] = c, row[1] = S->c[c].kind, row[2] = S->c[c].t0, row[3] = S->c[c].t1;
-          for (int i = 0; i < n; i++) row[4 + i] = SRIntervalMid(S->c[c].atom[k].a[i]);
+          for (int i = 0; i < n; i++)
+            row[4 + i] = SRIntervalMid(S->c[c].atom[k].a[i]);
           row[4 + n] = SRIntervalMid(S->c[c].atom[k].b);
         }
       d[0] = (hsize_t)na, d[1] = (hsize_t)(n + 5);
@@ -140,8 +145,9 @@ static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscB
     /* the counterexample's simulated trajectory, or the centre's (a reference) */
     {
       double  x0[SR_AFFINE_MAX];
-      hsize_t d[2] = {(hsize_t)(pl->steps * nsub + 1), (hsize_t)n};
-      for (int i = 0; i < n; i++) x0[i] = res->verdict == SR_VERDICT_FALSIFIED ? res->cex[i] : 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
+      hsize_t d[2] = { (hsize_t)(pl->steps * nsub + 1), (hsize_t)n };
+      for (int i = 0; i < n; i++)
+        x0[i] = res->verdict == SR_VERDICT_FALSIFIED ? res->cex[i] : 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
       PetscCall(PetscMalloc1(tl, &buf));
       SRSimulate(L, x0, nsub, buf);
       SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
@@ -166,7 +172,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
 {
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
-  NetCtx         netctx = {NULL, SR_NET_BEST};
+  NetCtx         netctx = { NULL, SR_NET_BEST };
   PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10;
   SRPlant        pl;
   SRSpec         S;
@@ -192,13 +198,13 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_progress", &progress, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_affine_network", &affine_net, NULL));
   {
-    const char *names[] = {"forward", "crown", "best"};
+    const char *names[] = { "forward", "crown", "best" };
     PetscInt    k       = 2;
     PetscBool   set;
     char        buf[32];
     PetscCall(PetscOptionsGetString(NULL, NULL, "-closedloop_network", buf, sizeof buf, &set));
     if (set) {
-      for (k = 0; k < 3 && strcmp(buf, names[k]); k++) {}
+      for (k = 0; k < 3 && strcmp(buf, names[k]); k++) { }
       PetscCheck(k < 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_network %s: allowed are forward, crown, best", buf);
     }
     netctx.how = (SRNetEnclosure)k;
@@ -233,7 +239,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   SRFlowOptionsDefault(&fo);
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
-  netctx.mlp = mlp;
+  netctx.mlp  = mlp;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
   so.max_depth  = (int)depth;
   so.nsamples   = (int)samples;
@@ -243,8 +249,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
   PetscCall(SRSplitSolve(comm, &L, &so, &res));
   {
-    long   mine = res.my_pieces, mx, mn;
-    double wall = MPI_Wtime() - t0, cpu, cpus;
+    long          mine = res.my_pieces, mx, mn;
+    double        wall = MPI_Wtime() - t0, cpu, cpus;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     cpu = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
@@ -258,7 +264,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
         snprintf(b, sizeof b, "%s%s = %.17g", i ? ", " : "", pl.state[i], res.cex[i]);
         strncat(pt, b, sizeof pt - strlen(pt) - 1);
       }
-      PetscCall(PetscPrintf(comm, "closedloop: FALSIFIED: the trajectory from (%s) breaks the constraint of spec line %d (found %s; confirmed by the validated enclosure from that point)\n", pt, S.c[res.cex_constraint].line, res.cex_phase == 0 ? "by the simulations before splitting" : "at the centre of an open piece"));
+      PetscCall(PetscPrintf(comm, "closedloop: FALSIFIED: the trajectory from (%s) breaks the constraint of spec line %d (found %s; confirmed by the validated enclosure from that point)\n", pt, S.c[res.cex_constraint].line,
+          res.cex_phase == 0 ? "by the simulations before splitting" : "at the centre of an open piece"));
     } else if (res.verdict == SR_VERDICT_VERIFIED) {
       PetscCall(PetscPrintf(comm, "closedloop: VERIFIED: every piece of X0 proven (%ld pieces handled, %ld leaves)\n", res.pieces, res.nleaves));
     } else {
@@ -266,7 +273,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
       if (rank == 0) {
         long shown = 0;
         for (long k = 0; k < res.nleaves && shown < list; k++) {
-          const SRLeaf *lf = &res.leaves[k];
+          const SRLeaf *lf       = &res.leaves[k];
           char          box[512] = "";
           if (lf->status == SR_PIECE_PROVEN) continue;
           for (int i = 0; i < pl.n; i++) {
@@ -274,8 +281,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
             snprintf(b, sizeof b, "%s[%.9g, %.9g]", i ? " x " : "", lf->lo[i], lf->hi[i]);
             strncat(box, b, sizeof box - strlen(box) - 1);
           }
-          if (lf->constraint >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: constraint of spec line %d not proven at step %d (bound misses by %.3g)\n", lf->id, lf->depth, box, S.c[lf->constraint].line, lf->step, lf->margin));
-          else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: no flow/controller enclosure at step %d\n", lf->id, lf->depth, box, lf->step));
+          if (lf->constraint >= 0)
+            PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: constraint of spec line %d not proven at step %d (bound misses by %.3g)\n", lf->id, lf->depth, box, S.c[lf->constraint].line, lf->step, lf->margin));
+          else
+            PetscCall(PetscPrintf(PETSC_COMM_SELF, "  open piece %.0f (depth %d) %s: no flow/controller enclosure at step %d\n", lf->id, lf->depth, box, lf->step));
           shown++;
         }
         if (res.open > shown) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ... %ld more open pieces (-closedloop_list N shows more; -o FILE stores all)\n", res.open - shown));
@@ -288,7 +297,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     }
   }
   if (has_o) {
-    const char *names[3] = {plantf, netf, specf};
+    const char *names[3] = { plantf, netf, specf };
     PetscCall(WriteTubes_Private(comm, out, force, &pl, &S, names, &L, &res, (int)nsub));
   }
   code = res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;

@@ -21,15 +21,19 @@ SRInterval SRIntervalLogX(SRInterval x)
   if (SRIntervalIsNaI(x)) return SRIntervalNaI();
   if (SRIntervalIsEmpty(x) || x.hi < 0) return SRIntervalEmpty();
   if (x.hi == 0) return SRIntervalNaIFor_Private(); /* {-inf}: no real */
-  if (x.lo <= 0) y.lo = -INFINITY;
+  if (x.lo <= 0)
+    y.lo = -INFINITY;
   else {
     y.lo = log(x.lo);
-    for (int k = 0; k < SR_ULPS_LOG; k++) y.lo = SRNextDown(y.lo);
+    for (int k = 0; k < SR_ULPS_LOG; k++)
+      y.lo = SRNextDown(y.lo);
   }
-  if (x.hi == INFINITY) y.hi = INFINITY;
+  if (x.hi == INFINITY)
+    y.hi = INFINITY;
   else {
     y.hi = log(x.hi);
-    for (int k = 0; k < SR_ULPS_LOG; k++) y.hi = SRNextUp(y.hi);
+    for (int k = 0; k < SR_ULPS_LOG; k++)
+      y.hi = SRNextUp(y.hi);
   }
   return y;
 }
@@ -43,7 +47,8 @@ SRInterval SRIntervalDecimal(const char *s, char **end)
   if (*end == s || !isfinite(d)) return SRIntervalNaI();
   /* the decimal as D 10^E (D < 10^18), then exact iff D 10^E is a dyadic number of <= 53 bits */
   for (const char *q = s; q < *end; q++) {
-    if (*q == '.') frac = true;
+    if (*q == '.')
+      frac = true;
     else if (*q >= '0' && *q <= '9') {
       if (D == 0 && *q == '0') {
         if (frac) E--;
@@ -63,16 +68,19 @@ SRInterval SRIntervalDecimal(const char *s, char **end)
   }
   if (D == 0) return SRIntervalPoint(0.0);
   while (exact && E < 0) { /* divide by 10 = 2 * 5: needs a factor 5 in D */
-    if (D % 5) exact = false;
-    else D /= 5, E++;
+    if (D % 5)
+      exact = false;
+    else
+      D /= 5, E++;
     /* the factor 2 is exact in binary; count it separately */
   }
   if (exact && E > 0) {
-    for (; E > 0 && D < (1ULL << 53); E--) D *= 10;
+    for (; E > 0 && D < (1ULL << 53); E--)
+      D *= 10;
     if (E > 0) exact = false;
   }
   if (exact && D < (1ULL << 53)) return SRIntervalPoint(d);
-  return (SRInterval){SRNextDown(d), SRNextUp(d)};
+  return (SRInterval) { SRNextDown(d), SRNextUp(d) };
 }
 
 SRInterval SRIntervalTanX(SRInterval x)
@@ -116,9 +124,10 @@ bool SRAffineIsNaI(const SRAffine *a) { return SRIntervalIsNaI(a->r) || isnan(a-
 SRInterval SRAffineLinearRange(int n, const SRAffine *a)
 {
   double S = 0.0;
-  for (int i = 0; i < n; i++) S = SRAddUp(S, fabs(a->c[i]));
+  for (int i = 0; i < n; i++)
+    S = SRAddUp(S, fabs(a->c[i]));
   if (isnan(S)) return SRIntervalNaI();
-  return (SRInterval){-S, S};
+  return (SRInterval) { -S, S };
 }
 
 SRInterval SRAffineRange(int n, const SRAffine *a)
@@ -130,7 +139,7 @@ SRInterval SRAffineRange(int n, const SRAffine *a)
 /* the form with c0 in I0, c_i in I[i], remainder R */
 static SRAffine SRAffineFrom_Private(int n, SRInterval I0, const SRInterval *I, SRInterval R)
 {
-  SRAffine y = SRAffineConstant(0.0);
+  SRAffine y   = SRAffineConstant(0.0);
   double   dev = 0.0;
 
   if (SRIntervalIsNaI(I0) || SRIntervalIsEmpty(I0) || !SRIntervalIsBounded(I0)) {
@@ -147,21 +156,22 @@ static SRAffine SRAffineFrom_Private(int n, SRInterval I0, const SRInterval *I, 
     y.c[i] = SRIntervalMid(I[i]);
     dev    = SRAddUp(dev, SRMax_Private(SRSubUp(I[i].hi, y.c[i]), SRSubUp(y.c[i], I[i].lo)));
   }
-  y.r = SRIntervalAdd(R, (SRInterval){-dev, dev});
+  y.r = SRIntervalAdd(R, (SRInterval) { -dev, dev });
   if (isnan(y.r.lo) || isnan(y.r.hi) || isnan(dev)) y.r = SRIntervalNaI();
   return y;
 }
 
 SRAffine SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *I, SRInterval R) { return SRAffineFrom_Private(n, I0, I, R); }
 
-static inline SRInterval P_(double x) { return (SRInterval){x, x}; }
+static inline SRInterval P_(double x) { return (SRInterval) { x, x }; }
 
 /* s a + t b for interval scalars s, t (each coefficient as an interval) */
 static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, SRInterval t, const SRAffine *b)
 {
   SRInterval I[SR_AFFINE_MAX], I0, R;
   I0 = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
-  for (int i = 0; i < n; i++) I[i] = SRIntervalAdd(SRIntervalMul(s, P_(a->c[i])), SRIntervalMul(t, P_(b->c[i])));
+  for (int i = 0; i < n; i++)
+    I[i] = SRIntervalAdd(SRIntervalMul(s, P_(a->c[i])), SRIntervalMul(t, P_(b->c[i])));
   R = SRIntervalAdd(SRIntervalMul(s, a->r), SRIntervalMul(t, b->r));
   return SRAffineFrom_Private(n, I0, I, R);
 }
@@ -172,7 +182,8 @@ SRAffine SRAffineNeg(int n, const SRAffine *a)
 {
   SRAffine y = *a;
   y.c0       = -a->c0;
-  for (int i = 0; i < n; i++) y.c[i] = -a->c[i];
+  for (int i = 0; i < n; i++)
+    y.c[i] = -a->c[i];
   y.r = SRIntervalNeg(a->r);
   return y;
 }
@@ -195,7 +206,8 @@ SRAffine SRAffineMul(int n, const SRAffine *a, const SRAffine *b)
 {
   SRInterval I[SR_AFFINE_MAX], I0, R, LA = SRAffineLinearRange(n, a), LB = SRAffineLinearRange(n, b);
   I0 = SRIntervalMul(P_(a->c0), P_(b->c0));
-  for (int i = 0; i < n; i++) I[i] = SRIntervalAdd(SRIntervalMul(P_(a->c0), P_(b->c[i])), SRIntervalMul(P_(b->c0), P_(a->c[i])));
+  for (int i = 0; i < n; i++)
+    I[i] = SRIntervalAdd(SRIntervalMul(P_(a->c0), P_(b->c[i])), SRIntervalMul(P_(b->c0), P_(a->c[i])));
   R = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(LA, LB), SRIntervalMul(LA, b->r)), SRIntervalMul(a->r, SRAffineRange(n, b)));
   R = SRIntervalAdd(R, SRIntervalMul(P_(a->c0), b->r));
   return SRAffineFrom_Private(n, I0, I, R);
@@ -206,7 +218,8 @@ SRAffine SRAffineSqr(int n, const SRAffine *a)
 {
   SRInterval I[SR_AFFINE_MAX], I0, R, D = SRIntervalAdd(SRAffineLinearRange(n, a), a->r);
   I0 = SRIntervalMul(P_(a->c0), P_(a->c0));
-  for (int i = 0; i < n; i++) I[i] = SRIntervalMul(P_(2.0 * a->c0), P_(a->c[i])); /* 2 a0 exact */
+  for (int i = 0; i < n; i++)
+    I[i] = SRIntervalMul(P_(2.0 * a->c0), P_(a->c[i])); /* 2 a0 exact */
   R = SRIntervalAdd(SRIntervalSqr(D), SRIntervalMul(P_(2.0 * a->c0), a->r));
   return SRAffineFrom_Private(n, I0, I, R);
 }
@@ -216,28 +229,44 @@ typedef enum { SR_AF_EXP, SR_AF_LOG, SR_AF_SQRT, SR_AF_SIN, SR_AF_COS, SR_AF_TAN
 static SRInterval SRAffineF_Private(SRAffineFun_Private f, SRInterval x)
 {
   switch (f) {
-  case SR_AF_EXP: return SRIntervalExp(x);
-  case SR_AF_LOG: return SRIntervalLogX(x);
-  case SR_AF_SQRT: return SRIntervalSqrt(x);
-  case SR_AF_SIN: return SRIntervalSin(x);
-  case SR_AF_COS: return SRIntervalCos(x);
-  case SR_AF_TAN: return SRIntervalTanX(x);
-  case SR_AF_TANH: return SRIntervalTanh(x);
-  default: return SRIntervalRecip(x);
+  case SR_AF_EXP:
+    return SRIntervalExp(x);
+  case SR_AF_LOG:
+    return SRIntervalLogX(x);
+  case SR_AF_SQRT:
+    return SRIntervalSqrt(x);
+  case SR_AF_SIN:
+    return SRIntervalSin(x);
+  case SR_AF_COS:
+    return SRIntervalCos(x);
+  case SR_AF_TAN:
+    return SRIntervalTanX(x);
+  case SR_AF_TANH:
+    return SRIntervalTanh(x);
+  default:
+    return SRIntervalRecip(x);
   }
 }
 
 static SRInterval SRAffineDF_Private(SRAffineFun_Private f, SRInterval x)
 {
   switch (f) {
-  case SR_AF_EXP: return SRIntervalExp(x);
-  case SR_AF_LOG: return SRIntervalRecip(x);
-  case SR_AF_SQRT: return SRIntervalRecip(SRIntervalScale(2.0, SRIntervalSqrt(x)));
-  case SR_AF_SIN: return SRIntervalCos(x);
-  case SR_AF_COS: return SRIntervalNeg(SRIntervalSin(x));
-  case SR_AF_TAN: return SRIntervalShift(1.0, SRIntervalSqr(SRIntervalTanX(x)));
-  case SR_AF_TANH: return SRIntervalDTanh(x);
-  default: return SRIntervalNeg(SRIntervalRecip(SRIntervalSqr(x)));
+  case SR_AF_EXP:
+    return SRIntervalExp(x);
+  case SR_AF_LOG:
+    return SRIntervalRecip(x);
+  case SR_AF_SQRT:
+    return SRIntervalRecip(SRIntervalScale(2.0, SRIntervalSqrt(x)));
+  case SR_AF_SIN:
+    return SRIntervalCos(x);
+  case SR_AF_COS:
+    return SRIntervalNeg(SRIntervalSin(x));
+  case SR_AF_TAN:
+    return SRIntervalShift(1.0, SRIntervalSqr(SRIntervalTanX(x)));
+  case SR_AF_TANH:
+    return SRIntervalDTanh(x);
+  default:
+    return SRIntervalNeg(SRIntervalRecip(SRIntervalSqr(x)));
   }
 }
 
@@ -245,14 +274,18 @@ static SRInterval SRAffineDF_Private(SRAffineFun_Private f, SRInterval x)
 static bool SRAffineInDomain_Private(SRAffineFun_Private f, SRInterval R)
 {
   switch (f) {
-  case SR_AF_LOG: return R.lo > 0;
-  case SR_AF_SQRT: return R.lo >= 0;
-  case SR_AF_RECIP: return R.lo > 0 || R.hi < 0;
+  case SR_AF_LOG:
+    return R.lo > 0;
+  case SR_AF_SQRT:
+    return R.lo >= 0;
+  case SR_AF_RECIP:
+    return R.lo > 0 || R.hi < 0;
   case SR_AF_TAN: {
     SRInterval c = SRIntervalCos(R);
     return c.lo > 0 || c.hi < 0;
   }
-  default: return true;
+  default:
+    return true;
   }
 }
 
@@ -280,7 +313,8 @@ static SRAffine SRAffineApply_Private(int n, const SRAffine *a, SRAffineFun_Priv
   if (!isfinite(lambda)) return c;
   /* f(a) in f(m) + lambda (a - m) + (f'(R) - lambda)(R - m) */
   I0 = SRIntervalAdd(SRIntervalMul(P_(lambda), SRIntervalSub(P_(a->c0), P_(m))), SRAffineF_Private(f, P_(m)));
-  for (int i = 0; i < n; i++) I[i] = SRIntervalMul(P_(lambda), P_(a->c[i]));
+  for (int i = 0; i < n; i++)
+    I[i] = SRIntervalMul(P_(lambda), P_(a->c[i]));
   Rem = SRIntervalAdd(SRIntervalMul(P_(lambda), a->r), SRIntervalMul(SRIntervalShift(-lambda, dR), SRIntervalShift(-m, R)));
   y   = SRAffineFrom_Private(n, I0, I, Rem);
   if (SRAffineIsNaI(&y)) return c;

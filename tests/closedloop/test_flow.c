@@ -28,13 +28,17 @@ static void MOCreate(MOracle *o, const SRPlant *pl)
   o->v   = malloc(sizeof(mpfr_t) * (pl->dag.n + 1));
   o->var = malloc(sizeof(mpfr_t) * (pl->nvars + 1));
   o->y   = malloc(sizeof(mpfr_t) * pl->n);
-  for (int i = 0; i < pl->dag.n; i++) mpfr_init2(o->v[i], PREC);
-  for (int i = 0; i < pl->nvars; i++) mpfr_init2(o->var[i], PREC);
+  for (int i = 0; i < pl->dag.n; i++)
+    mpfr_init2(o->v[i], PREC);
+  for (int i = 0; i < pl->nvars; i++)
+    mpfr_init2(o->var[i], PREC);
   for (int j = 0; j < 4; j++) {
     o->k[j] = malloc(sizeof(mpfr_t) * pl->n);
-    for (int i = 0; i < pl->n; i++) mpfr_init2(o->k[j][i], PREC);
+    for (int i = 0; i < pl->n; i++)
+      mpfr_init2(o->k[j][i], PREC);
   }
-  for (int i = 0; i < pl->n; i++) mpfr_init2(o->y[i], PREC);
+  for (int i = 0; i < pl->n; i++)
+    mpfr_init2(o->y[i], PREC);
   mpfr_inits2(PREC, o->t, o->s, (mpfr_ptr)0);
 }
 
@@ -47,30 +51,62 @@ static void MOEval(MOracle *o)
     mpfr_ptr          r = o->v[i];
     mpfr_srcptr       a = x->a >= 0 ? o->v[x->a] : NULL, b = x->b >= 0 ? o->v[x->b] : NULL;
     switch (x->op) {
-    case SR_X_CONST: mpfr_set_d(r, x->value.lo, MPFR_RNDN), mpfr_add_d(r, r, x->value.hi, MPFR_RNDN), mpfr_div_2ui(r, r, 1, MPFR_RNDN); break;
-    case SR_X_VAR: mpfr_set(r, o->var[x->var], MPFR_RNDN); break;
-    case SR_X_ADD: mpfr_add(r, a, b, MPFR_RNDN); break;
-    case SR_X_SUB: mpfr_sub(r, a, b, MPFR_RNDN); break;
-    case SR_X_MUL: mpfr_mul(r, a, b, MPFR_RNDN); break;
-    case SR_X_DIV: mpfr_div(r, a, b, MPFR_RNDN); break;
-    case SR_X_NEG: mpfr_neg(r, a, MPFR_RNDN); break;
-    case SR_X_SQR: mpfr_sqr(r, a, MPFR_RNDN); break;
-    case SR_X_SIN: mpfr_sin(r, a, MPFR_RNDN); break;
-    case SR_X_COS: mpfr_cos(r, a, MPFR_RNDN); break;
-    case SR_X_TAN: mpfr_tan(r, a, MPFR_RNDN); break;
-    case SR_X_EXP: mpfr_exp(r, a, MPFR_RNDN); break;
-    case SR_X_LOG: mpfr_log(r, a, MPFR_RNDN); break;
-    case SR_X_SQRT: mpfr_sqrt(r, a, MPFR_RNDN); break;
-    case SR_X_TANH: mpfr_tanh(r, a, MPFR_RNDN); break;
+    case SR_X_CONST:
+      mpfr_set_d(r, x->value.lo, MPFR_RNDN), mpfr_add_d(r, r, x->value.hi, MPFR_RNDN), mpfr_div_2ui(r, r, 1, MPFR_RNDN);
+      break;
+    case SR_X_VAR:
+      mpfr_set(r, o->var[x->var], MPFR_RNDN);
+      break;
+    case SR_X_ADD:
+      mpfr_add(r, a, b, MPFR_RNDN);
+      break;
+    case SR_X_SUB:
+      mpfr_sub(r, a, b, MPFR_RNDN);
+      break;
+    case SR_X_MUL:
+      mpfr_mul(r, a, b, MPFR_RNDN);
+      break;
+    case SR_X_DIV:
+      mpfr_div(r, a, b, MPFR_RNDN);
+      break;
+    case SR_X_NEG:
+      mpfr_neg(r, a, MPFR_RNDN);
+      break;
+    case SR_X_SQR:
+      mpfr_sqr(r, a, MPFR_RNDN);
+      break;
+    case SR_X_SIN:
+      mpfr_sin(r, a, MPFR_RNDN);
+      break;
+    case SR_X_COS:
+      mpfr_cos(r, a, MPFR_RNDN);
+      break;
+    case SR_X_TAN:
+      mpfr_tan(r, a, MPFR_RNDN);
+      break;
+    case SR_X_EXP:
+      mpfr_exp(r, a, MPFR_RNDN);
+      break;
+    case SR_X_LOG:
+      mpfr_log(r, a, MPFR_RNDN);
+      break;
+    case SR_X_SQRT:
+      mpfr_sqrt(r, a, MPFR_RNDN);
+      break;
+    case SR_X_TANH:
+      mpfr_tanh(r, a, MPFR_RNDN);
+      break;
     }
   }
 }
 
 static void MOField(MOracle *o, mpfr_t *x, mpfr_t *out)
 {
-  for (int i = 0; i < o->pl->n; i++) mpfr_set(o->var[i], x[i], MPFR_RNDN);
+  for (int i = 0; i < o->pl->n; i++)
+    mpfr_set(o->var[i], x[i], MPFR_RNDN);
   MOEval(o);
-  for (int i = 0; i < o->pl->n; i++) mpfr_set(out[i], o->v[o->pl->f_root[i]], MPFR_RNDN);
+  for (int i = 0; i < o->pl->n; i++)
+    mpfr_set(out[i], o->v[o->pl->f_root[i]], MPFR_RNDN);
 }
 
 /* x (MPFR, in/out) advanced by time h in N RK4 steps */
@@ -83,11 +119,14 @@ static void MORK4(MOracle *o, mpfr_t *x, double h, int N)
   mpfr_div_ui(dt, dt, (unsigned long)N, MPFR_RNDN);
   for (int s = 0; s < N; s++) {
     MOField(o, x, o->k[0]);
-    for (int i = 0; i < n; i++) mpfr_mul(o->t, o->k[0][i], dt, MPFR_RNDN), mpfr_div_2ui(o->t, o->t, 1, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
+    for (int i = 0; i < n; i++)
+      mpfr_mul(o->t, o->k[0][i], dt, MPFR_RNDN), mpfr_div_2ui(o->t, o->t, 1, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
     MOField(o, o->y, o->k[1]);
-    for (int i = 0; i < n; i++) mpfr_mul(o->t, o->k[1][i], dt, MPFR_RNDN), mpfr_div_2ui(o->t, o->t, 1, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
+    for (int i = 0; i < n; i++)
+      mpfr_mul(o->t, o->k[1][i], dt, MPFR_RNDN), mpfr_div_2ui(o->t, o->t, 1, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
     MOField(o, o->y, o->k[2]);
-    for (int i = 0; i < n; i++) mpfr_mul(o->t, o->k[2][i], dt, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
+    for (int i = 0; i < n; i++)
+      mpfr_mul(o->t, o->k[2][i], dt, MPFR_RNDN), mpfr_add(o->y[i], x[i], o->t, MPFR_RNDN);
     MOField(o, o->y, o->k[3]);
     for (int i = 0; i < n; i++) {
       mpfr_add(o->t, o->k[1][i], o->k[2][i], MPFR_RNDN);
@@ -109,7 +148,8 @@ static double Outside_Private(int m, const SRAffine *a, const double *xi, mpfr_t
   double lo, hi;
   mpfr_inits2(PREC, c, t, (mpfr_ptr)0);
   mpfr_set_d(c, a->c0, MPFR_RNDN);
-  for (int j = 0; j < m; j++) mpfr_set_d(t, a->c[j], MPFR_RNDN), mpfr_mul_d(t, t, xi[j], MPFR_RNDN), mpfr_add(c, c, t, MPFR_RNDN);
+  for (int j = 0; j < m; j++)
+    mpfr_set_d(t, a->c[j], MPFR_RNDN), mpfr_mul_d(t, t, xi[j], MPFR_RNDN), mpfr_add(c, c, t, MPFR_RNDN);
   mpfr_sub(t, v, c, MPFR_RNDN); /* v - linear part must lie in r */
   lo = mpfr_get_d(t, MPFR_RNDN);
   hi = lo;
@@ -159,7 +199,8 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
   val        = malloc(sizeof(SRAffine) * (pl->dag.n + 1));
   xa         = malloc(sizeof(mpfr_t) * n);
   xb         = malloc(sizeof(mpfr_t) * n);
-  for (int i = 0; i < n; i++) mpfr_init2(xa[i], PREC), mpfr_init2(xb[i], PREC);
+  for (int i = 0; i < n; i++)
+    mpfr_init2(xa[i], PREC), mpfr_init2(xb[i], PREC);
   MOCreate(&O, pl);
   for (int trial = 0; trial < ntrials; trial++) {
     const double rel = trial % 3 == 0 ? 1.0 : trial % 3 == 1 ? 0.1 : 0.01;
@@ -167,17 +208,19 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
     for (int i = 0; i < n; i++) {
       double w = (box[2 * i + 1] - box[2 * i]) * rel, a = box[2 * i] + Urand(&seed) * (box[2 * i + 1] - box[2 * i] - w);
       lo[i] = a, hi[i] = a + w;
-      c[i]  = 0.5 * (lo[i] + hi[i]);
-      r[i]  = SRMax_Private(SRSubUp(hi[i], c[i]), SRSubUp(c[i], lo[i]));
-      X[i]  = SRAffineVariable(i, c[i], r[i]);
+      c[i] = 0.5 * (lo[i] + hi[i]);
+      r[i] = SRMax_Private(SRSubUp(hi[i], c[i]), SRSubUp(c[i], lo[i]));
+      X[i] = SRAffineVariable(i, c[i], r[i]);
     }
-    for (int j = 0; j < pl->nvars; j++) vars[j] = SRAffineConstant(0.0);
+    for (int j = 0; j < pl->nvars; j++)
+      vars[j] = SRAffineConstant(0.0);
     for (int j = 0; j < pl->nu; j++) {
       double w = (ubox[2 * j + 1] - ubox[2 * j]) * rel * 0.1, a = ubox[2 * j] + Urand(&seed) * (ubox[2 * j + 1] - ubox[2 * j] - w);
       ulo[j] = a, uhi[j] = a + w;
-      vars[SR_SLOT_U(j)] = SRAffineInterval((SRInterval){ulo[j], uhi[j]});
+      vars[SR_SLOT_U(j)] = SRAffineInterval((SRInterval) { ulo[j], uhi[j] });
     }
-    for (int j = 0; j < pl->nw; j++) vars[SR_SLOT_W(j)] = SRAffineInterval(pl->wbox[j]);
+    for (int j = 0; j < pl->nw; j++)
+      vars[SR_SLOT_W(j)] = SRAffineInterval(pl->wbox[j]);
     if (!SRFlowStep(pl, n, X, vars, pl->period_iv, &o, Xout, tube, tb, work)) {
       printf("  trial %d (box scale %g): no enclosure (allowed, not an escape)\n", trial, rel);
       continue;
@@ -198,15 +241,21 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
         if (xi[i] > 1) xi[i] = 1;
         if (xi[i] < -1) xi[i] = -1;
       }
-      for (int j = 0; j < pl->nu; j++) pv[j] = ulo[j] + Urand(&seed) * (uhi[j] - ulo[j]);
-      for (int j = 0; j < pl->nvars; j++) mpfr_set_d(O.var[j], 0.0, MPFR_RNDN);
-      for (int j = 0; j < pl->nu; j++) mpfr_set_d(O.var[SR_SLOT_U(j)], pv[j], MPFR_RNDN);
-      for (int j = 0; j < pl->nw; j++) mpfr_set_d(O.var[SR_SLOT_W(j)], pl->wbox[j].lo + Urand(&seed) * (pl->wbox[j].hi - pl->wbox[j].lo), MPFR_RNDN);
+      for (int j = 0; j < pl->nu; j++)
+        pv[j] = ulo[j] + Urand(&seed) * (uhi[j] - ulo[j]);
+      for (int j = 0; j < pl->nvars; j++)
+        mpfr_set_d(O.var[j], 0.0, MPFR_RNDN);
+      for (int j = 0; j < pl->nu; j++)
+        mpfr_set_d(O.var[SR_SLOT_U(j)], pv[j], MPFR_RNDN);
+      for (int j = 0; j < pl->nw; j++)
+        mpfr_set_d(O.var[SR_SLOT_W(j)], pl->wbox[j].lo + Urand(&seed) * (pl->wbox[j].hi - pl->wbox[j].lo), MPFR_RNDN);
       /* the vector field in MPFR against the DAG's affine evaluation at the point */
       {
         SRAffine pvars[SR_PLANT_NVARS];
-        for (int i = 0; i < n; i++) pvars[i] = SRAffineConstant(x0[i]), mpfr_set_d(O.var[i], x0[i], MPFR_RNDN);
-        for (int j = n; j < pl->nvars; j++) pvars[j] = SRAffineConstant(mpfr_get_d(O.var[j], MPFR_RNDN));
+        for (int i = 0; i < n; i++)
+          pvars[i] = SRAffineConstant(x0[i]), mpfr_set_d(O.var[i], x0[i], MPFR_RNDN);
+        for (int j = n; j < pl->nvars; j++)
+          pvars[j] = SRAffineConstant(mpfr_get_d(O.var[j], MPFR_RNDN));
         SRExprEvalAffine(&pl->dag, n, pvars, val);
         MOEval(&O);
         for (int i = 0; i < pl->dag.n; i++) {
@@ -219,7 +268,8 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
         }
       }
       /* dense times j h / 16 in the tube, the end in Xout */
-      for (int i = 0; i < n; i++) mpfr_set_d(xa[i], x0[i], MPFR_RNDN), mpfr_set_d(xb[i], x0[i], MPFR_RNDN);
+      for (int i = 0; i < n; i++)
+        mpfr_set_d(xa[i], x0[i], MPFR_RNDN), mpfr_set_d(xb[i], x0[i], MPFR_RNDN);
       for (int j = 1; j <= 16; j++) {
         double err;
         MORK4(&O, xa, pl->period / 16.0, 32);
@@ -245,7 +295,8 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
       }
     }
   }
-  for (int i = 0; i < n; i++) mpfr_clear(xa[i]), mpfr_clear(xb[i]);
+  for (int i = 0; i < n; i++)
+    mpfr_clear(xa[i]), mpfr_clear(xb[i]);
   free(xa), free(xb), free(work), free(vars), free(val);
   return escape;
 }
@@ -267,7 +318,7 @@ int main(int argc, char **argv)
     for (int order = 4; order <= 6; order += 2)
       for (int sub = order / 4; sub <= order / 4; sub++) { /* order 4 in one sub-step, order 6 in two */
         maxerr = maxw = 0;
-        e      = RunPlant(&pl, box, ubox, 0.0, order, sub, 6, 10, &maxerr, &maxw);
+        e             = RunPlant(&pl, box, ubox, 0.0, order, sub, 6, 10, &maxerr, &maxw);
         printf("%s order %d substeps %d: %d escapes (largest RK4 error estimate %.2g, widest enclosure %.3g)\n", argv[a], order, sub, e, maxerr, maxw);
         fails += e;
       }
