@@ -15,7 +15,7 @@
 
 #include <simreach/interval.h>
 
-#define SR_AFFINE_MAX 20
+#define SR_AFFINE_MAX 128
 
 typedef struct {
   double     c0;
@@ -53,6 +53,12 @@ SRAffine SRAffineSin(int n, const SRAffine *a);
 SRAffine SRAffineCos(int n, const SRAffine *a);
 SRAffine SRAffineTan(int n, const SRAffine *a);
 SRAffine SRAffineTanh(int n, const SRAffine *a);
+
+/* The remainders of F[0..nsym-1] into fresh noise symbols among coordinates first..m-1
+   (src/numerics/affine_symbols.c); F[nsym..nlive-1] are the other live forms that may use the
+   symbols: none of their symbols is taken as fresh, and when symbols run short the lightest
+   are folded into the remainders of all nlive forms.  Does nothing when m <= first. */
+void SRAffineRemaindersToSymbols(int m, int first, int nsym, int nlive, SRAffine **F);
 
 /* The decimal literal at s (digits, optional fraction and exponent, no sign) enclosed:
    the point when the decimal is a double, else the two doubles around it; *end is set past
