@@ -1,6 +1,8 @@
 /* The network over affine forms (include/simreach/netaffine.h, SPEC §15). */
 #include <simreach/netaffine.h>
 
+#define SR_NET_MAX_WIDTH_FORWARD 4096 /* widest layer the forward pass takes (else it is skipped) */
+
 /* relu(x) - lambda x over [l, u] (l < 0 < u, 0 <= lambda <= 1): -lambda x in [0, -lambda l]
    for x < 0, (1 - lambda) x in [0, (1 - lambda) u] for x >= 0. */
 static SRAffine Relu_Private(int m, const SRAffine *a)
@@ -67,27 +69,44 @@ static SRAffine Fold_Private(int m0, int m, SRAffine y)
   return y;
 }
 
-/* the forward pass over m coordinates; cur holds the inputs, the outputs end in the returned buffer */
+/* The forward pass over m coordinates; cur holds the inputs, the outputs end in the returned
+   buffer.  An affine layer's coefficients W C are computed in double; their rounding error is
+   bounded a priori like CROWN's (netcrown.c): per coefficient n 2^-52 sum_j |W_oj C_ji| plus the
+   underflow part, so over |xi_i| <= 1 in all at most (n + 2) 2^-51 sum_j |W_oj| sum_i |C_ji| +
+   m (n + 2) 2^-1000, which joins the remainder (rounded up).  The constants and remainders are
+   intervals. */
 static SRAffine *Forward_Private(SRMLP mlp, int m, SRAffine *cur, SRAffine *nxt)
 {
+  double sc[SR_NET_MAX_WIDTH_FORWARD];
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
-    for (PetscInt o = 0; o < no; o++) {
-      SRInterval I0 = SRIntervalPoint(b[o]), Ic[SR_AFFINE_MAX], R = SRIntervalPoint(0.0);
+    const double   g = SRMulUp((double)(ni + 2), 0x1p-51), tiny = SRMulUp(SRMulUp((double)m, (double)(ni + 2)), 0x1p-1000);
+    if (ni > SR_NET_MAX_WIDTH_FORWARD) return NULL;
+    for (PetscInt j = 0; j < ni; j++) {
+      double t = 0.0;
       for (int i = 0; i < m; i++)
-        Ic[i] = SRIntervalPoint(0.0);
+        t = SRAddUp(t, fabs(cur[j].c[i]));
+      sc[j] = t;
+    }
+    for (PetscInt o = 0; o < no; o++) {
+      SRInterval I0 = SRIntervalPoint(b[o]), R = SRIntervalPoint(0.0);
+      SRAffine   y = SRAffineConstant(0.0);
+      double     t = 0.0, err;
       for (PetscInt j = 0; j < ni; j++) {
-        const SRInterval w = SRIntervalPoint(W[o * ni + j]);
-        if (w.lo == 0) continue;
-        I0 = SRIntervalAdd(I0, SRIntervalMul(w, SRIntervalPoint(cur[j].c0)));
+        const double w = W[o * ni + j];
+        if (w == 0) continue;
+        I0 = SRIntervalAdd(I0, SRIntervalMul(SRIntervalPoint(w), SRIntervalPoint(cur[j].c0)));
         for (int i = 0; i < m; i++)
-          if (cur[j].c[i] != 0) Ic[i] = SRIntervalAdd(Ic[i], SRIntervalMul(w, SRIntervalPoint(cur[j].c[i])));
-        R = SRIntervalAdd(R, SRIntervalMul(w, cur[j].r));
+          y.c[i] += w * cur[j].c[i];
+        R = SRIntervalAdd(R, SRIntervalMul(SRIntervalPoint(w), cur[j].r));
+        t = SRAddUp(t, SRMulUp(fabs(w), sc[j]));
       }
-      nxt[o] = SRAffineFromIntervals(m, I0, Ic, R);
-      nxt[o] = Act_Private(mlp->act[l], m, &nxt[o]);
-      if (SRAffineIsNaI(&nxt[o])) return NULL;
+      err    = SRAddUp(SRMulUp(g, t), tiny);
+      y.c0   = SRIntervalMid(I0);
+      y.r    = SRIntervalAdd(SRIntervalAdd(R, SRIntervalShift(-y.c0, I0)), (SRInterval) { -err, err });
+      nxt[o] = Act_Private(mlp->act[l], m, &y);
+      if (SRAffineIsNaI(&nxt[o]) || !isfinite(y.c0) || !isfinite(t)) return NULL;
     }
     SRAffine *s = cur;
     cur         = nxt;
