@@ -41,12 +41,18 @@ typedef struct {
   /* optional record of the tube: steps x n boxes of the tube over each period, and of the
      states at the sample times ((steps + 1) x n) */
   SRInterval *tube, *states;
-  SRAffine   *work;
-  SRAffine   *vars, *val;
+  /* noise symbols after the piece's n coordinates (SPEC §15): the remainders of the states and
+     controls become symbols, folded (zonotope order reduction) when they run out; -1 (set by
+     SRLoopCreate) takes 15n; at most as many as fit beside the network's input symbols */
+  int       symbols;
+  SRAffine *work;
+  SRAffine *vars, *val;
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);
 void           SRLoopDestroy(SRLoop *loop);
+/* the forms' coordinates: the piece's n and the noise symbols */
+int SRLoopCoordinates(const SRLoop *loop);
 /* prove the spec for every point of the box [lo, hi] */
 void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
 /* true when every trajectory from the point x0 violates constraint *c (set on return) */

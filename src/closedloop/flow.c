@@ -138,10 +138,28 @@ static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffin
   return true;
 }
 
+/* Between sub-steps the states' remainders become noise symbols (coordinates n..m-1 after
+   the piece's n), the controls and disturbances in vars being the other live forms: the next
+   sub-step then moves the remainders with the flow instead of boxing them (the wrapping
+   effect).  Nothing happens when m == n. */
+static void Symbols_Private(const SRPlant *pl, int m, SRAffine *X, SRAffine *vars)
+{
+  SRAffine *F[SR_AFFINE_MAX + SR_PLANT_NVARS];
+  int       k = 0;
+  if (m <= pl->n) return;
+  for (int i = 0; i < pl->n; i++)
+    F[k++] = &X[i];
+  for (int j = 0; j < pl->nu; j++)
+    F[k++] = &vars[SR_SLOT_U(j)];
+  for (int j = 0; j < pl->nw; j++)
+    F[k++] = &vars[SR_SLOT_W(j)];
+  SRAffineRemaindersToSymbols(m, pl->n, pl->n, k, F);
+}
+
 /* one sub-step of length h, halved (recursively, depth levels) when it fails */
 static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
 {
-  SRAffine   Xh[SR_AFFINE_MAX], t2[SR_AFFINE_MAX];
+  SRAffine   Xh[SR_PLANT_MAX_STATES], t2[SR_PLANT_MAX_STATES];
   SRInterval b2[SR_AFFINE_MAX];
   if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) return true;
   if (depth <= 0) return false;
@@ -149,6 +167,7 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
   {
     SRInterval h2 = { 0.5 * h.lo, 0.5 * h.hi };
     if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, work)) return false;
+    Symbols_Private(pl, m, Xh, vars);
     if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, work)) return false;
   }
   for (int i = 0; i < pl->n; i++) {
@@ -162,7 +181,7 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
 
 bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
 {
-  SRAffine   Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX], *v = work;
+  SRAffine   Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], *v = work;
   SRInterval TB[SR_AFFINE_MAX];
   const int  ns = o->substeps > 0 ? o->substeps : 1;
   /* ns sub-steps of length h / ns (ns a power of two: the division is exact, so the sub-step
@@ -176,6 +195,7 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
     Y[i] = X[i];
   for (int s = 0; s < ns; s++) {
     if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, work)) return false;
+    if (s + 1 < ns) Symbols_Private(pl, m, Xout, v);
     for (int i = 0; i < pl->n; i++) {
       Y[i] = Xout[i];
       if (s == 0)

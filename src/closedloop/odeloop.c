@@ -17,10 +17,11 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
 {
   PetscFunctionBeginUser;
   memset(L, 0, sizeof *L);
-  L->plant = plant;
-  L->spec  = spec;
-  L->ctrl  = ctrl;
-  L->flow  = *o;
+  L->plant   = plant;
+  L->spec    = spec;
+  L->ctrl    = ctrl;
+  L->flow    = *o;
+  L->symbols = -1;
   PetscCall(PetscMalloc1(SRFlowWorkSize(plant, o) + 16, &L->work));
   PetscCall(PetscMalloc1(plant->nvars + 1, &L->vars));
   PetscCall(PetscMalloc1(plant->dag.n + 1, &L->val));
@@ -119,54 +120,12 @@ static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const doub
   return best;
 }
 
-/* The states' remainders into noise symbols (coordinates n..m-1 of the forms): a remainder r_i
-   becomes mid r_i + rad r_i eps with a symbol eps no form uses yet (sound: each state's error
-   is some value in r_i, and a fresh symbol is free to take it).  When too few symbols are free,
-   the symbols of smallest total weight sum_i |c_ik| are folded into the remainders first
-   (c_ik eps_k in |c_ik| [-1, 1]); the others keep their signs across the periods, so the loop
-   does not wrap them at every period (zonotope order reduction, SPEC §15). */
-static void Noise_Private(int n, int m, const SRAffine *X, SRAffine *Y)
+int SRLoopCoordinates(const SRLoop *L)
 {
-  int  need = 0, nfree = 0;
-  bool used[SR_AFFINE_MAX];
-  for (int i = 0; i < n; i++) {
-    Y[i] = X[i];
-    if (SRIntervalIsBounded(X[i].r) && X[i].r.hi > X[i].r.lo) need++;
-  }
-  for (int k = n; k < m; k++) {
-    used[k] = false;
-    for (int i = 0; i < n; i++)
-      used[k] = used[k] || Y[i].c[k] != 0;
-    nfree += !used[k];
-  }
-  while (nfree < need) {
-    int    best = -1;
-    double bw   = INFINITY;
-    for (int k = n; k < m; k++) {
-      double w = 0.0;
-      if (!used[k]) continue;
-      for (int i = 0; i < n; i++)
-        w += fabs(Y[i].c[k]);
-      if (w < bw) bw = w, best = k;
-    }
-    if (best < 0) break;
-    for (int i = 0; i < n; i++) {
-      const double c = fabs(Y[i].c[best]);
-      Y[i].r = SRIntervalAdd(Y[i].r, (SRInterval) { -c, c }), Y[i].c[best] = 0.0;
-    }
-    used[best] = false, nfree++;
-  }
-  for (int i = 0, k = n; i < n; i++) {
-    SRInterval Ic[SR_AFFINE_MAX];
-    if (!(SRIntervalIsBounded(Y[i].r) && Y[i].r.hi > Y[i].r.lo)) continue;
-    while (k < m && used[k])
-      k++;
-    if (k >= m) break;
-    used[k] = true;
-    for (int j = 0; j < m; j++)
-      Ic[j] = SRIntervalPoint(j == k ? SRIntervalRadUp(Y[i].r) : Y[i].c[j]);
-    Y[i] = SRAffineFromIntervals(m, SRIntervalAdd(SRIntervalPoint(Y[i].c0), SRIntervalPoint(SRIntervalMid(Y[i].r))), Ic, SRIntervalPoint(0.0));
-  }
+  const int n = L->plant->n, room = SR_AFFINE_MAX - n - L->plant->nin; /* the network adds nin symbols (netaffine.c) */
+  int       k = L->symbols >= 0 ? L->symbols : 15 * n; /* default: 16n coordinates in all */
+  if (k > room) k = room;
+  return n + (k > 0 ? k : 0);
 }
 
 void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *r)
@@ -174,14 +133,14 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
-  SRAffine       X[SR_AFFINE_MAX], Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX], bestF[SR_SPEC_MAX_CONSTRAINTS][SR_AFFINE_MAX];
+  SRAffine       X[SR_PLANT_MAX_STATES], Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], bestF[SR_SPEC_MAX_CONSTRAINTS][SR_PLANT_MAX_STATES];
   SRInterval     TB[SR_AFFINE_MAX];
   bool           reached[SR_SPEC_MAX_CONSTRAINTS] = { false };
   double         bestm[SR_SPEC_MAX_CONSTRAINTS];
   int            besta[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
-  /* the forms: the piece's n coordinates, then noise symbols (Noise_Private) */
-  const int mm = 4 * n <= SR_AFFINE_MAX ? 4 * n : 2 * n <= SR_AFFINE_MAX ? 2 * n : n;
+  /* the forms: the piece's n coordinates, then noise symbols (SRAffineRemaindersToSymbols) */
+  const int mm = SRLoopCoordinates(L);
 
   r->status     = SR_PIECE_OPEN;
   r->constraint = r->atom = r->step = -1;
@@ -224,10 +183,23 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       /* the states' remainders become noise symbols, so the network and the flow keep their
          signs, and they stay symbols in the next periods */
       const int m = mm;
-      SRAffine  Xl[SR_AFFINE_MAX];
+      SRAffine  Xl[SR_PLANT_MAX_STATES];
       bool      ok = true;
-      Noise_Private(n, m, X, Xl);
-      ok = Controls_Private(L, m, Xl) && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
+      SRAffine *F[SR_AFFINE_MAX + SR_AFFINE_MAX];
+      for (int i = 0; i < n; i++)
+        Xl[i] = X[i], F[i] = &Xl[i];
+      SRAffineRemaindersToSymbols(m, n, n, n, F);
+      ok = Controls_Private(L, m, Xl);
+      if (ok) {
+        /* the controls' remainders too (the network's relaxation gap): held over the period,
+           one symbol each keeps them the same value in every sub-step */
+        for (int k = 0; k < pl->nu; k++)
+          F[k] = &L->vars[SR_SLOT_U(k)];
+        for (int i = 0; i < n; i++)
+          F[pl->nu + i] = &Xl[i];
+        SRAffineRemaindersToSymbols(m, n, pl->nu, pl->nu + n, F);
+      }
+      ok = ok && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
       for (int i = 0; ok && i < n; i++)
         if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
       if (!ok) {
@@ -271,7 +243,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
-  SRAffine       X[SR_AFFINE_MAX], Y[SR_AFFINE_MAX], T[SR_AFFINE_MAX];
+  SRAffine       X[SR_PLANT_MAX_STATES], Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES];
   SRInterval     TB[SR_AFFINE_MAX];
   bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;

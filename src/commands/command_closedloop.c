@@ -173,7 +173,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
   NetCtx         netctx = { NULL, SR_NET_BEST };
-  PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10;
+  PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
+  PetscReal      shrink = 0;
   SRPlant        pl;
   SRSpec         S;
   SRMLP          mlp = NULL;
@@ -215,11 +216,16 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(GetInt_Private(comm, "-closedloop_samples", 0, 10000000, &samples));
   PetscCall(GetInt_Private(comm, "-closedloop_sim_substeps", 1, 10000, &nsub));
   PetscCall(GetInt_Private(comm, "-closedloop_list", 0, 1000000, &list));
+  PetscCall(GetInt_Private(comm, "-closedloop_symbols", -1, SR_AFFINE_MAX - 1, &symbols));
   PetscCheck(!(substeps & (substeps - 1)), comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps %" PetscInt_FMT ": allowed are powers of two 1..1024 (the sub-steps must add up to the period exactly)", substeps);
   PetscCheck(has_p && plantf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -plant FILE (docs/arch.md)");
   PetscCheck(has_n && netf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -network FILE");
   PetscCheck(has_s && specf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -spec FILE (docs/arch.md)");
   PetscCheck(!has_o || out[0], comm, PETSC_ERR_ARG_WRONG, "option -o: give a file name");
+  /* test only (tests/closedloop/tube_soundness.py): a planted violation, the flow's result shrunk
+     by this factor, which the closed-loop soundness test must catch */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_shrink", &shrink, NULL));
+  PetscCheck(shrink >= 0 && shrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_shrink %g: allowed are 0 (off) to below 1", (double)shrink);
   PetscCall(SRCheckUnusedOptions(comm));
   if (has_o && !force) {
     PetscBool exists;
@@ -228,6 +234,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   }
   PetscCall(SRPlantRead(comm, plantf, &pl));
   PetscCall(SRSpecRead(comm, specf, &pl, &S));
+  PetscCheck(symbols <= SR_AFFINE_MAX - pl.n - pl.nin, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_symbols %" PetscInt_FMT ": allowed are -1 (15 per state) or 0..%d for plant %s (%d states, %d network inputs)", symbols,
+      SR_AFFINE_MAX - pl.n - pl.nin, plantf, pl.n, pl.nin);
   {
     PetscCall(SRNetworkLoad(comm, netf, NULL, &mlp)); /* HDF5, ONNX or NNet by content, with activations and transforms (SPEC §14) */
     PetscCheck(mlp->nlayers - 1 >= 1 && mlp->nlayers - 1 <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, mlp->nlayers - 1, SR_MAX_LAYERS);
@@ -239,8 +247,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   SRFlowOptionsDefault(&fo);
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
+  fo.shrink   = (double)shrink;
   netctx.mlp  = mlp;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
+  L.symbols     = (int)symbols;
   so.max_depth  = (int)depth;
   so.nsamples   = (int)samples;
   so.sim_nsub   = (int)nsub;

@@ -141,21 +141,25 @@ static void MORK4(MOracle *o, mpfr_t *x, double h, int N)
   mpfr_clear(dt);
 }
 
-/* how far (>= 0) the value v lies outside the affine form a at coordinates xi */
-static double Outside_Private(int m, const SRAffine *a, const double *xi, mpfr_t v)
+/* how far (>= 0) the value v lies outside the affine form a at coordinates xi (0..n-1); the
+   noise symbols n..m-1 are free in [-1, 1] (the flow's own remainder symbols, SPEC §15) */
+static double Outside_Private(int n, int m, const SRAffine *a, const double *xi, mpfr_t v)
 {
   mpfr_t c, t;
-  double lo, hi;
+  double lo, hi, slack = 0.0;
   mpfr_inits2(PREC, c, t, (mpfr_ptr)0);
   mpfr_set_d(c, a->c0, MPFR_RNDN);
-  for (int j = 0; j < m; j++)
+  for (int j = 0; j < n; j++)
     mpfr_set_d(t, a->c[j], MPFR_RNDN), mpfr_mul_d(t, t, xi[j], MPFR_RNDN), mpfr_add(c, c, t, MPFR_RNDN);
-  mpfr_sub(t, v, c, MPFR_RNDN); /* v - linear part must lie in r */
+  for (int j = n; j < m; j++)
+    slack += fabs(a->c[j]);
+  slack *= 1.0 + 0x1p-40;
+  mpfr_sub(t, v, c, MPFR_RNDN); /* v - linear part must lie in r + the symbols' range */
   lo = mpfr_get_d(t, MPFR_RNDN);
   hi = lo;
   mpfr_clears(c, t, (mpfr_ptr)0);
-  if (lo < a->r.lo) return a->r.lo - lo;
-  if (hi > a->r.hi) return hi - a->r.hi;
+  if (lo < a->r.lo - slack) return a->r.lo - slack - lo;
+  if (hi > a->r.hi + slack) return hi - a->r.hi - slack;
   return 0.0;
 }
 
@@ -179,12 +183,12 @@ static int ParseList(const char *s, double *v, int max)
 
 /* returns the number of escapes (beyond the integration error bound); *maxerr the largest
    RK4 error estimate seen */
-static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, double shrink, int order, int substeps, int ntrials, int nsamples, double *maxerr, double *maxrel)
+static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, double shrink, int order, int substeps, int symbols, int ntrials, int nsamples, double *maxerr, double *maxrel)
 {
-  const int     n = pl->n;
+  const int     n = pl->n, m = n + symbols;
   SRFlowOptions o;
   MOracle       O;
-  SRAffine     *work, X[SR_AFFINE_MAX], Xout[SR_AFFINE_MAX], tube[SR_AFFINE_MAX], *vars, *val;
+  SRAffine     *work, X[SR_PLANT_MAX_STATES], Xout[SR_PLANT_MAX_STATES], tube[SR_PLANT_MAX_STATES], *vars, *val;
   SRInterval    tb[SR_AFFINE_MAX];
   unsigned long seed   = 12345;
   int           escape = 0;
@@ -218,15 +222,19 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
       double w = (ubox[2 * j + 1] - ubox[2 * j]) * rel * 0.1, a = ubox[2 * j] + Urand(&seed) * (ubox[2 * j + 1] - ubox[2 * j] - w);
       ulo[j] = a, uhi[j] = a + w;
       vars[SR_SLOT_U(j)] = SRAffineInterval((SRInterval) { ulo[j], uhi[j] });
+      if (symbols > j) { /* the control as a noise symbol of its own, as the closed loop holds it */
+        vars[SR_SLOT_U(j)].c[n + j] = SRIntervalRadUp(vars[SR_SLOT_U(j)].r);
+        vars[SR_SLOT_U(j)].r        = SRIntervalPoint(0.0);
+      }
     }
     for (int j = 0; j < pl->nw; j++)
       vars[SR_SLOT_W(j)] = SRAffineInterval(pl->wbox[j]);
-    if (!SRFlowStep(pl, n, X, vars, pl->period_iv, &o, Xout, tube, tb, work)) {
+    if (!SRFlowStep(pl, m, X, vars, pl->period_iv, &o, Xout, tube, tb, work)) {
       printf("  trial %d (box scale %g): no enclosure (allowed, not an escape)\n", trial, rel);
       continue;
     }
     for (int i = 0; i < n; i++) {
-      double w = SRIntervalWidthUp(SRAffineRange(n, &Xout[i]));
+      double w = SRIntervalWidthUp(SRAffineRange(m, &Xout[i]));
       if (w > *maxrel) *maxrel = w;
     }
     for (int smp = 0; smp < nsamples; smp++) {
@@ -279,11 +287,11 @@ static int RunPlant(const SRPlant *pl, const double *box, const double *ubox, do
           mpfr_sub(O.t, xa[i], xb[i], MPFR_RNDN);
           err = fabs(mpfr_get_d(O.t, MPFR_RNDN));
           if (err > *maxerr) *maxerr = err;
-          d = j == 16 ? Outside_Private(n, &Xout[i], xi, xb[i]) : 0.0;
+          d = j == 16 ? Outside_Private(n, m, &Xout[i], xi, xb[i]) : 0.0;
           if (d <= 10 * err + 1e-300) d = 0;
           if (d == 0) {
             double v = mpfr_get_d(xb[i], MPFR_RNDN);
-            d        = Outside_Private(n, &tube[i], xi, xb[i]);
+            d        = Outside_Private(n, m, &tube[i], xi, xb[i]);
             if (d <= 10 * err + 1e-300) d = 0;
             if (v < tb[i].lo - 10 * err - 1e-300 || v > tb[i].hi + 10 * err + 1e-300) d = fmax(d, fmax(tb[i].lo - v, v - tb[i].hi));
           }
@@ -318,12 +326,20 @@ int main(int argc, char **argv)
     for (int order = 4; order <= 6; order += 2)
       for (int sub = order / 4; sub <= order / 4; sub++) { /* order 4 in one sub-step, order 6 in two */
         maxerr = maxw = 0;
-        e             = RunPlant(&pl, box, ubox, 0.0, order, sub, 6, 10, &maxerr, &maxw);
+        e             = RunPlant(&pl, box, ubox, 0.0, order, sub, 0, 6, 10, &maxerr, &maxw);
         printf("%s order %d substeps %d: %d escapes (largest RK4 error estimate %.2g, widest enclosure %.3g)\n", argv[a], order, sub, e, maxerr, maxw);
         fails += e;
       }
-    planted = RunPlant(&pl, box, ubox, 0.5, 6, 1, 3, 4, &maxerr, &maxw);
+    /* the remainders as noise symbols between sub-steps (flow.c), the controls as symbols */
+    maxerr = maxw = 0;
+    e             = RunPlant(&pl, box, ubox, 0.0, 6, 4, 3 * pl.n, 6, 10, &maxerr, &maxw);
+    printf("%s order 6 substeps 4 with %d noise symbols: %d escapes (largest RK4 error estimate %.2g, widest enclosure %.3g)\n", argv[a], 3 * pl.n, e, maxerr, maxw);
+    fails += e;
+    planted = RunPlant(&pl, box, ubox, 0.5, 6, 1, 0, 3, 4, &maxerr, &maxw);
     printf("%s planted shrink 0.5: %d escapes %s\n", argv[a], planted, planted ? "(caught)" : "NOT CAUGHT");
+    if (!planted) fails++;
+    planted = RunPlant(&pl, box, ubox, 0.5, 6, 4, 3 * pl.n, 3, 4, &maxerr, &maxw);
+    printf("%s planted shrink 0.5 with noise symbols: %d escapes %s\n", argv[a], planted, planted ? "(caught)" : "NOT CAUGHT");
     if (!planted) fails++;
     SRPlantFree(&pl);
   }
