@@ -51,8 +51,6 @@ typedef struct {
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);
 void           SRLoopDestroy(SRLoop *loop);
-/* the forms' coordinates: the piece's n and the noise symbols */
-int SRLoopCoordinates(const SRLoop *loop);
 /* prove the spec for every point of the box [lo, hi] */
 void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
 /* true when every trajectory from the point x0 violates constraint *c (set on return) */

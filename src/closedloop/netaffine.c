@@ -83,12 +83,8 @@ static SRAffine *Forward_Private(SRMLP mlp, int m, SRAffine *cur, SRAffine *nxt)
     const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
     const double   g = SRMulUp((double)(ni + 2), 0x1p-51), tiny = SRMulUp(SRMulUp((double)m, (double)(ni + 2)), 0x1p-1000);
     if (ni > SR_NET_MAX_WIDTH_FORWARD) return NULL;
-    for (PetscInt j = 0; j < ni; j++) {
-      double t = 0.0;
-      for (int i = 0; i < m; i++)
-        t = SRAddUp(t, fabs(cur[j].c[i]));
-      sc[j] = t;
-    }
+    for (PetscInt j = 0; j < ni; j++)
+      sc[j] = SRAffineLinearRange(m, &cur[j]).hi; /* sum_i |C_ji|, rounded up (NaN reaches t below) */
     for (PetscInt o = 0; o < no; o++) {
       SRInterval I0 = SRIntervalPoint(b[o]), R = SRIntervalPoint(0.0);
       SRAffine   y = SRAffineConstant(0.0);

@@ -120,7 +120,8 @@ static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const doub
   return best;
 }
 
-int SRLoopCoordinates(const SRLoop *L)
+/* the forms' coordinates: the piece's n and the noise symbols */
+static int Coordinates_Private(const SRLoop *L)
 {
   const int n = L->plant->n, room = SR_AFFINE_MAX - n - L->plant->nin; /* the network adds nin symbols (netaffine.c) */
   int       k = L->symbols >= 0 ? L->symbols : 15 * n; /* default: 16n coordinates in all */
@@ -140,7 +141,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   int            besta[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
   /* the forms: the piece's n coordinates, then noise symbols (SRAffineRemaindersToSymbols) */
-  const int mm = SRLoopCoordinates(L);
+  const int mm = Coordinates_Private(L);
 
   r->status     = SR_PIECE_OPEN;
   r->constraint = r->atom = r->step = -1;
@@ -185,7 +186,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       const int m = mm;
       SRAffine  Xl[SR_PLANT_MAX_STATES];
       bool      ok = true;
-      SRAffine *F[SR_AFFINE_MAX + SR_AFFINE_MAX];
+      SRAffine *F[SR_PLANT_MAX_STATES + SR_AFFINE_MAX]; /* states, then controls */
       for (int i = 0; i < n; i++)
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);

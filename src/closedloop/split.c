@@ -294,12 +294,10 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
     for (int k = 0; k < SR_SLOTS; k++) PetscCallMPI(MPI_Send(msg, mlen, MPI_DOUBLE, 0, SR_TAG_RESULT, comm));
     while (!done || nheld > 0) {
       /* take what has arrived; wait only when nothing is held */
-      for (;;) {
+      while (!done) {
         MPI_Status st;
-        int        flag = 0;
-        if (done) break;
+        int        flag = 1;
         if (nheld > 0) PetscCallMPI(MPI_Iprobe(0, MPI_ANY_TAG, comm, &flag, &st));
-        else flag = 1;
         if (!flag) break;
         PetscCallMPI(MPI_Recv(wmsg, wlen, MPI_DOUBLE, 0, MPI_ANY_TAG, comm, &st));
         if (st.MPI_TAG == SR_TAG_DONE) {

@@ -205,18 +205,16 @@ static SRAffine SRAffineFinish_Private(SRAffine *y, SRInterval I0, double dev, S
    double path of SRAffineCoeffs_Private */
 static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, SRInterval t, const SRAffine *b)
 {
-  SRInterval I[SR_AFFINE_MAX], I0, R;
+  const SRInterval I0 = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
+  const SRInterval R  = SRIntervalAdd(SRIntervalMul(s, a->r), SRIntervalMul(t, b->r));
+  SRInterval       I[SR_AFFINE_MAX];
   if (s.lo == s.hi && t.lo == t.hi && isfinite(s.lo) && isfinite(t.lo)) {
-    SRAffine y   = SRAffineConstant(0.0);
-    double   dev = SRAffineCoeffs_Private(n, s.lo, a->c, t.lo, b->c, y.c);
-    I0           = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
-    R            = SRIntervalAdd(SRIntervalMul(s, a->r), SRIntervalMul(t, b->r));
+    SRAffine     y   = SRAffineConstant(0.0);
+    const double dev = SRAffineCoeffs_Private(n, s.lo, a->c, t.lo, b->c, y.c);
     return SRAffineFinish_Private(&y, I0, dev, R);
   }
-  I0 = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
   for (int i = 0; i < n; i++)
     I[i] = SRIntervalAdd(SRIntervalMul(s, P_(a->c[i])), SRIntervalMul(t, P_(b->c[i])));
-  R = SRIntervalAdd(SRIntervalMul(s, a->r), SRIntervalMul(t, b->r));
   return SRAffineFrom_Private(n, I0, I, R);
 }
 
