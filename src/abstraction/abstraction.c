@@ -10,6 +10,7 @@
 #include <simreach/private/abstraction_types.h>
 #include <simreach/private/abstraction_store.h>
 #include <simreach/private/abstraction_ops.h>
+#include <simreach/private/target_models.h>
 #include <petsctime.h>
 
 PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs)
@@ -211,6 +212,7 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
   double         *Eg = NULL;
   SRCellIndex     index = NULL;
   SRIntBuf        Cent  = {0, 0, NULL}, Tent = {0, 0, NULL};
+  SRTargetModels  tm;
   PetscLogDouble  t0, t1;
 
   PetscFunctionBeginUser;
@@ -224,6 +226,7 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
+  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &tm));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt t0i = Tent.n;
     Cent.n = 0; /* one cell's list at a time; only its index box is kept (SPEC §5) */
@@ -237,10 +240,16 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
        enclosure the list is the sink alone, and the containment test reports the cell. */
     if (Cent.n == 0) PetscCall(SRIntBufPush_Private(&Cent, K));
     PetscCall(SRAbstractionRow_Private(cells, k, Cent.n, Cent.a, Crow + rl * (k - ks)));
-    if (!certified) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, &Tent, distinct && abs->tp.type == SR_TARGET_EMPIRICAL ? &distinct[k - ks] : NULL));
+    if (!certified) {
+      const SRCellModel *cm;
+      PetscInt          *decided;
+      PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
+      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, cm, &Tent, distinct && abs->tp.type == SR_TARGET_EMPIRICAL ? &distinct[k - ks] : NULL, decided));
+    }
     Tcnt[k - ks] = Tent.n - t0i;
   }
   PetscCall(SRCellIndexDestroy(&index));
+  PetscCall(SRTargetModelsDestroy(&tm));
   PetscCall(SRAbstractionAllgatherRows_Private(abs, cells, Crow));
   if (certified) PetscCall(SRAbstractionTargetsView_Private(abs)); /* T = C */
   else PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
@@ -401,7 +410,7 @@ PetscErrorCode SRAbstractionPrune(SRAbstraction abs, SRModel model, SRCells cell
     if (tview) continue; /* T = C, a view of the rows */
     for (PetscInt t = abs->T.ptr[k]; t < abs->T.ptr[k + 1]; t++)
       if (SRListContains_Private(Ccnt[k - ks], Cent.a + c0, abs->T.idx[t])) PetscCall(SRIntBufPush_Private(&Tent, abs->T.idx[t]));
-    if (Tent.n == t0i) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, &Tent, NULL));
+    if (Tent.n == t0i) PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Ccnt[k - ks], Cent.a + c0, PETSC_FALSE, NULL, &Tent, NULL, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
   if (rows) PetscCall(SRAbstractionAllgatherRows_Private(abs, cells, Crow));
@@ -429,6 +438,7 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscInt       ks, ke, *Tcnt, nC;
   const PetscInt *Ck;
   SRIntBuf       Tent = {0, 0, NULL}, buf = {0, 0, NULL};
+  SRTargetModels tm;
   PetscLogDouble t0, t1;
 
   PetscFunctionBeginUser;
@@ -441,12 +451,17 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &Tcnt));
+  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &tm));
   for (PetscInt k = ks; k < ke; k++) {
-    const PetscInt t0i = Tent.n;
+    const PetscInt     t0i = Tent.n;
+    const SRCellModel *cm;
+    PetscInt          *decided;
     PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, &Tent, NULL));
+    PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
+    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, cm, &Tent, NULL, decided));
     Tcnt[k - ks] = Tent.n - t0i;
   }
+  PetscCall(SRTargetModelsDestroy(&tm));
   PetscCall(SRAbstractionAllgatherList_Private(abs, K, Tcnt, &Tent, &abs->T));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;

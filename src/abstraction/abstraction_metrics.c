@@ -6,6 +6,7 @@
    sampled, against the very list the build made. */
 #include <simreach/private/abstraction_ops.h>
 #include <simreach/private/abstraction_store.h>
+#include <simreach/private/target_models.h>
 #include <petsctime.h>
 
 /* Collective.  SPEC §6 metrics of (model, cells) against the stored C(k).  Per cell:
@@ -20,6 +21,7 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
   double        *vloc, *vall;
   SRCellIndex    index = NULL;
   SRIntBuf       scratch = {0, 0, NULL}, buf = {0, 0, NULL};
+  SRTargetModels tm;
   PetscInt64     lsum[4] = {0, 0, 0, 0}, gsum[4]; /* minimal, empirical, failures, nonfinite */
   PetscMPIInt   *rc, *dp;
   PetscLogDouble t0, t1;
@@ -30,6 +32,11 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
+  {
+    SRTargetParams tpc = abs->tp;
+    tpc.type           = SR_TARGET_CERTIFIED;
+    PetscCall(SRTargetModelsCreate(model, cells, &tpc, (PetscBool)!distinct_build, &tm));
+  }
   for (PetscInt k = ks; k < ke; k++) {
     const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;
     PetscInt        nC, distinct;
@@ -52,11 +59,17 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
     tp.type   = SR_TARGET_CERTIFIED;
     scratch.n = 0;
     if (distinct_build) distinct = distinct_build[k - ks]; /* the build's samples hit this same list */
-    else PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, &scratch, &distinct));
+    else {
+      const SRCellModel *cm;
+      PetscInt          *decided;
+      PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
+      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, cm, &scratch, &distinct, decided));
+    }
     lsum[1] += distinct;
     PetscCall(SRSuccessorsUnionVolume_Private(cells, nC, Ck, &vloc[2 * (k - ks) + 1]));
   }
   PetscCall(SRCellIndexDestroy(&index));
+  PetscCall(SRTargetModelsDestroy(&tm));
   PetscCall(PetscTime(&t1));
   abs->t_succ += t1 - t0;
   abs->t_meas += t1 - t0;

@@ -293,14 +293,26 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
   }
 }
 
-static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status);
+static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm);
 
 PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
 {
   PetscFunctionBeginUser;
   PetscCheck(cells->n == model->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, model->n);
   PetscCheck(0 <= kstart && kstart <= kend && kend <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell range [%" PetscInt_FMT ", %" PetscInt_FMT ") not within [0, %" PetscInt_FMT ")", kstart, kend, cells->K);
-  PetscCall(SREnclosureCompute_Private(model, type, cells, NULL, kstart, kend, E, status));
+  PetscCall(SREnclosureCompute_Private(model, type, cells, NULL, kstart, kend, E, status, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SREnclosureCompute with type taylor1 or both, and each cell's Taylor model of f_phi (cm: kend -
+   kstart of them; cm[c].ok false where the model is not finite). */
+PetscErrorCode SREnclosureComputeModels(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell models come with -enclosure taylor1 or both, got %d", (int)type);
+  PetscCheck(cells->n == model->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, model->n);
+  PetscCheck(0 <= kstart && kstart <= kend && kend <= cells->K, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "cell range [%" PetscInt_FMT ", %" PetscInt_FMT ") not within [0, %" PetscInt_FMT ")", kstart, kend, cells->K);
+  PetscCall(SREnclosureCompute_Private(model, type, cells, NULL, kstart, kend, E, status, cm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,11 +322,11 @@ PetscErrorCode SREnclosureComputeBoxes(SRModel model, SREnclosureType type, Pets
 {
   PetscFunctionBeginUser;
   PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "number of boxes %" PetscInt_FMT " must be >= 0", nb);
-  PetscCall(SREnclosureCompute_Private(model, type, NULL, boxes, 0, nb, E, status));
+  PetscCall(SREnclosureCompute_Private(model, type, NULL, boxes, 0, nb, E, status, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
+static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm)
 {
   PetscLogEvent     ev;
   const PetscInt    n              = model->n;
@@ -336,6 +348,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
         E[2 * n * (k - kstart) + n + d] = INFINITY;
       }
       status[k - kstart] = SR_CELL_NONFINITE;
+      if (cm) cm[k - kstart].ok = PETSC_FALSE;
     }
     PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -364,7 +377,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     if (type != SR_ENCLOSURE_TAYLOR1) SREncBlockInterval_Private(&w, model, nb, Eb, sb);
     if (type != SR_ENCLOSURE_INTERVAL) {
       double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
-      PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo)); /* src/abstraction/enclosure_taylor.c */
+      PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo, cm ? cm + (k0 - kstart) : NULL)); /* src/abstraction/enclosure_taylor.c */
       for (PetscInt c = 0; c < nb; c++) {
         double   *Ec  = Eo + 2 * n * c;
         PetscBool fin = PETSC_TRUE;

@@ -325,7 +325,7 @@ __attribute__((target_clones("avx2", "default"))) static void SRTMBForward1_Priv
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward2_Private(SRTMBatch b, double **y) { SRTMBForward_Private(b, 2, y); }
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward3_Private(SRTMBatch b, double **y) { SRTMBForward_Private(b, 3, y); }
 
-PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, const double *hi, double *E)
+PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, const double *hi, double *E, SRCellModel *cm)
 {
   const PetscInt n = b->n, ns = b->ns;
   SRTaylor       X[BLK][SR_MAX_DIM];
@@ -374,7 +374,7 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
         h[d] = hi[d * BLK + c];
         fin  = (PetscBool)(fin && isfinite(l[d]) && isfinite(h[d]));
       }
-      if (fin) PetscCall(SRModelEncloseTaylorWork_Private(b->model, l, h, Ec, Ec + n, b->work));
+      if (fin) PetscCall(SRModelEncloseTaylorWork_Private(b->model, l, h, Ec, Ec + n, b->work, cm ? cm[c].y : NULL));
       else
         for (PetscInt d = 0; d < n; d++)
           Ec[d] = Ec[n + d] = NAN;
@@ -388,7 +388,15 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
         N[i].r = SRIntervalMake(-yi[(n + 1) * BLK + c], yi[(n + 1) * BLK + c]);
         N[i]   = SRMLPOutputTaylor(b->mlp, n, i, N[i]);
       }
-      PetscCall(SRModelTaylorTail_Private(b->model, X[c], N, Ec, Ec + n));
+      PetscCall(SRModelTaylorTail_Private(b->model, X[c], N, Ec, Ec + n, cm ? cm[c].y : NULL));
+    }
+    if (cm) { /* the box's coordinates (the per-cell path makes the same ones from the same box) */
+      cm[c].ok = PETSC_TRUE;
+      for (PetscInt d = 0; d < n; d++) {
+        cm[c].c[d] = X[c][d].c0;
+        cm[c].h[d] = X[c][d].c[d];
+        cm[c].ok   = (PetscBool)(cm[c].ok && isfinite(Ec[d]) && isfinite(Ec[n + d]));
+      }
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -6,6 +6,7 @@
    that only a different network or different cells could lower. */
 #include <simreach/metrics.h>
 #include <simreach/verify.h>
+#include <simreach/private/cellmodel.h>
 
 #define SR_METRICS_BLOCK 256     /* cells per batch of whole-cell enclosures */
 #define SR_METRICS_POINTS 65536  /* sub-boxes or floor points per batch at most */
@@ -120,23 +121,72 @@ static PetscErrorCode SRMetricsFloorSandwich_Private(SRCells cells, SRCellIndex 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The floor counts of cells [k0, k0 + nb) of a block whose tightest enclosures are E (ok[c]: finite):
-   first the coarse sample of every cell in one evaluation, then the full lattice of the cells
-   the sandwich leaves open, cpf cells per evaluation.  Counts identical to the full lattice's. */
-static PetscErrorCode SRMetricsFloorBlock_Private(SRModel model, SRCells cells, SRCellIndex index, PetscInt k0, PetscInt nb, PetscInt floor_points, PetscInt np, PetscInt cpf, const double *E, const PetscBool *ok, double *X, double *Y, PetscInt *cnt)
+/* The floor's count from cell k's Taylor model (src/abstraction/cellmodel.c), the hull over the lattice
+   points of the inner box [ilo, ihi], corners included: per output,
+   the linear part's extremes over the lattice are at corners, so with vmin, vmax its extremes
+   over the corners (2^n of them) and mu the margin, min f~ lies in [vmin + r.lo - mu, vmin + r.hi + mu]
+   and max f~ in [vmax + r.lo - mu, vmax + r.hi + mu].  The hull contains the inner box I and lies
+   in the outer box O; the cells meeting a box (and leaving D) grow with the box, so equal counts
+   for I and O are the hull's count. */
+PetscErrorCode SRCellModelFloorCount(SRCells cells, SRCellIndex index, const SRCellModel *cm, const double *ilo, const double *ihi, PetscBool *decided, PetscInt *cnt)
 {
   const PetscInt n = cells->n;
-  PetscInt       ns = 1, open[SR_METRICS_BLOCK], nopen = 0;
+  double         Ilo[SR_MAX_DIM], Ihi[SR_MAX_DIM], Olo[SR_MAX_DIM], Ohi[SR_MAX_DIM];
+  PetscInt       ci, co;
+
+  PetscFunctionBeginUser;
+  *decided = PETSC_FALSE;
+  if (!cm->ok) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n; i++) {
+    double vmin = INFINITY, vmax = -INFINITY, mu = SRCellModelMargin(n, &cm->y[i]);
+    for (PetscInt q = 0; q < (1 << n); q++) {
+      double x[SR_MAX_DIM], v;
+      for (PetscInt d = 0; d < n; d++) x[d] = (q >> d) & 1 ? ihi[d] : ilo[d];
+      v    = SRCellModelLinear(cm, n, i, x);
+      vmin = PetscMin(vmin, v);
+      vmax = PetscMax(vmax, v);
+    }
+    Olo[i] = (vmin + cm->y[i].r.lo) - mu;
+    Ohi[i] = (vmax + cm->y[i].r.hi) + mu;
+    Ilo[i] = (vmin + cm->y[i].r.hi) + mu;
+    Ihi[i] = (vmax + cm->y[i].r.lo) - mu;
+    if (!(isfinite(Olo[i]) && isfinite(Ohi[i]) && Ilo[i] <= Ihi[i])) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SRSuccessorsCertifiedCount(cells, index, Ilo, Ihi, &ci));
+  PetscCall(SRSuccessorsCertifiedCount(cells, index, Olo, Ohi, &co));
+  *decided = (PetscBool)(ci == co);
+  *cnt     = ci;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The floor counts of cells [k0, k0 + nb) of a block whose tightest enclosures are E (ok[c]: finite)
+   and whose Taylor models are cm: first what each model decides (src/abstraction/cellmodel.c), then
+   the coarse sample of the cells left, cpf cells per evaluation, then the full lattice of the cells
+   the sandwich leaves open.  Counts identical to the full lattice's. */
+static PetscErrorCode SRMetricsFloorBlock_Private(SRModel model, SRCells cells, SRCellIndex index, PetscInt k0, PetscInt nb, PetscInt floor_points, PetscInt np, PetscInt cpf, const double *E, const PetscBool *ok, const SRCellModel *cm, double *X, double *Y, PetscInt *cnt)
+{
+  const PetscInt n = cells->n;
+  PetscInt       ns = 1, rest[SR_METRICS_BLOCK], nrest = 0, open[SR_METRICS_BLOCK], nopen = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < n; d++) ns *= 3;
-  for (PetscInt c0 = 0; c0 < nb; c0 += cpf) { /* coarse sample, cpf cells per evaluation (ns < np) */
-    const PetscInt mc = floor_points >= 4 ? PetscMin(cpf, nb - c0) : 0;
-    for (PetscInt c = 0; c < mc; c++) SRMetricsFloorCoarse_Private(cells, k0 + c0 + c, floor_points, ns, X + ns * n * c);
+  for (PetscInt c = 0; c < nb; c++) {
+    PetscBool decided = PETSC_FALSE;
+    if (cm[c].ok) {
+      double ilo[SR_MAX_DIM], ihi[SR_MAX_DIM];
+      SRCellsBoxInner(cells, k0 + c, ilo, ihi);
+      PetscCall(SRCellModelFloorCount(cells, index, &cm[c], ilo, ihi, &decided, &cnt[c]));
+    }
+    if (!decided) rest[nrest++] = c;
+  }
+  for (PetscInt r0 = 0; r0 < nrest; r0 += cpf) { /* coarse sample, cpf cells per evaluation (ns < np) */
+    const PetscInt mr = PetscMin(cpf, nrest - r0), mc = floor_points >= 4 ? mr : 0;
+    for (PetscInt q = 0; q < mc; q++) SRMetricsFloorCoarse_Private(cells, k0 + rest[r0 + q], floor_points, ns, X + ns * n * q);
     if (mc > 0) PetscCall(SRModelEvaluate(model, ns * mc, X, Y));
-    for (PetscInt c = c0; c < PetscMin(c0 + cpf, nb); c++) {
-      PetscBool decided = PETSC_FALSE;
-      if (mc > 0 && ok[c]) PetscCall(SRMetricsFloorSandwich_Private(cells, index, ns, Y + ns * n * (c - c0), E + 2 * n * c, &decided, &cnt[c]));
+    for (PetscInt q = 0; q < mr; q++) {
+      const PetscInt c       = rest[r0 + q];
+      PetscBool      decided = PETSC_FALSE;
+      if (mc > 0 && ok[c]) PetscCall(SRMetricsFloorSandwich_Private(cells, index, ns, Y + ns * n * q, E + 2 * n * c, &decided, &cnt[c]));
       if (!decided) open[nopen++] = c;
     }
   }
@@ -164,6 +214,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
   SRCellIndex    index = NULL;
   double        *E, *Es = NULL, *subb = NULL, *X, *Y, *vloc, *vall;
   SRCellStatus  *st, *sst = NULL;
+  SRCellModel   *cm;
   PetscMPIInt    size, rank, *rc, *dp;
 
   PetscFunctionBeginUser;
@@ -179,7 +230,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
   }
   cps = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / nsub)); /* cells per sub-box batch */
   cpf = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / np));   /* cells per floor batch */
-  PetscCall(PetscMalloc2(2 * n * SR_METRICS_BLOCK, &E, SR_METRICS_BLOCK, &st));
+  PetscCall(PetscMalloc3(2 * n * SR_METRICS_BLOCK, &E, SR_METRICS_BLOCK, &st, SR_METRICS_BLOCK, &cm));
   if (s > 1) PetscCall(PetscMalloc3(2 * n * nsub * cps, &subb, 2 * n * nsub * cps, &Es, nsub * cps, &sst));
   PetscCall(PetscMalloc2(np * n * cpf, &X, np * n * cpf, &Y));
   PetscCall(PetscMalloc2(4 * PetscMax(ke - ks, 1), &vloc, 4 * K, &vall));
@@ -190,7 +241,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
     PetscInt       fcnt[SR_METRICS_BLOCK];
 
     /* the tightest enclosure: both over the whole cell, intersected with the sub-boxes' hull */
-    PetscCall(SREnclosureCompute(model, SR_ENCLOSURE_BOTH, cells, k0, k0 + nb, E, st));
+    PetscCall(SREnclosureComputeModels(model, SR_ENCLOSURE_BOTH, cells, k0, k0 + nb, E, st, cm));
     for (PetscInt c = 0; c < nb; c++) ok[c] = (PetscBool)(st[c] == SR_CELL_OK);
     for (PetscInt c0 = 0; s > 1 && c0 < nb; c0 += cps) {
       const PetscInt mc = PetscMin(cps, nb - c0);
@@ -251,7 +302,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
       }
     }
     /* the floor: the hull of f over each cell's lattice, decided by a coarse sample where it can be */
-    PetscCall(SRMetricsFloorBlock_Private(model, cells, index, k0, nb, floor_points, np, cpf, E, ok, X, Y, fcnt));
+    PetscCall(SRMetricsFloorBlock_Private(model, cells, index, k0, nb, floor_points, np, cpf, E, ok, cm, X, Y, fcnt));
     for (PetscInt c = 0; c < nb; c++) vloc[4 * (k0 + c - ks) + 3] = (double)fcnt[c];
   }
   PetscCall(SRCellIndexDestroy(&index));
@@ -281,7 +332,7 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
   PetscCall(PetscFree2(rc, dp));
   PetscCall(PetscFree2(vloc, vall));
   PetscCall(PetscFree2(X, Y));
-  PetscCall(PetscFree2(E, st));
+  PetscCall(PetscFree3(E, st, cm));
   if (s > 1) PetscCall(PetscFree3(subb, Es, sst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

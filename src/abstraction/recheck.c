@@ -78,7 +78,7 @@ static PetscErrorCode SRRecheckEnclose_Private(SRRecheckCtx_Private *c, SREnclos
     if (ierr) *finite = PETSC_FALSE;
   }
   if (type != SR_ENCLOSURE_INTERVAL && *finite) {
-    PetscCall(SRModelEncloseTaylorWork_Private(c->model, lo, hi, tlo, thi, c->work));
+    PetscCall(SRModelEncloseTaylorWork_Private(c->model, lo, hi, tlo, thi, c->work, NULL));
     for (PetscInt d = 0; d < n; d++) {
       if (type == SR_ENCLOSURE_TAYLOR1) {
         elo[d] = tlo[d];

@@ -1,6 +1,7 @@
 /* Successor lists (SPEC §5): the CSR list object, the certified list of one cell from its
    enclosure, pruning, the targets T(k) and the union volume of SPEC §6. */
 #include <simreach/private/successors.h>
+#include <simreach/private/cellmodel.h>
 #include <simreach/random.h>
 
 const char *const SRTargetTypes[] = {"empirical", "nominal", "certified", "SRTargetType", "SR_TARGET_", NULL};
@@ -222,6 +223,25 @@ PetscErrorCode SRSuccessorsPruneAppend_Private(SRCells cells, PetscInt nlist, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Position of cell j (>= 0) in list[0..nlist), -1 when absent or j < 0. */
+static PetscInt SRListPosition_Private(PetscInt nlist, const PetscInt *list, PetscBool increasing, PetscInt j)
+{
+  if (j < 0) return -1;
+  if (increasing) {
+    PetscInt lo = 0, hi = nlist - 1;
+    while (lo <= hi) {
+      const PetscInt mid = lo + (hi - lo) / 2;
+      if (list[mid] == j) return mid;
+      if (list[mid] < j) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+  for (PetscInt t = 0; t < nlist; t++)
+    if (list[t] == j) return t;
+  return -1;
+}
+
 /* Grid-aligned cells and an increasing list: the cells with d(y, j) = 0 lie within one grid step
    of y's estimated index (neighbours overlap by ulps only), so test those 3^n candidates in
    increasing index and binary-search the list; the lowest listed one is the first in list
@@ -248,14 +268,9 @@ static PetscInt SRSuccessorsHitGrid_Private(SRCells cells, PetscInt nlist, const
     for (PetscInt i1 = a[1]; i1 <= z[1]; i1++)
       for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) {
         const PetscInt k = i0 + (n > 1 ? i1 * stride[1] : 0) + (n > 2 ? i2 * stride[2] : 0);
-        PetscInt       lo = 0, hi = nlist - 1;
+        PetscInt       pos;
         if (SRCellsDistance(cells, y, k, NULL, NULL, NULL) != 0.0) continue;
-        while (lo <= hi) {
-          const PetscInt mid = lo + (hi - lo) / 2;
-          if (list[mid] == k) return mid;
-          if (list[mid] < k) lo = mid + 1;
-          else hi = mid - 1;
-        }
+        if ((pos = SRListPosition_Private(nlist, list, PETSC_TRUE, k)) >= 0) return pos;
       }
   return -1;
 }
@@ -303,7 +318,7 @@ static void SRTargetSample_Private(SRCells cells, const SRTargetParams *tp, Pets
   }
 }
 
-PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, SRIntBuf *out, PetscInt *ndistinct)
+PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, const SRCellModel *cm, SRIntBuf *out, PetscInt *ndistinct, PetscInt *decided)
 {
   const PetscInt n = cells->n;
   const PetscBool sample = (PetscBool)(tp->type == SR_TARGET_EMPIRICAL || want_distinct);
@@ -324,9 +339,28 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
     for (PetscInt d = 0; d < n; d++)
       if (!(lo[d] <= hi[d])) lo[d] = hi[d] = cells->c[k * n + d];
     for (PetscInt s = 0; s < S; s++) SRTargetSample_Private(cells, tp, k, s, lo, hi, X + s * n);
-    PetscCall(SRModelEvaluate(model, S, X, Y));
     PetscCall(PetscArrayzero(hits, nlist));
-    for (PetscInt s = 0; s < S; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, increasing, Y + s * n)]++;
+    if (cm && cm->ok && S >= SR_TARGET_MODEL_MIN_SAMPLES && (cells->grid_aligned || cells->partition)) {
+      /* the samples whose cell the model decides are counted here; the others are moved to the
+         front of X and go through the network below */
+      PetscInt nu = 0;
+      for (PetscInt s = 0; s < S; s++) {
+        double   ylo[SR_MAX_DIM], yhi[SR_MAX_DIM];
+        PetscInt pos = -1;
+        if (SRCellModelImage(cm, n, X + s * n, ylo, yhi)) pos = SRListPosition_Private(nlist, list, increasing, SRCellsSoleCell(cells, ylo, yhi));
+        if (pos >= 0) hits[pos]++;
+        else {
+          for (PetscInt d = 0; d < n; d++) X[nu * n + d] = X[s * n + d];
+          nu++;
+        }
+      }
+      if (decided) *decided += S - nu;
+      if (nu > 0) PetscCall(SRModelEvaluate(model, nu, X, Y));
+      for (PetscInt s = 0; s < nu; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, increasing, Y + s * n)]++;
+    } else {
+      PetscCall(SRModelEvaluate(model, S, X, Y));
+      for (PetscInt s = 0; s < S; s++) hits[SRSuccessorsHit_Private(cells, nlist, list, increasing, Y + s * n)]++;
+    }
     for (PetscInt t = 0; t < nlist; t++) {
       if (hits[t] > 0) distinct++;
       order[t] = t;

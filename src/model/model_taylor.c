@@ -151,9 +151,10 @@ void SRTaylorBoxVariables_Private(PetscInt n, const double *lo, const double *hi
 }
 
 /* The part of the Taylor enclosure after the MLP: X the cell's variables, N the network's
-   output Taylor models; writes the range of f_phi (NaN bounds when not finite).  Shared by the
-   per-cell path below and the batched kernel of src/abstraction/enclosure_taylor.c. */
-PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi)
+   output Taylor models; writes the range of f_phi (NaN bounds when not finite) and, when Yout is
+   not NULL, the Taylor models of f_phi themselves (n of them).  Shared by the per-cell path below
+   and the batched kernel of src/abstraction/enclosure_taylor.c. */
+PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const SRTaylor *N, double *elo, double *ehi, SRTaylor *Yout)
 {
   const PetscInt n = model->n;
   SRTaylor       Y[SR_MAX_DIM];
@@ -186,17 +187,19 @@ PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const
   if (bad)
     for (PetscInt i = 0; i < n; i++)
       elo[i] = ehi[i] = NAN; /* NaI: the caller flags the cell */
+  if (Yout)
+    for (PetscInt i = 0; i < n; i++) Yout[i] = Y[i];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work)
+PetscErrorCode SRModelEncloseTaylorWork_Private(SRModel model, const double *lo, const double *hi, double *elo, double *ehi, SRTaylor *work, SRTaylor *Yout)
 {
   SRTaylor X[SR_MAX_DIM], N[SR_MAX_DIM];
 
   PetscFunctionBeginUser;
   SRTaylorBoxVariables_Private(model->n, lo, hi, X);
   PetscCall(SRMLPForwardTaylorWork_Private(model->mlp, model->n, X, N, work));
-  PetscCall(SRModelTaylorTail_Private(model, X, N, elo, ehi));
+  PetscCall(SRModelTaylorTail_Private(model, X, N, elo, ehi, Yout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -207,7 +210,7 @@ PetscErrorCode SRModelEncloseTaylor(SRModel model, const double *lo, const doubl
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(2 * model->mlp->maxwidth, &work));
-  PetscCall(SRModelEncloseTaylorWork_Private(model, lo, hi, elo, ehi, work));
+  PetscCall(SRModelEncloseTaylorWork_Private(model, lo, hi, elo, ehi, work, NULL));
   PetscCall(PetscFree(work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,6 +5,7 @@
 #include <simreach/abstraction.h>
 #include <simreach/private/intbuf.h>
 #include <simreach/private/box.h>
+#include <simreach/private/enclosure_taylor.h>
 
 /* E = [elo, ehi] lies inside the closed domain D (so it cannot meet the sink R^n \ D). */
 static inline PetscBool SRBoxInsideDomain_Private(SRCells cells, const double *elo, const double *ehi)
@@ -45,7 +46,15 @@ typedef struct {
   uint64_t     seed;
 } SRTargetParams;
 
-PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, SRIntBuf *out, PetscInt *ndistinct);
+/* Samples at or above this count per cell take the cell's Taylor model when the caller has one:
+   a model costs about as much as 6 to 8 network evaluations. */
+#define SR_TARGET_MODEL_MIN_SAMPLES 8
+
+/* The target T(k) within list[0..nlist) (SPEC §5), appended to out; *ndistinct (may be NULL) the
+   number of entries the samples hit.  cm (may be NULL): the cell's Taylor model, which decides
+   most samples' cells without the network (src/abstraction/cellmodel.c), the same answers.
+   *decided (may be NULL) is incremented by the number of samples so decided. */
+PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, const SRCellModel *cm, SRIntBuf *out, PetscInt *ndistinct, PetscInt *decided);
 
 /* Exact volume of the union of the outward boxes of the cells list[0..nlist) (the sink,
    index K, skipped) by coordinate compression; summed in a fixed order. */

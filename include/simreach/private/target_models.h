@@ -1,0 +1,16 @@
+/* The cells' Taylor models for the target samples, one block of cells at a time
+   (src/abstraction/target_models.c; SPEC §5, §6). */
+#pragma once
+
+#include <simreach/private/successors.h>
+
+typedef struct _p_SRTargetModels *SRTargetModels;
+
+/* Models are made only where they pay: the samples are drawn (empirical target or a count of
+   the hit entries), the cells are grid-aligned or a partition, at least
+   SR_TARGET_MODEL_MIN_SAMPLES samples per cell.  Otherwise every Get returns NULL. */
+PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTargetParams *tp, PetscBool want_distinct, SRTargetModels *tm);
+/* The model of cell k (cells are asked for in increasing k, below kend), NULL when none; *decided
+   is the counter SRSuccessorsTargetAppend_Private adds its decided samples to. */
+PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm, PetscInt **decided);
+PetscErrorCode SRTargetModelsDestroy(SRTargetModels *tm);

@@ -1,0 +1,116 @@
+/* What a cell's first-order Taylor model decides without evaluating the network (SPEC §5, §6):
+   the box holding a sample's image and the cell it lands in (the floor's count from the same
+   boxes is SRCellModelFloorCount, src/abstraction/metrics.c).
+
+   The point pass (SRModelEvaluate) computes f_phi(x) in double; its value f~(x) is within
+   2^-30 (1 + |f(x)|) of the real f(x), the margin the floor's sandwich already takes
+   (src/abstraction/metrics.c), far beyond the pass's rounding.  Every box below holds f~(x) for
+   every x it is made for; an answer is given only when every value of such a box gives the same
+   one, so a decided answer is the one the point pass would give, bit for bit, and an undecided
+   one is left to the point pass.  Only the metrics' cost changes, never a figure. */
+#include <simreach/private/cellmodel.h>
+
+#define SR_CM_LIN 0x1p-40 /* the linear part's rounding at a point, relative to |c_0| + sum |c_k| */
+#define SR_CM_PASS 0x1p-30 /* the point pass's distance to f, relative to 1 + |f| */
+
+/* Margin for output i of cm at any x of the box: the linear part's rounding and the point pass's
+   error (|f| <= |c_0| + sum |c_k| + |r| there). */
+double SRCellModelMargin(PetscInt n, const SRTaylor *y)
+{
+  double a = fabs(y->c0), r = PetscMax(fabs(y->r.lo), fabs(y->r.hi));
+  for (PetscInt k = 0; k < n; k++)
+    a += fabs(y->c[k]);
+  return SR_CM_LIN * a + SR_CM_PASS * (1.0 + 1.01 * (a + r));
+}
+
+/* The linear part of output i at x (x in the box): its value in double. */
+double SRCellModelLinear(const SRCellModel *cm, PetscInt n, PetscInt i, const double *x)
+{
+  double v = cm->y[i].c0;
+  for (PetscInt k = 0; k < n; k++)
+    v += cm->y[i].c[k] * ((x[k] - cm->c[k]) / cm->h[k]);
+  return v;
+}
+
+PetscBool SRCellModelImage(const SRCellModel *cm, PetscInt n, const double *x, double *ylo, double *yhi)
+{
+  if (!cm->ok) return PETSC_FALSE;
+  for (PetscInt i = 0; i < n; i++) {
+    const double v = SRCellModelLinear(cm, n, i, x), mu = SRCellModelMargin(n, &cm->y[i]);
+    ylo[i] = (v + cm->y[i].r.lo) - mu;
+    yhi[i] = (v + cm->y[i].r.hi) + mu;
+    if (!(isfinite(ylo[i]) && isfinite(yhi[i]))) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* Grid-aligned cells, dimension d: the index i of the one cell line whose closed box holds all of
+   [lo, hi] while both neighbours' boxes miss it, by the very test of SRCellsDistance
+   (fl(|y - c|) - w <= 0, monotone in y on either side of c); -1 otherwise.  Cells further away
+   are further: the lines are ordered and a grid step is far beyond an ulp. */
+static PetscInt SRCellsSoleGrid1_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi)
+{
+  const PetscInt n = cells->n, N = cells->grid[d];
+  const double   t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) / ((cells->dhi[d] - cells->dlo[d]) / (double)N);
+  PetscInt       i;
+  double         c, w;
+
+  if (!(t >= 0.0 && t < (double)N)) return -1;
+  i = (PetscInt)t;
+  c = cells->c[i * stride * n + d];
+  w = cells->w[i * stride * n + d];
+  if (!(fabs(lo - c) - w <= 0.0 && fabs(hi - c) - w <= 0.0)) return -1;
+  if (i > 0) {
+    const double cl = cells->c[(i - 1) * stride * n + d], wl = cells->w[(i - 1) * stride * n + d];
+    if (!(cl < lo && fabs(lo - cl) - wl > 0.0)) return -1;
+  }
+  if (i < N - 1) {
+    const double cr = cells->c[(i + 1) * stride * n + d], wr = cells->w[(i + 1) * stride * n + d];
+    if (!(cr > hi && fabs(hi - cr) - wr > 0.0)) return -1;
+  }
+  return i;
+}
+
+/* Dimension d puts all of [lo, hi] strictly outside D and at a positive distance from every cell
+   (the edge cell's box missed by the test of SRCellsDistance, the cells further in missing it more). */
+static PetscBool SRCellsOutside1_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi)
+{
+  const PetscInt n = cells->n, N = cells->grid[d];
+  if (cells->partition) {
+    const double *b = cells->bnd + cells->boff[d];
+    return (PetscBool)(hi < b[0] || lo > b[N]);
+  }
+  if (hi < cells->dlo[d]) {
+    const double c = cells->c[d], w = cells->w[d]; /* line 0 */
+    return (PetscBool)(c > hi && fabs(hi - c) - w > 0.0);
+  }
+  if (lo > cells->dhi[d]) {
+    const double c = cells->c[(N - 1) * stride * n + d], w = cells->w[(N - 1) * stride * n + d];
+    return (PetscBool)(c < lo && fabs(lo - c) - w > 0.0);
+  }
+  return PETSC_FALSE;
+}
+
+PetscInt SRCellsSoleCell(SRCells cells, const double *lo, const double *hi)
+{
+  const PetscInt n = cells->n;
+  PetscInt       k = 0, s = 1;
+
+  if (!cells->grid_aligned && !cells->partition) return -1;
+  for (PetscInt d = 0, t = 1; d < n; d++) { /* outside D in one dimension: no cell, the sink */
+    if (SRCellsOutside1_Private(cells, d, t, lo[d], hi[d])) return cells->K;
+    t *= cells->grid[d];
+  }
+  for (PetscInt d = 0; d < n; d++) {
+    PetscInt i;
+    if (cells->partition) { /* closed cells [b_i, b_{i+1}]: inside one, strictly off its faces */
+      const double *b = cells->bnd + cells->boff[d];
+      i               = SRCellsPartitionLocate(cells, d, 0.5 * lo[d] + 0.5 * hi[d]);
+      if (!(b[i] < lo[d] && hi[d] < b[i + 1])) return -1;
+    } else if ((i = SRCellsSoleGrid1_Private(cells, d, s, lo[d], hi[d])) < 0)
+      return -1;
+    k += i * s;
+    s *= cells->grid[d];
+  }
+  return k;
+}
