@@ -139,6 +139,14 @@ PetscErrorCode SRAbstractionGetTargetCapacity(SRAbstraction abs, PetscInt n, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRAbstractionSetModelHook(SRAbstraction abs, SRModelBlockHook hook, void *ctx)
+{
+  PetscFunctionBeginUser;
+  abs->model_hook     = hook;
+  abs->model_hook_ctx = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRAbstractionGetOwnership(SRAbstraction abs, PetscInt K, PetscInt *kstart, PetscInt *kend)
 {
   PetscFunctionBeginUser;
@@ -227,6 +235,7 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
   PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &tm));
+  if (abs->model_hook) PetscCall(SRTargetModelsSetHook(tm, abs->model_hook, abs->model_hook_ctx, abs->etype, E0, st, ks));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt t0i = Tent.n;
     Cent.n = 0; /* one cell's list at a time; only its index box is kept (SPEC §5) */

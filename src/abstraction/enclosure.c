@@ -295,6 +295,38 @@ static void SREncBlockInterval_Private(SREncWork_Private *w, SRModel model, Pets
 
 static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType type, SRCells cells, const double *boxes, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm);
 
+void SREnclosureIntersectBoth(PetscInt n, PetscInt nb, double *Eb, SRCellStatus *sb, const double *Et)
+{
+  for (PetscInt c = 0; c < nb; c++) {
+    const double *Ec  = Et + 2 * n * c;
+    PetscBool     fin = PETSC_TRUE;
+    for (PetscInt d = 0; d < n; d++)
+      fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
+    if (fin && sb[c] != SR_CELL_OK) {
+      /* interval box non-finite: the Taylor box alone is sound */
+      for (PetscInt d = 0; d < 2 * n; d++)
+        Eb[2 * n * c + d] = Ec[d];
+      sb[c] = SR_CELL_OK;
+    } else if (fin) {
+      /* intersection of two sound boxes; an empty intersection (impossible for sound operands)
+         keeps the interval box */
+      for (PetscInt d = 0; d < n; d++) {
+        const double l = PetscMax(Eb[2 * n * c + d], Ec[d]), h = PetscMin(Eb[2 * n * c + n + d], Ec[n + d]);
+        if (l <= h) {
+          Eb[2 * n * c + d]     = l;
+          Eb[2 * n * c + n + d] = h;
+        }
+      }
+    }
+  }
+  for (PetscInt c = 0; c < nb; c++)
+    if (sb[c] == SR_CELL_NONFINITE)
+      for (PetscInt d = 0; d < n; d++) {
+        Eb[2 * n * c + d]     = -INFINITY;
+        Eb[2 * n * c + n + d] = INFINITY;
+      }
+}
+
 PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)
 {
   PetscFunctionBeginUser;
@@ -378,30 +410,13 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     if (type != SR_ENCLOSURE_INTERVAL) {
       double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
       PetscCall(SRTMBatchEnclose(tb, nb, w.lo, w.hi, Eo, cm ? cm + (k0 - kstart) : NULL)); /* src/abstraction/enclosure_taylor.c */
-      for (PetscInt c = 0; c < nb; c++) {
-        double   *Ec  = Eo + 2 * n * c;
-        PetscBool fin = PETSC_TRUE;
-        for (PetscInt d = 0; d < n; d++)
-          fin = (PetscBool)(fin && isfinite(Ec[d]) && isfinite(Ec[n + d]));
-        if (type == SR_ENCLOSURE_TAYLOR1)
+      if (type == SR_ENCLOSURE_TAYLOR1)
+        for (PetscInt c = 0; c < nb; c++) {
+          PetscBool fin = PETSC_TRUE;
+          for (PetscInt d = 0; d < n; d++) fin = (PetscBool)(fin && isfinite(Eb[2 * n * c + d]) && isfinite(Eb[2 * n * c + n + d]));
           sb[c] = fin ? SR_CELL_OK : SR_CELL_NONFINITE;
-        else if (fin && sb[c] != SR_CELL_OK) {
-          /* both, interval box non-finite: the Taylor box alone is sound */
-          for (PetscInt d = 0; d < 2 * n; d++)
-            Eb[2 * n * c + d] = Ec[d];
-          sb[c] = SR_CELL_OK;
-        } else if (fin) {
-          /* both: intersection of two sound boxes; an empty intersection (impossible for sound
-             operands) keeps the interval box */
-          for (PetscInt d = 0; d < n; d++) {
-            const double l = PetscMax(Eb[2 * n * c + d], Ec[d]), h = PetscMin(Eb[2 * n * c + n + d], Ec[n + d]);
-            if (l <= h) {
-              Eb[2 * n * c + d]     = l;
-              Eb[2 * n * c + n + d] = h;
-            }
-          }
         }
-      }
+      else SREnclosureIntersectBoth(n, nb, Eb, sb, Et);
     }
     for (PetscInt c = 0; c < nb; c++)
       if (sb[c] == SR_CELL_NONFINITE)

@@ -7,6 +7,8 @@
 #include <simreach/metrics.h>
 #include <simreach/verify.h>
 #include <simreach/private/cellmodel.h>
+#include <simreach/private/metrics_tight.h>
+#include <petsctime.h>
 
 #define SR_METRICS_BLOCK 256     /* cells per batch of whole-cell enclosures */
 #define SR_METRICS_POINTS 65536  /* sub-boxes or floor points per batch at most */
@@ -202,120 +204,186 @@ static PetscErrorCode SRMetricsFloorBlock_Private(SRModel model, SRCells cells, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Per cell of the block the enclosures go through the batched kernels: the whole cells in one
-   call, the sub-boxes of as many cells as fit SR_METRICS_POINTS in one call, the floor's points
-   likewise (the coarse sample first, the full lattice only where it leaves the count open).  Every kernel computes each box and point on its own (lanes
-   of the same operations in the same order), so the figures are bit-identical to one cell at
-   a time, and the counts need no list (SRSuccessorsCertifiedCount). */
-PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m, double *E_tight)
-{
-  const PetscInt n = cells->n, K = cells->K;
-  PetscInt       ks, ke, s = 1, np = 1, nsub = 1, nonfinite = 0, cps, cpf;
-  SRCellIndex    index = NULL;
-  double        *E, *Es = NULL, *subb = NULL, *X, *Y, *vloc, *vall;
-  SRCellStatus  *st, *sst = NULL;
+struct _p_SRTightAcc {
+  MPI_Comm       comm;
+  SRModel        model;
+  SRCells        cells;
+  PetscInt       ks, ke, next; /* the rank's cells; the first not yet measured */
+  PetscInt       s, nsub, np, cps, cpf, floor_points, nonfinite;
+  SRCellIndex    index;
+  double        *E, *Es, *subb, *X, *Y, *vloc, *E_tight;
+  SRCellStatus  *st, *sst;
   SRCellModel   *cm;
-  PetscMPIInt    size, rank, *rc, *dp;
+  PetscLogDouble time;
+};
+
+PetscErrorCode SRTightAccCreate(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, double *E_tight, SRTightAcc *acc)
+{
+  const PetscInt n = cells->n;
+  SRTightAcc     a;
 
   PetscFunctionBeginUser;
   PetscCheck(bisect >= 0 && bisect <= 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tight_bisect %" PetscInt_FMT ": allowed is 0..6", bisect);
   PetscCheck(floor_points >= 2 && floor_points <= 64, comm, PETSC_ERR_ARG_OUTOFRANGE, "-floor_points %" PetscInt_FMT ": allowed is 2..64", floor_points);
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(SRAbstractionGetOwnership(abs, K, &ks, &ke));
-  for (PetscInt b = 0; b < bisect; b++) s *= 2;
+  PetscCall(PetscNew(&a));
+  a->comm         = comm;
+  a->model        = model;
+  a->cells        = cells;
+  a->floor_points = floor_points;
+  a->E_tight      = E_tight;
+  PetscCall(SRAbstractionGetOwnership(abs, cells->K, &a->ks, &a->ke));
+  a->next = a->ks;
+  a->s = a->np = a->nsub = 1;
+  for (PetscInt b = 0; b < bisect; b++) a->s *= 2;
   for (PetscInt d = 0; d < n; d++) {
-    np *= floor_points;
-    nsub *= s;
+    a->np *= floor_points;
+    a->nsub *= a->s;
   }
-  cps = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / nsub)); /* cells per sub-box batch */
-  cpf = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / np));   /* cells per floor batch */
-  PetscCall(PetscMalloc3(2 * n * SR_METRICS_BLOCK, &E, SR_METRICS_BLOCK, &st, SR_METRICS_BLOCK, &cm));
-  if (s > 1) PetscCall(PetscMalloc3(2 * n * nsub * cps, &subb, 2 * n * nsub * cps, &Es, nsub * cps, &sst));
-  PetscCall(PetscMalloc2(np * n * cpf, &X, np * n * cpf, &Y));
-  PetscCall(PetscMalloc2(4 * PetscMax(ke - ks, 1), &vloc, 4 * K, &vall));
-  if (!cells->grid_aligned) PetscCall(SRCellIndexCreate(cells, &index));
-  for (PetscInt k0 = ks; k0 < ke; k0 += SR_METRICS_BLOCK) {
-    const PetscInt nb = PetscMin((PetscInt)SR_METRICS_BLOCK, ke - k0);
-    PetscBool      ok[SR_METRICS_BLOCK];
-    PetscInt       fcnt[SR_METRICS_BLOCK];
+  a->cps = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / a->nsub)); /* cells per sub-box batch */
+  a->cpf = PetscMax(1, PetscMin(SR_METRICS_BLOCK, SR_METRICS_POINTS / a->np));   /* cells per floor batch */
+  PetscCall(PetscMalloc3(2 * n * SR_METRICS_BLOCK, &a->E, SR_METRICS_BLOCK, &a->st, SR_METRICS_BLOCK, &a->cm));
+  if (a->s > 1) PetscCall(PetscMalloc3(2 * n * a->nsub * a->cps, &a->subb, 2 * n * a->nsub * a->cps, &a->Es, a->nsub * a->cps, &a->sst));
+  PetscCall(PetscMalloc2(a->np * n * a->cpf, &a->X, a->np * n * a->cpf, &a->Y));
+  PetscCall(PetscMalloc1(4 * PetscMax(a->ke - a->ks, 1), &a->vloc));
+  if (!cells->grid_aligned) PetscCall(SRCellIndexCreate(cells, &a->index));
+  *acc = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    /* the tightest enclosure: both over the whole cell, intersected with the sub-boxes' hull */
-    PetscCall(SREnclosureComputeModels(model, SR_ENCLOSURE_BOTH, cells, k0, k0 + nb, E, st, cm));
-    for (PetscInt c = 0; c < nb; c++) ok[c] = (PetscBool)(st[c] == SR_CELL_OK);
-    for (PetscInt c0 = 0; s > 1 && c0 < nb; c0 += cps) {
-      const PetscInt mc = PetscMin(cps, nb - c0);
-      PetscInt       nbox = 0, cell[SR_METRICS_BLOCK];
-      for (PetscInt c = c0; c < c0 + mc; c++) {
-        double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
-        if (!ok[c]) continue;
-        SRCellsBoxOuter(cells, k0 + c, lo, hi);
-        SRMetricsSubBoxes_Private(n, s, nsub, lo, hi, subb + 2 * n * nsub * nbox);
-        cell[nbox++] = c;
-      }
-      if (nbox > 0) PetscCall(SREnclosureComputeBoxes(model, SR_ENCLOSURE_BOTH, nbox * nsub, subb, Es, sst));
-      for (PetscInt q = 0; q < nbox; q++) {
-        const PetscInt c = cell[q];
-        double         Eh[2 * SR_MAX_DIM];
-        PetscBool      subok = PETSC_TRUE;
-        for (PetscInt d = 0; d < n; d++) {
-          Eh[d]     = INFINITY;
-          Eh[n + d] = -INFINITY;
-        }
-        for (PetscInt j = q * nsub; j < (q + 1) * nsub; j++) {
-          if (sst[j] != SR_CELL_OK) subok = PETSC_FALSE;
-          for (PetscInt d = 0; d < n; d++) {
-            Eh[d]     = PetscMin(Eh[d], Es[2 * n * j + d]);
-            Eh[n + d] = PetscMax(Eh[n + d], Es[2 * n * j + n + d]);
-          }
-        }
-        ok[c] = subok;
-        if (subok) /* both boxes contain f(Psi_k): so does their intersection */
-          for (PetscInt d = 0; d < n; d++) {
-            E[2 * n * c + d]     = PetscMax(E[2 * n * c + d], Eh[d]);
-            E[2 * n * c + n + d] = PetscMin(E[2 * n * c + n + d], Eh[n + d]);
-          }
-      }
-    }
-    for (PetscInt c = 0; c < nb; c++) {
-      const PetscInt k = k0 + c;
-      const double  *Ec = E + 2 * n * c;
-      double         vol = 1.0, wk = 1.0;
-      PetscInt       cnt;
+/* Cells [k0, k0 + nb) whose enclosure both (E, st) and Taylor models cm are given: the tightest
+   enclosure (intersected with the sub-boxes' hull), its count and volume, the floor. */
+static PetscErrorCode SRTightAccMeasure_Private(SRTightAcc a, PetscInt k0, PetscInt nb, double *E, const SRCellStatus *st, const SRCellModel *cm)
+{
+  const SRCells  cells = a->cells;
+  const PetscInt n = cells->n, K = cells->K, s = a->s, nsub = a->nsub, ks = a->ks;
+  PetscBool      ok[SR_METRICS_BLOCK];
+  PetscInt       fcnt[SR_METRICS_BLOCK];
 
-      for (PetscInt d = 0; d < n; d++) wk *= 2.0 * cells->w[k * n + d];
-      vloc[4 * (k - ks) + 0] = wk;
-      if (E_tight)
-        for (PetscInt d = 0; d < n; d++) {
-          E_tight[2 * n * (k - ks) + d]     = ok[c] ? Ec[d] : -INFINITY;
-          E_tight[2 * n * (k - ks) + n + d] = ok[c] ? Ec[n + d] : INFINITY;
-        }
-      if (ok[c]) {
-        PetscCall(SRSuccessorsCertifiedCount(cells, index, Ec, Ec + n, &cnt));
-        for (PetscInt d = 0; d < n; d++) vol *= Ec[n + d] - Ec[d];
-        vloc[4 * (k - ks) + 1] = (double)cnt;
-        vloc[4 * (k - ks) + 2] = vol;
-      } else {
-        nonfinite++;
-        vloc[4 * (k - ks) + 1] = (double)(K + 1);
-        vloc[4 * (k - ks) + 2] = INFINITY;
-      }
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < nb; c++) ok[c] = (PetscBool)(st[c] == SR_CELL_OK);
+  for (PetscInt c0 = 0; s > 1 && c0 < nb; c0 += a->cps) {
+    const PetscInt mc = PetscMin(a->cps, nb - c0);
+    PetscInt       nbox = 0, cell[SR_METRICS_BLOCK];
+    for (PetscInt c = c0; c < c0 + mc; c++) {
+      double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+      if (!ok[c]) continue;
+      SRCellsBoxOuter(cells, k0 + c, lo, hi);
+      SRMetricsSubBoxes_Private(n, s, nsub, lo, hi, a->subb + 2 * n * nsub * nbox);
+      cell[nbox++] = c;
     }
-    /* the floor: the hull of f over each cell's lattice, decided by a coarse sample where it can be */
-    PetscCall(SRMetricsFloorBlock_Private(model, cells, index, k0, nb, floor_points, np, cpf, E, ok, cm, X, Y, fcnt));
-    for (PetscInt c = 0; c < nb; c++) vloc[4 * (k0 + c - ks) + 3] = (double)fcnt[c];
+    if (nbox > 0) PetscCall(SREnclosureComputeBoxes(a->model, SR_ENCLOSURE_BOTH, nbox * nsub, a->subb, a->Es, a->sst));
+    for (PetscInt q = 0; q < nbox; q++) {
+      const PetscInt c = cell[q];
+      double         Eh[2 * SR_MAX_DIM];
+      PetscBool      subok = PETSC_TRUE;
+      for (PetscInt d = 0; d < n; d++) {
+        Eh[d]     = INFINITY;
+        Eh[n + d] = -INFINITY;
+      }
+      for (PetscInt j = q * nsub; j < (q + 1) * nsub; j++) {
+        if (a->sst[j] != SR_CELL_OK) subok = PETSC_FALSE;
+        for (PetscInt d = 0; d < n; d++) {
+          Eh[d]     = PetscMin(Eh[d], a->Es[2 * n * j + d]);
+          Eh[n + d] = PetscMax(Eh[n + d], a->Es[2 * n * j + n + d]);
+        }
+      }
+      ok[c] = subok;
+      if (subok) /* both boxes contain f(Psi_k): so does their intersection */
+        for (PetscInt d = 0; d < n; d++) {
+          E[2 * n * c + d]     = PetscMax(E[2 * n * c + d], Eh[d]);
+          E[2 * n * c + n + d] = PetscMin(E[2 * n * c + n + d], Eh[n + d]);
+        }
+    }
   }
-  PetscCall(SRCellIndexDestroy(&index));
+  for (PetscInt c = 0; c < nb; c++) {
+    const PetscInt k  = k0 + c;
+    const double  *Ec = E + 2 * n * c;
+    double         vol = 1.0, wk = 1.0;
+    PetscInt       cnt;
+
+    for (PetscInt d = 0; d < n; d++) wk *= 2.0 * cells->w[k * n + d];
+    a->vloc[4 * (k - ks) + 0] = wk;
+    if (a->E_tight)
+      for (PetscInt d = 0; d < n; d++) {
+        a->E_tight[2 * n * (k - ks) + d]     = ok[c] ? Ec[d] : -INFINITY;
+        a->E_tight[2 * n * (k - ks) + n + d] = ok[c] ? Ec[n + d] : INFINITY;
+      }
+    if (ok[c]) {
+      PetscCall(SRSuccessorsCertifiedCount(cells, a->index, Ec, Ec + n, &cnt));
+      for (PetscInt d = 0; d < n; d++) vol *= Ec[n + d] - Ec[d];
+      a->vloc[4 * (k - ks) + 1] = (double)cnt;
+      a->vloc[4 * (k - ks) + 2] = vol;
+    } else {
+      a->nonfinite++;
+      a->vloc[4 * (k - ks) + 1] = (double)(K + 1);
+      a->vloc[4 * (k - ks) + 2] = INFINITY;
+    }
+  }
+  /* the floor: the hull of f over each cell's lattice, decided by the model or a coarse sample where they can */
+  PetscCall(SRMetricsFloorBlock_Private(a->model, cells, a->index, k0, nb, a->floor_points, a->np, a->cpf, E, ok, cm, a->X, a->Y, fcnt));
+  for (PetscInt c = 0; c < nb; c++) a->vloc[4 * (k0 + c - ks) + 3] = (double)fcnt[c];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The rank's cells [a->next, kend) not handed in: enclosed here, SR_METRICS_BLOCK at a time. */
+static PetscErrorCode SRTightAccFill_Private(SRTightAcc a, PetscInt kend)
+{
+  PetscFunctionBeginUser;
+  while (a->next < kend) {
+    const PetscInt k0 = a->next, nb = PetscMin((PetscInt)SR_METRICS_BLOCK, kend - k0);
+    PetscCall(SREnclosureComputeModels(a->model, SR_ENCLOSURE_BOTH, a->cells, k0, k0 + nb, a->E, a->st, a->cm));
+    PetscCall(SRTightAccMeasure_Private(a, k0, nb, a->E, a->st, a->cm));
+    a->next = k0 + nb;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRTightAccBlock(void *ctx, PetscInt k0, PetscInt nb, double *E, const SRCellStatus *st, const SRCellModel *cm)
+{
+  SRTightAcc     a = (SRTightAcc)ctx;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCheck(k0 >= a->next && k0 + nb <= a->ke && nb <= SR_METRICS_BLOCK, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "tight metrics: cells [%" PetscInt_FMT ", %" PetscInt_FMT ") handed in after cell %" PetscInt_FMT " or beyond the rank's %" PetscInt_FMT, k0, k0 + nb, a->next, a->ke);
+  PetscCall(PetscTime(&t0));
+  PetscCall(SRTightAccFill_Private(a, k0)); /* a gap first */
+  PetscCall(SRTightAccMeasure_Private(a, k0, nb, E, st, cm));
+  a->next = k0 + nb;
+  PetscCall(PetscTime(&t1));
+  a->time += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRTightAccGetHandInTime(SRTightAcc acc, PetscLogDouble *time)
+{
+  PetscFunctionBeginUser;
+  *time = acc->time;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRTightAccFinish(SRTightAcc *acc, SRTightMetrics *m, PetscLogDouble *time)
+{
+  SRTightAcc     a = *acc;
+  const PetscInt K = a->cells->K, ks = a->ks, ke = a->ke;
+  double        *vall;
+  PetscMPIInt    size, rank, *rc, *dp;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(SRTightAccFill_Private(a, ke));
+  PetscCallMPI(MPI_Comm_size(a->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(a->comm, &rank));
   /* gathered in cell order and summed serially: independent of the rank count */
-  PetscCall(PetscMalloc2(size, &rc, size, &dp));
+  PetscCall(PetscMalloc3(size, &rc, size, &dp, 4 * K, &vall));
   {
     PetscMPIInt mine, off;
     PetscCall(PetscMPIIntCast(4 * (ke - ks), &mine));
     PetscCall(PetscMPIIntCast(4 * ks, &off));
-    PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, rc, 1, MPI_INT, comm));
-    PetscCallMPI(MPI_Allgather(&off, 1, MPI_INT, dp, 1, MPI_INT, comm));
+    PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, rc, 1, MPI_INT, a->comm));
+    PetscCallMPI(MPI_Allgather(&off, 1, MPI_INT, dp, 1, MPI_INT, a->comm));
   }
-  PetscCallMPI(MPI_Allgatherv(vloc, rc[rank], MPI_DOUBLE, vall, rc, dp, MPI_DOUBLE, comm));
+  PetscCallMPI(MPI_Allgatherv(a->vloc, rc[rank], MPI_DOUBLE, vall, rc, dp, MPI_DOUBLE, a->comm));
   {
     double sw = 0, st_ = 0, sv = 0, sf = 0;
     for (PetscInt k = 0; k < K; k++) {
@@ -328,11 +396,31 @@ PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, S
     m->vol_E_tight = sv / sw;
     m->succ_floor  = sf / sw;
   }
-  PetscCallMPI(MPI_Allreduce(&nonfinite, &m->nonfinite, 1, MPIU_INT, MPI_SUM, comm));
-  PetscCall(PetscFree2(rc, dp));
-  PetscCall(PetscFree2(vloc, vall));
-  PetscCall(PetscFree2(X, Y));
-  PetscCall(PetscFree3(E, st, cm));
-  if (s > 1) PetscCall(PetscFree3(subb, Es, sst));
+  PetscCallMPI(MPI_Allreduce(&a->nonfinite, &m->nonfinite, 1, MPIU_INT, MPI_SUM, a->comm));
+  PetscCall(PetscFree3(rc, dp, vall));
+  PetscCall(SRCellIndexDestroy(&a->index));
+  PetscCall(PetscFree(a->vloc));
+  PetscCall(PetscFree2(a->X, a->Y));
+  PetscCall(PetscFree3(a->E, a->st, a->cm));
+  if (a->s > 1) PetscCall(PetscFree3(a->subb, a->Es, a->sst));
+  PetscCall(PetscTime(&t1));
+  if (time) *time = a->time + (t1 - t0);
+  PetscCall(PetscFree(*acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Per cell of the block the enclosures go through the batched kernels: the whole cells in one
+   call, the sub-boxes of as many cells as fit SR_METRICS_POINTS in one call, the floor's points
+   likewise (the cell's Taylor model first, then the coarse sample, the full lattice only where
+   they leave the count open).  Every kernel computes each box and point on its own (lanes of the
+   same operations in the same order), so the figures are bit-identical to one cell at a time,
+   and the counts need no list (SRSuccessorsCertifiedCount). */
+PetscErrorCode SRMetricsTight(MPI_Comm comm, SRAbstraction abs, SRModel model, SRCells cells, PetscInt bisect, PetscInt floor_points, SRTightMetrics *m, double *E_tight)
+{
+  SRTightAcc acc;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRTightAccCreate(comm, abs, model, cells, bisect, floor_points, E_tight, &acc));
+  PetscCall(SRTightAccFinish(&acc, m, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -10,16 +10,40 @@
 #define SR_TM_SKIP 15
 
 struct _p_SRTargetModels {
-  SRModel      model;
-  SRCells      cells;
-  PetscBool    on; /* models pay here at all */
-  PetscInt     k0, nb; /* the block held: cells [k0, k0 + nb) */
-  PetscInt     skip; /* blocks still to go without models */
-  PetscInt     samples, decided; /* samples per cell; decided in the block held */
-  SRCellModel  cm[SR_ENC_BLOCK];
-  double       E[2 * SR_MAX_DIM * SR_ENC_BLOCK];
-  SRCellStatus st[SR_ENC_BLOCK];
+  SRModel             model;
+  SRCells             cells;
+  PetscBool           on; /* models pay here at all */
+  PetscInt            k0, nb; /* the block held: cells [k0, k0 + nb) */
+  PetscInt            skip; /* blocks still to go without models */
+  PetscInt            samples, decided; /* samples per cell; decided in the block held */
+  SRCellModel         cm[SR_ENC_BLOCK];
+  double              E[2 * SR_MAX_DIM * SR_ENC_BLOCK];
+  SRCellStatus        st[SR_ENC_BLOCK];
+  SRModelBlockHook    hook; /* every block to it as well (enclosure both) */
+  void               *hook_ctx;
+  SREnclosureType     etype; /* the caller's boxes E0, st0 of the cells from k0base on */
+  const double       *E0;
+  const SRCellStatus *st0;
+  PetscInt            k0base;
+  double              Et[2 * SR_MAX_DIM * SR_ENC_BLOCK];
 };
+
+/* The block's models and enclosure both: the caller's interval (or both) boxes reused. */
+static PetscErrorCode SRTargetModelsBoth_Private(SRTargetModels tm, PetscInt k, PetscInt nb)
+{
+  const PetscInt n = tm->cells->n;
+
+  PetscFunctionBeginUser;
+  if (!tm->E0 || tm->etype == SR_ENCLOSURE_TAYLOR1) {
+    PetscCall(SREnclosureComputeModels(tm->model, SR_ENCLOSURE_BOTH, tm->cells, k, k + nb, tm->E, tm->st, tm->cm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SREnclosureComputeModels(tm->model, SR_ENCLOSURE_TAYLOR1, tm->cells, k, k + nb, tm->Et, tm->st, tm->cm));
+  PetscCall(PetscArraycpy(tm->E, tm->E0 + 2 * n * (k - tm->k0base), 2 * n * nb));
+  PetscCall(PetscArraycpy(tm->st, tm->st0 + (k - tm->k0base), nb));
+  if (tm->etype == SR_ENCLOSURE_INTERVAL) SREnclosureIntersectBoth(n, nb, tm->E, tm->st, tm->Et);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTargetParams *tp, PetscBool want_distinct, SRTargetModels *tm)
 {
@@ -49,11 +73,29 @@ PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, c
     tm->k0      = k;
     tm->nb      = PetscMin((PetscInt)SR_ENC_BLOCK, kend - k);
     tm->decided = 0;
-    if (tm->skip == 0) PetscCall(SREnclosureComputeModels(tm->model, SR_ENCLOSURE_TAYLOR1, tm->cells, k, k + tm->nb, tm->E, tm->st, tm->cm));
+    if (tm->hook) tm->skip = 0;
+    if (tm->hook) {
+      PetscCall(SRTargetModelsBoth_Private(tm, k, tm->nb));
+      PetscCall(tm->hook(tm->hook_ctx, k, tm->nb, tm->E, tm->st, tm->cm));
+    } else if (tm->skip == 0)
+      PetscCall(SREnclosureComputeModels(tm->model, SR_ENCLOSURE_TAYLOR1, tm->cells, k, k + tm->nb, tm->E, tm->st, tm->cm));
   }
   if (tm->skip > 0) PetscFunctionReturn(PETSC_SUCCESS);
   *cm      = &tm->cm[k - tm->k0];
   *decided = &tm->decided;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRTargetModelsSetHook(SRTargetModels tm, SRModelBlockHook hook, void *ctx, SREnclosureType etype, const double *E0, const SRCellStatus *st0, PetscInt k0)
+{
+  PetscFunctionBeginUser;
+  tm->hook     = hook;
+  tm->hook_ctx = ctx;
+  tm->etype    = etype;
+  tm->E0       = E0;
+  tm->st0      = st0;
+  tm->k0base   = k0;
+  if (hook) tm->on = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <simreach/private/successors.h>
+#include <simreach/private/target_models.h>
 #include <simreach/verify.h>
 
 struct _p_SRAbstraction {
@@ -16,6 +17,8 @@ struct _p_SRAbstraction {
   PetscLogEvent   ev_succ, ev_cont;
   double          t_enc, t_succ, t_cont;
   double          t_meas; /* of t_succ: the metrics' share (SRAbstractionGetMetrics) */
+  SRModelBlockHook model_hook; /* the build's target models go to it too (SRAbstractionSetModelHook) */
+  void            *model_hook_ctx;
 
   /* C(k): SPEC §5 storage, K index-box rows of 2n + 1 numbers on every rank (fixed size per
      cell, which SPEC §10 lets a study replicate); the explicit lists only when a caller set

@@ -6,6 +6,9 @@
 
 typedef struct _p_SRTargetModels *SRTargetModels;
 
+/* Called with every block of models made (cells [k0, k0 + nb), their enclosure E and status). */
+typedef PetscErrorCode (*SRModelBlockHook)(void *ctx, PetscInt k0, PetscInt nb, double *E, const SRCellStatus *st, const SRCellModel *cm);
+
 /* Models are made only where they pay: the samples are drawn (empirical target or a count of
    the hit entries), the cells are grid-aligned or a partition, at least
    SR_TARGET_MODEL_MIN_SAMPLES samples per cell.  Otherwise every Get returns NULL. */
@@ -14,3 +17,7 @@ PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTarget
    is the counter SRSuccessorsTargetAppend_Private adds its decided samples to. */
 PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm, PetscInt **decided);
 PetscErrorCode SRTargetModelsDestroy(SRTargetModels *tm);
+/* From now on every block is made (enclosure both, no skipping) and handed to hook as well.
+   E0, st0 (may be NULL): the caller's enclosure etype of the cells from k0 on; interval or both
+   boxes there are not computed again. */
+PetscErrorCode SRTargetModelsSetHook(SRTargetModels tm, SRModelBlockHook hook, void *ctx, SREnclosureType etype, const double *E0, const SRCellStatus *st0, PetscInt k0);
