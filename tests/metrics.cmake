@@ -4,3 +4,5 @@ sr_add_mpi_test(NAME metrics COMMAND test_metrics RANKS 1 2 TIMEOUT 120)
 # image boxes hold the point pass, decided cells and floors are the point pass's own, planted
 # face-straddling boxes are never decided, targets identical with and without the models.
 sr_add_mpi_test(NAME cellmodel COMMAND test_cellmodel RANKS 1 TIMEOUT 300)
+# The union volume of an index box without its list: bit for bit the general coordinate compression.
+sr_add_mpi_test(NAME union_volume COMMAND test_union_volume RANKS 1 TIMEOUT 120)

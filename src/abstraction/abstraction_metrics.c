@@ -66,7 +66,8 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
       PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, cm, &scratch, &distinct, decided));
     }
     lsum[1] += distinct;
-    PetscCall(SRSuccessorsUnionVolume_Private(cells, nC, Ck, &vloc[2 * (k - ks) + 1]));
+    if (!abs->explicit_C && (cells->grid_aligned || cells->partition)) PetscCall(SRSuccessorsUnionVolumeBox_Private(cells, abs->Cbox + abs->rl * k, &vloc[2 * (k - ks) + 1]));
+    else PetscCall(SRSuccessorsUnionVolume_Private(cells, nC, Ck, &vloc[2 * (k - ks) + 1]));
   }
   PetscCall(SRCellIndexDestroy(&index));
   PetscCall(SRTargetModelsDestroy(&tm));

@@ -59,6 +59,8 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
 /* Exact volume of the union of the outward boxes of the cells list[0..nlist) (the sink,
    index K, skipped) by coordinate compression; summed in a fixed order. */
 PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol);
+/* The same for the cells of an index box row (grid-aligned or partition cells), without the list. */
+PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt *row, double *vol);
 
 /* SPEC §5 storage: out->a[start..out->n) replaced by every cell of its bounding index box (over
    the initial grid's indices), increasing, then the sink if it was there. */
