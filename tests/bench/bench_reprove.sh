@@ -19,7 +19,7 @@ S=$build/simreach; MPI="mpiexec --allow-run-as-root --oversubscribe"
 mkdir -p "$dir" && cd "$dir" || exit 1
 ncores=$(nproc)
 ld() { cut -d' ' -f1-3 /proc/loadavg | sed 's/^/load /'; }
-TIME="/usr/bin/time -f rank_cpu=%U+%S_wall=%e_rss_kB=%M"
+TIMEFMT="rank_cpu=%U+%S_wall=%e_rss_kB=%M"
 # sum of user+sys over the ranks, the largest rank's CPU, the largest RSS (MB), the largest wall
 cpu_sum() { grep -o 'rank_cpu=[0-9.+]*' "$1" | sed 's/rank_cpu=//' | awk -F+ '{s += $1 + $2} END {printf "%.2f", s}'; }
 cpu_max() { grep -o 'rank_cpu=[0-9.+]*' "$1" | sed 's/rank_cpu=//' | awk -F+ '{c = $1 + $2; if (c > m) m = c} END {printf "%.2f", m}'; }
@@ -27,10 +27,14 @@ rss_max() { grep -o 'rss_kB=[0-9]*' "$1" | sed 's/rss_kB=//' | awk '{if ($1 > m)
 wall() { grep -o 'wall=[0-9.]*' "$1" | sed 's/wall=//' | awk '{if ($1 > m) m = $1} END {printf "%.2f", m}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 phases() { grep -E -o 'time \(max over ranks\).*' "$1" | head -1; }
-run() { # np, stem, simreach args...: runs with /usr/bin/time per rank, records the load at the start
+run() { # np, stem, simreach args...: runs with /usr/bin/time per rank (a file per rank: the ranks'
+  # stderr interleave), records the load at the start
   local np=$1 stem=$2; shift 2
   echo "$(ld)" > "$stem.load"
-  $MPI -n "$np" $TIME "$S" "$@" > "$stem.log" 2> "$stem.time"; echo "exit $?" >> "$stem.log"
+  rm -f "$stem".time.*
+  $MPI -n "$np" bash -c 'f=$1 o=$2; shift 2; exec /usr/bin/time -f "$f" -o "$o.$OMPI_COMM_WORLD_RANK" "$@"' _ "$TIMEFMT" "$stem.time" "$S" "$@" > "$stem.log" 2> "$stem.err"
+  echo "exit $?" >> "$stem.log"
+  cat "$stem".time.* > "$stem.time" 2> /dev/null
 }
 line() { # label, stem
   printf "  %-40s cpu %6s s (max rank %s), rss %6s MB/rank, wall %6s s  [%s]\n" "$1" "$(cpu_sum "$2.time")" "$(cpu_max "$2.time")" "$(rss_max "$2.time")" "$(wall "$2.time")" "$(cat "$2.load")"
