@@ -7,7 +7,11 @@
    (src/abstraction/metrics.c), far beyond the pass's rounding.  Every box below holds f~(x) for
    every x it is made for; an answer is given only when every value of such a box gives the same
    one, so a decided answer is the one the point pass would give, bit for bit, and an undecided
-   one is left to the point pass.  Only the metrics' cost changes, never a figure. */
+   one is left to the point pass.  Only the metrics' cost changes, never a figure.  The 2^-30
+   bound on the point pass is an assumption (shared with the floor's sandwich), not a proof: a
+   network whose hidden sums cancel to far below their size could break it, and then a sample
+   might be counted in a neighbouring listed cell.  That would move a metric (a target, the
+   count of hit entries, the floor), never a certified list, an enclosure or a verdict. */
 #include <simreach/private/cellmodel.h>
 
 #define SR_CM_LIN 0x1p-40 /* the linear part's rounding at a point, relative to |c_0| + sum |c_k| */
