@@ -17,8 +17,8 @@
 #define SR_CM_LIN 0x1p-40 /* the linear part's rounding at a point, relative to |c_0| + sum |c_k| */
 #define SR_CM_PASS 0x1p-30 /* the point pass's distance to f, relative to 1 + |f| */
 
-/* Margin for output i of cm at any x of the box: the linear part's rounding and the point pass's
-   error (|f| <= |c_0| + sum |c_k| + |r| there). */
+/* Margin for output i of cm at any x of the box: the linear part's rounding (at most (n + 5) u
+   (|c_0| + sum |c_k|) with xi's own roundings) and the point pass's error (|f| <= |c_0| + sum |c_k| + |r| there). */
 double SRCellModelMargin(PetscInt n, const SRTaylor *y)
 {
   double a = fabs(y->c0), r = PetscMax(fabs(y->r.lo), fabs(y->r.hi));
@@ -36,14 +36,29 @@ double SRCellModelLinear(const SRCellModel *cm, PetscInt n, PetscInt i, const do
   return v;
 }
 
-PetscBool SRCellModelImage(const SRCellModel *cm, PetscInt n, const double *x, double *ylo, double *yhi)
+PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, const double *X, double *Ylo, double *Yhi)
 {
+  double mu[SR_MAX_DIM], ih[SR_MAX_DIM];
+
   if (!cm->ok) return PETSC_FALSE;
   for (PetscInt i = 0; i < n; i++) {
-    const double v = SRCellModelLinear(cm, n, i, x), mu = SRCellModelMargin(n, &cm->y[i]);
-    ylo[i] = (v + cm->y[i].r.lo) - mu;
-    yhi[i] = (v + cm->y[i].r.hi) + mu;
-    if (!(isfinite(ylo[i]) && isfinite(yhi[i]))) return PETSC_FALSE;
+    mu[i] = SRCellModelMargin(n, &cm->y[i]);
+    ih[i] = 1.0 / cm->h[i]; /* xi = (x - c) (1 / h): three roundings, 3.01 u |xi|, inside SR_CM_LIN */
+  }
+  for (PetscInt p = 0; p < np; p++) {
+    const double *x = X + p * n;
+    double        xi[SR_MAX_DIM];
+    PetscBool     fin = PETSC_TRUE;
+    for (PetscInt k = 0; k < n; k++) xi[k] = (x[k] - cm->c[k]) * ih[k];
+    for (PetscInt i = 0; i < n; i++) {
+      double v = cm->y[i].c0;
+      for (PetscInt k = 0; k < n; k++) v += cm->y[i].c[k] * xi[k];
+      Ylo[p * n + i] = (v + cm->y[i].r.lo) - mu[i];
+      Yhi[p * n + i] = (v + cm->y[i].r.hi) + mu[i];
+      fin            = (PetscBool)(fin && isfinite(Ylo[p * n + i]) && isfinite(Yhi[p * n + i]));
+    }
+    if (!fin)
+      for (PetscInt i = 0; i < n; i++) Ylo[p * n + i] = Yhi[p * n + i] = NAN; /* decides nothing */
   }
   return PETSC_TRUE;
 }
@@ -55,7 +70,7 @@ PetscBool SRCellModelImage(const SRCellModel *cm, PetscInt n, const double *x, d
 static PetscInt SRCellsSoleGrid1_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi)
 {
   const PetscInt n = cells->n, N = cells->grid[d];
-  const double   t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) / ((cells->dhi[d] - cells->dlo[d]) / (double)N);
+  const double   t = ((0.5 * lo + 0.5 * hi - cells->dlo[d]) * (double)N) / (cells->dhi[d] - cells->dlo[d]); /* a candidate, checked below */
   PetscInt       i;
   double         c, w;
 

@@ -330,11 +330,11 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
   if (ndistinct) *ndistinct = 0;
   if (sample) {
     const PetscInt S = tp->samples;
-    double        *X, *Y, lo[SR_MAX_DIM], hi[SR_MAX_DIM];
+    double        *X, *Y, *Yhi, lo[SR_MAX_DIM], hi[SR_MAX_DIM];
     PetscInt      *hits, *order, distinct = 0;
 
     PetscCheck(S >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-target_samples %" PetscInt_FMT ": must be >= 1", S);
-    PetscCall(PetscMalloc4(S * n, &X, S * n, &Y, nlist, &hits, nlist, &order));
+    PetscCall(PetscMalloc5(S * n, &X, S * n, &Y, nlist, &hits, nlist, &order, S * n, &Yhi));
     SRCellsBoxInner(cells, k, lo, hi);
     for (PetscInt d = 0; d < n; d++)
       if (!(lo[d] <= hi[d])) lo[d] = hi[d] = cells->c[k * n + d];
@@ -344,10 +344,9 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
       /* the samples whose cell the model decides are counted here; the others are moved to the
          front of X and go through the network below */
       PetscInt nu = 0;
+      (void)SRCellModelImages(cm, n, S, X, Y, Yhi); /* Y: the boxes' lower ends first, the network's values below */
       for (PetscInt s = 0; s < S; s++) {
-        double   ylo[SR_MAX_DIM], yhi[SR_MAX_DIM];
-        PetscInt pos = -1;
-        if (SRCellModelImage(cm, n, X + s * n, ylo, yhi)) pos = SRListPosition_Private(nlist, list, increasing, SRCellsSoleCell(cells, ylo, yhi));
+        const PetscInt pos = SRListPosition_Private(nlist, list, increasing, SRCellsSoleCell(cells, Y + s * n, Yhi + s * n));
         if (pos >= 0) hits[pos]++;
         else {
           for (PetscInt d = 0; d < n; d++) X[nu * n + d] = X[s * n + d];
@@ -387,7 +386,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
       }
       PetscCall(PetscSortInt(out->n - start, out->a + start));
     }
-    PetscCall(PetscFree4(X, Y, hits, order));
+    PetscCall(PetscFree5(X, Y, hits, order, Yhi));
   }
   if (tp->type == SR_TARGET_CERTIFIED) {
     for (PetscInt t = 0; t < nlist; t++) PetscCall(SRIntBufPush_Private(out, list[t]));

@@ -194,7 +194,7 @@ static void run_case(const char *sysname, SRModelType mt, PetscBool partition)
       for (PetscInt p = 0; p < np; p++) {
         double   ylo[SR_MAX_DIM], yhi[SR_MAX_DIM];
         PetscInt j;
-        if (!SRCellModelImage(&cm[k], n, X + p * n, ylo, yhi)) continue;
+        if (!SRCellModelImages(&cm[k], n, 1, X + p * n, ylo, yhi) || !isfinite(ylo[0])) continue;
         points++;
         for (PetscInt d = 0; d < n; d++)
           if (!(ylo[d] <= Y[p * n + d] && Y[p * n + d] <= yhi[d])) escapes++;

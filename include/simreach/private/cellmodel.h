@@ -6,9 +6,10 @@
 #include <simreach/abstraction.h>
 #include <simreach/private/enclosure_taylor.h>
 
-/* A box holding the point pass's value of f_phi at x (x in the model's box); false when the
-   model is not finite. */
-PetscBool SRCellModelImage(const SRCellModel *cm, PetscInt n, const double *x, double *ylo, double *yhi);
+/* For np points X (in the model's box), boxes holding the point pass's values of f_phi (n lo, then
+   n hi per point in Ylo, Yhi; NaN where not finite, which decides nothing); false when the model
+   is not finite (nothing written). */
+PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, const double *X, double *Ylo, double *Yhi);
 /* The one cell at distance 0 (SRCellsDistance) from every point of [lo, hi], every other cell at
    a positive distance; K (the sink) when every point is outside D and every cell at a positive
    distance; -1 when neither is so or it is not decided (free cells: always -1). */
