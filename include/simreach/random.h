@@ -27,5 +27,9 @@ uint64_t SRRandomBits(uint64_t seed, uint64_t stream, uint64_t index);
 double SRRandomUniform(uint64_t seed, uint64_t stream, uint64_t index);
 /* Uniform in [lo, hi). */
 double SRRandomRange(uint64_t seed, uint64_t stream, uint64_t index, double lo, double hi);
+/* The same draws for count consecutive indices from index0, vectorised: u[j] = SRRandomUniform(index0 + j);
+   x[j] = SRRandomRange(index0 + j, lo[j % period], hi[j % period]), bit for bit. */
+void SRRandomUniformBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64_t count, double *u);
+void SRRandomRangeBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64_t count, int64_t period, const double *lo, const double *hi, double *x);
 /* Standard normal (Box-Muller on two draws 2*index, 2*index+1 of the stream). */
 double SRRandomNormal(uint64_t seed, uint64_t stream, uint64_t index);

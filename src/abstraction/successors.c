@@ -305,19 +305,6 @@ PetscInt SRSuccessorsHit_Private(SRCells cells, PetscInt nlist, const PetscInt *
   return best;
 }
 
-/* Sample s of cell k: x uniform in the (inward-rounded, so inside the cell) box, coordinate d
-   drawn at index (k * samples + s) * n + d of SR_STREAM_TARGET: independent of the rank. */
-static void SRTargetSample_Private(SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt s, const double *lo, const double *hi, double *x)
-{
-  const PetscInt n = cells->n;
-  for (PetscInt d = 0; d < n; d++) {
-    const uint64_t idx = ((uint64_t)k * (uint64_t)tp->samples + (uint64_t)s) * (uint64_t)n + (uint64_t)d;
-    x[d]               = SRRandomRange(tp->seed, SR_STREAM_TARGET, idx, lo[d], hi[d]);
-    if (x[d] > hi[d]) x[d] = hi[d];
-    if (x[d] < lo[d]) x[d] = lo[d];
-  }
-}
-
 PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, const SRTargetParams *tp, PetscInt k, PetscInt nlist, const PetscInt *list, PetscBool want_distinct, const SRCellModel *cm, SRIntBuf *out, PetscInt *ndistinct, PetscInt *decided)
 {
   const PetscInt n = cells->n;
@@ -338,7 +325,14 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
     SRCellsBoxInner(cells, k, lo, hi);
     for (PetscInt d = 0; d < n; d++)
       if (!(lo[d] <= hi[d])) lo[d] = hi[d] = cells->c[k * n + d];
-    for (PetscInt s = 0; s < S; s++) SRTargetSample_Private(cells, tp, k, s, lo, hi, X + s * n);
+    /* sample s of cell k, coordinate d: index (k S + s) n + d of SR_STREAM_TARGET (independent of
+       the rank), uniform in the inward-rounded box, so inside the cell */
+    SRRandomRangeBatch(tp->seed, SR_STREAM_TARGET, (uint64_t)k * (uint64_t)S * (uint64_t)n, S * n, n, lo, hi, X);
+    for (PetscInt s = 0; s < S; s++)
+      for (PetscInt d = 0; d < n; d++) {
+        if (X[s * n + d] > hi[d]) X[s * n + d] = hi[d];
+        if (X[s * n + d] < lo[d]) X[s * n + d] = lo[d];
+      }
     PetscCall(PetscArrayzero(hits, nlist));
     if (cm && cm->ok && S >= SR_TARGET_MODEL_MIN_SAMPLES && (cells->grid_aligned || cells->partition)) {
       /* the samples whose cell the model decides are counted here; the others are moved to the

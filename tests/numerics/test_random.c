@@ -109,6 +109,27 @@ static void test_range(void **state)
   assert_true(mn < lo + 1e-3 && mx > hi - 1e-3);
 }
 
+/* The batched draws are the scalar ones, bit for bit: every count 0..70 (partial blocks of 16),
+   counter words crossing 2^32, seeds and streams with high words, periods 1..3. */
+static void test_batches_equal_scalar(void **state)
+{
+  const uint64_t seeds[3] = {0, 7, 0x123456789abcdefULL}, starts[3] = {0, 1000003, 0xfffffff0ULL};
+  double         u[70], x[70], lo[3] = {-1.0, 2.0, 5.0}, hi[3] = {1.0, 2.5, 5.0 + 1e-9};
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      for (int64_t count = 0; count <= 70; count++) {
+        const uint64_t stream = b == 2 ? 0x100000004ULL : (uint64_t)SR_STREAM_TARGET;
+        SRRandomUniformBatch(seeds[a], stream, starts[b], count, u);
+        SRRandomRangeBatch(seeds[a], stream, starts[b], count, 1 + (count % 3), lo, hi, x);
+        for (int64_t j = 0; j < count; j++) {
+          const double us = SRRandomUniform(seeds[a], stream, starts[b] + (uint64_t)j);
+          const double xs = SRRandomRange(seeds[a], stream, starts[b] + (uint64_t)j, lo[j % (1 + count % 3)], hi[j % (1 + count % 3)]);
+          assert_memory_equal(&u[j], &us, sizeof us);
+          assert_memory_equal(&x[j], &xs, sizeof xs);
+        }
+      }
+}
+
 static void test_normal_distribution(void **state)
 {
   double s = 0, s2 = 0, s4 = 0;
@@ -136,6 +157,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_bits_balanced),
     cmocka_unit_test(test_uniform_distribution),
     cmocka_unit_test(test_range),
+    cmocka_unit_test(test_batches_equal_scalar),
     cmocka_unit_test(test_normal_distribution),
   };
   int fails;
