@@ -85,21 +85,24 @@ __attribute__((target_clones("avx2", "default"))) static void SRRandomUniform16_
     for (int l = 0; l < 16; l++) {
       const uint64_t p0 = (uint64_t)SR_PHILOX_M0 * c0[l], p1 = (uint64_t)SR_PHILOX_M1 * c2[l];
       const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
-      c1[l]             = (uint32_t)p1;
-      c3[l]             = (uint32_t)p0;
-      c0[l]             = n0;
-      c2[l]             = n2;
+      c1[l] = (uint32_t)p1;
+      c3[l] = (uint32_t)p0;
+      c0[l] = n0;
+      c2[l] = n2;
     }
   }
-  for (int l = 0; l < 16; l++) u[l] = (double)((((uint64_t)c1[l] << 32) | (uint64_t)c0[l]) >> 11) * 0x1.0p-53;
+  for (int l = 0; l < 16; l++)
+    u[l] = (double)((((uint64_t)c1[l] << 32) | (uint64_t)c0[l]) >> 11) * 0x1.0p-53;
 }
 
 void SRRandomUniformBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64_t count, double *u)
 {
   const uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-  int64_t        j  = 0;
-  for (; j + 16 <= count; j += 16) SRRandomUniform16_Private(k0, k1, stream, index0 + (uint64_t)j, u + j);
-  for (; j < count; j++) u[j] = SRRandomUniform(seed, stream, index0 + (uint64_t)j);
+  int64_t        j = 0;
+  for (; j + 16 <= count; j += 16)
+    SRRandomUniform16_Private(k0, k1, stream, index0 + (uint64_t)j, u + j);
+  for (; j < count; j++)
+    u[j] = SRRandomUniform(seed, stream, index0 + (uint64_t)j);
 }
 
 void SRRandomRangeBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64_t count, int64_t period, const double *lo, const double *hi, double *x)
