@@ -2,7 +2,7 @@
    against the point pass itself.  For every system and model, grid cells and a moved partition,
    random networks (tests/random_model.h):
    - the image box holds the point pass's value SRModelEvaluate(x) at random points and corners of
-     every cell (0 escapes);
+     every cell (0 escapes), for tanh networks, mixed activations and input/output transforms;
    - a decided cell is the only cell at distance 0 from that value (SRCellsDistance over all K
      cells), a decided sink has every cell at a positive distance and the point outside D; some
      samples are decided (the path runs);
@@ -174,6 +174,8 @@ static void run_case(const char *sysname, SRModelType mt, PetscBool partition)
     SRTargetParams tp = { SR_TARGET_EMPIRICAL, 0.9, 32, 7 + (uint64_t)net };
 
     assert_int_equal(RandomModel(sys, mt, seed, &ctr, &model), 0);
+    if (net == 1) assert_int_equal(RandomActivations(model, "mixed", seed, &ctr), 0); /* tanh, relu, sigmoid, linear (SPEC §14) */
+    if (net == 2) assert_int_equal(RandomTransforms(model, seed, &ctr), 0);           /* clipped, normalised inputs; scaled outputs */
     cm = malloc(sizeof(SRCellModel) * K);
     E  = malloc(sizeof(double) * 2 * n * K);
     st = malloc(sizeof(SRCellStatus) * K);
