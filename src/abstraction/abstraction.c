@@ -234,7 +234,7 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(PetscMax(ke - ks, 1) * rl, &Crow, PetscMax(ke - ks, 1), &Tcnt));
   if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &index));
-  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &tm));
+  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &abs->tm_stats, &tm));
   if (abs->model_hook) PetscCall(SRTargetModelsSetHook(tm, abs->model_hook, abs->model_hook_ctx, abs->etype, E0, st, ks));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt t0i = Tent.n;
@@ -460,7 +460,7 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   PetscCall(PetscLogEventBegin(abs->ev_succ, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc1(PetscMax(ke - ks, 1), &Tcnt));
-  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &tm));
+  PetscCall(SRTargetModelsCreate(model, cells, &abs->tp, PETSC_FALSE, &abs->tm_stats, &tm));
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt     t0i = Tent.n;
     const SRCellModel *cm;

@@ -35,7 +35,7 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
   {
     SRTargetParams tpc = abs->tp;
     tpc.type           = SR_TARGET_CERTIFIED;
-    PetscCall(SRTargetModelsCreate(model, cells, &tpc, (PetscBool)!distinct_build, &tm));
+    PetscCall(SRTargetModelsCreate(model, cells, &tpc, (PetscBool)!distinct_build, &abs->tm_stats, &tm));
   }
   for (PetscInt k = ks; k < ke; k++) {
     const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;

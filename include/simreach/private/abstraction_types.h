@@ -18,6 +18,7 @@ struct _p_SRAbstraction {
   double          t_enc, t_succ, t_cont;
   double          t_meas; /* of t_succ: the metrics' share (SRAbstractionGetMetrics) */
   SRModelBlockHook model_hook; /* the build's target models go to it too (SRAbstractionSetModelHook) */
+  SRTargetModelsStats tm_stats; /* the samples' cost with and without cell models, across builds */
   void            *model_hook_ctx;
 
   /* C(k): SPEC §5 storage, K index-box rows of 2n + 1 numbers on every rank (fixed size per

@@ -6,13 +6,21 @@
 
 typedef struct _p_SRTargetModels *SRTargetModels;
 
+/* Measured cost of the samples with and without models (seconds per cell, the latest block of each
+   way), kept by the caller across builds; zero-initialised. */
+typedef struct {
+  double   t_with, t_without;
+  PetscInt n_with, n_without, blocks;
+} SRTargetModelsStats;
+
 /* Called with every block of models made (cells [k0, k0 + nb), their enclosure E and status). */
 typedef PetscErrorCode (*SRModelBlockHook)(void *ctx, PetscInt k0, PetscInt nb, double *E, const SRCellStatus *st, const SRCellModel *cm);
 
-/* Models are made only where they pay: the samples are drawn (empirical target or a count of
+/* Models are made only where they can pay: the samples are drawn (empirical target or a count of
    the hit entries), the cells are grid-aligned or a partition, at least
-   SR_TARGET_MODEL_MIN_SAMPLES samples per cell.  Otherwise every Get returns NULL. */
-PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTargetParams *tp, PetscBool want_distinct, SRTargetModels *tm);
+   SR_TARGET_MODEL_MIN_SAMPLES samples per cell; and then only for the blocks where the measured
+   cost (stats, may be NULL: always) says so.  Otherwise Get returns NULL. */
+PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTargetParams *tp, PetscBool want_distinct, SRTargetModelsStats *stats, SRTargetModels *tm);
 /* The model of cell k (cells are asked for in increasing k, below kend), NULL when none; *decided
    is the counter SRSuccessorsTargetAppend_Private adds its decided samples to. */
 PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm, PetscInt **decided);
