@@ -2,16 +2,17 @@
    test stream of a seed; RandomModel builds a model of 1-3 hidden layers of 4-64 neurons with
    weights scaled by 0.1..3 and random biases (a new model each call).  RandomActivations then
    sets the layers' activations (SPEC §14): one kind everywhere but the linear output, or
-   "mixed": each layer (the output too) drawn from tanh, relu, sigmoid, linear. */
+   "mixed": each layer (the output too) drawn from tanh, relu, sigmoid, linear; RandomTransforms adds
+   input/output transforms; RandomMovedPartition makes a partition with moved boundaries. */
 #pragma once
 
 #include <simreach.h>
 #include <math.h>
 
-static double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
+static inline double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
 
 /* A random network of the model's shape family: new model each call. */
-static PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed, uint64_t *ctr, SRModel *model)
+static inline PetscErrorCode RandomModel(SRSystem sys, SRModelType type, uint64_t seed, uint64_t *ctr, SRModel *model)
 {
   PetscInt     nh    = 1 + (PetscInt)(3 * U01(seed, ctr)), widths[3];
   const double scale = 0.1 * pow(30.0, U01(seed, ctr));
@@ -75,5 +76,26 @@ static inline PetscErrorCode RandomTransforms(SRModel model, uint64_t seed, uint
   }
   PetscCall(SRMLPSetInputTransform(mlp, lo, hi, mean, range));
   PetscCall(SRMLPSetOutputTransform(mlp, sc, off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The regular partition of counts[d] intervals per dimension with every interior boundary moved by
+   up to frac of a step (frac < 0.5 keeps them increasing). */
+static inline PetscErrorCode RandomMovedPartition(SRSystem sys, const PetscInt counts[], double frac, uint64_t seed, uint64_t *ctr, SRCells *cells)
+{
+  PetscInt nt;
+  double  *theta;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRCellsCreatePartition(sys, counts, cells));
+  nt = SRCellsPartitionNumTheta(*cells);
+  PetscCall(PetscMalloc1(PetscMax(nt, 1), &theta));
+  SRCellsPartitionGetTheta(*cells, theta);
+  for (PetscInt d = 0, q = 0; d < sys->n; d++) {
+    const double step = (sys->dhi[d] - sys->dlo[d]) / (double)counts[d];
+    for (PetscInt i = 1; i < counts[d]; i++, q++) theta[q] += frac * step * (2 * U01(seed, ctr) - 1);
+  }
+  PetscCall(SRCellsPartitionSetTheta(*cells, theta));
+  PetscCall(PetscFree(theta));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

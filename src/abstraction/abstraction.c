@@ -251,9 +251,8 @@ PetscErrorCode SRAbstractionBuildLists_Private(SRAbstraction abs, SRModel model,
     PetscCall(SRAbstractionRow_Private(cells, k, Cent.n, Cent.a, Crow + rl * (k - ks)));
     if (!certified) {
       const SRCellModel *cm;
-      PetscInt          *decided;
-      PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
-      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, cm, &Tent, distinct && abs->tp.type == SR_TARGET_EMPIRICAL ? &distinct[k - ks] : NULL, decided));
+      PetscCall(SRTargetModelsGet(tm, k, ke, &cm));
+      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, Cent.n, Cent.a, PETSC_FALSE, cm, &Tent, distinct && abs->tp.type == SR_TARGET_EMPIRICAL ? &distinct[k - ks] : NULL, NULL));
     }
     Tcnt[k - ks] = Tent.n - t0i;
   }
@@ -464,10 +463,9 @@ PetscErrorCode SRAbstractionUpdateTargets(SRAbstraction abs, SRModel model, SRCe
   for (PetscInt k = ks; k < ke; k++) {
     const PetscInt     t0i = Tent.n;
     const SRCellModel *cm;
-    PetscInt          *decided;
     PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-    PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
-    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, cm, &Tent, NULL, decided));
+    PetscCall(SRTargetModelsGet(tm, k, ke, &cm));
+    PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &abs->tp, k, nC, Ck, PETSC_FALSE, cm, &Tent, NULL, NULL));
     Tcnt[k - ks] = Tent.n - t0i;
   }
   PetscCall(SRTargetModelsDestroy(&tm));

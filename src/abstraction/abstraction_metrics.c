@@ -61,9 +61,8 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
     if (distinct_build) distinct = distinct_build[k - ks]; /* the build's samples hit this same list */
     else {
       const SRCellModel *cm;
-      PetscInt          *decided;
-      PetscCall(SRTargetModelsGet(tm, k, ke, &cm, &decided));
-      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, cm, &scratch, &distinct, decided));
+      PetscCall(SRTargetModelsGet(tm, k, ke, &cm));
+      PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, cm, &scratch, &distinct, NULL));
     }
     lsum[1] += distinct;
     if (!abs->explicit_C && (cells->grid_aligned || cells->partition)) PetscCall(SRSuccessorsUnionVolumeBox_Private(cells, abs->Cbox + abs->rl * k, &vloc[2 * (k - ks) + 1]));

@@ -1,6 +1,6 @@
 /* What a cell's first-order Taylor model decides without evaluating the network (SPEC §5, §6):
-   the box holding a sample's image and the cell it lands in (the floor's count from the same
-   boxes is SRCellModelFloorCount, src/abstraction/metrics.c).
+   the box holding a sample's image and the cell it lands in (the floor's count from the image
+   boxes of the lattice's corners is SRCellModelFloorCount, src/abstraction/metrics.c).
 
    The point pass (SRModelEvaluate) computes f_phi(x) in double; its value f~(x) is within
    2^-30 (1 + |f(x)|) of the real f(x), the margin the floor's sandwich already takes
@@ -19,21 +19,12 @@
 
 /* Margin for output i of cm at any x of the box: the linear part's rounding (at most (n + 5) u
    (|c_0| + sum |c_k|) with xi's own roundings) and the point pass's error (|f| <= |c_0| + sum |c_k| + |r| there). */
-double SRCellModelMargin(PetscInt n, const SRTaylor *y)
+static double SRCellModelMargin_Private(PetscInt n, const SRTaylor *y)
 {
   double a = fabs(y->c0), r = PetscMax(fabs(y->r.lo), fabs(y->r.hi));
   for (PetscInt k = 0; k < n; k++)
     a += fabs(y->c[k]);
   return SR_CM_LIN * a + SR_CM_PASS * (1.0 + 1.01 * (a + r));
-}
-
-/* The linear part of output i at x (x in the box): its value in double. */
-double SRCellModelLinear(const SRCellModel *cm, PetscInt n, PetscInt i, const double *x)
-{
-  double v = cm->y[i].c0;
-  for (PetscInt k = 0; k < n; k++)
-    v += cm->y[i].c[k] * ((x[k] - cm->c[k]) / cm->h[k]);
-  return v;
 }
 
 PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, const double *X, double *Ylo, double *Yhi)
@@ -42,7 +33,7 @@ PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, cons
 
   if (!cm->ok) return PETSC_FALSE;
   for (PetscInt i = 0; i < n; i++) {
-    mu[i] = SRCellModelMargin(n, &cm->y[i]);
+    mu[i] = SRCellModelMargin_Private(n, &cm->y[i]);
     ih[i] = 1.0 / cm->h[i]; /* xi = (x - c) (1 / h): three roundings, 3.01 u |xi|, inside SR_CM_LIN */
   }
   for (PetscInt p = 0; p < np; p++) {

@@ -319,12 +319,6 @@ void SREnclosureIntersectBoth(PetscInt n, PetscInt nb, double *Eb, SRCellStatus 
       }
     }
   }
-  for (PetscInt c = 0; c < nb; c++)
-    if (sb[c] == SR_CELL_NONFINITE)
-      for (PetscInt d = 0; d < n; d++) {
-        Eb[2 * n * c + d]     = -INFINITY;
-        Eb[2 * n * c + n + d] = INFINITY;
-      }
 }
 
 PetscErrorCode SREnclosureCompute(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status)

@@ -124,35 +124,34 @@ static PetscErrorCode SRMetricsFloorSandwich_Private(SRCells cells, SRCellIndex 
 }
 
 /* The floor's count from cell k's Taylor model (src/abstraction/cellmodel.c), the hull over the lattice
-   points of the inner box [ilo, ihi], corners included: per output,
-   the linear part's extremes over the lattice are at corners, so with vmin, vmax its extremes
-   over the corners (2^n of them) and mu the margin, min f~ lies in [vmin + r.lo - mu, vmin + r.hi + mu]
-   and max f~ in [vmax + r.lo - mu, vmax + r.hi + mu].  The hull contains the inner box I and lies
-   in the outer box O; the cells meeting a box (and leaving D) grow with the box, so equal counts
-   for I and O are the hull's count. */
+   points of the inner box [ilo, ihi], corners included: per output, the linear part's extremes over
+   the lattice are at corners, so with [lo_q, hi_q] the image boxes of the corners q
+   (SRCellModelImages), min f~ lies in [min_q lo_q, min_q hi_q] and max f~ in [max_q lo_q, max_q hi_q].
+   The hull contains the inner box I = [min_q hi_q, max_q lo_q] and lies in the outer box
+   O = [min_q lo_q, max_q hi_q]; the cells meeting a box (and leaving D) grow with the box, so equal
+   counts for I and O are the hull's count. */
 PetscErrorCode SRCellModelFloorCount(SRCells cells, SRCellIndex index, const SRCellModel *cm, const double *ilo, const double *ihi, PetscBool *decided, PetscInt *cnt)
 {
-  const PetscInt n = cells->n;
-  double         Ilo[SR_MAX_DIM], Ihi[SR_MAX_DIM], Olo[SR_MAX_DIM], Ohi[SR_MAX_DIM];
+  const PetscInt n = cells->n, nq = (PetscInt)1 << n;
+  double         X[8 * SR_MAX_DIM], Ylo[8 * SR_MAX_DIM], Yhi[8 * SR_MAX_DIM], Ilo[SR_MAX_DIM], Ihi[SR_MAX_DIM], Olo[SR_MAX_DIM], Ohi[SR_MAX_DIM];
   PetscInt       ci, co;
 
   PetscFunctionBeginUser;
   *decided = PETSC_FALSE;
-  if (!cm->ok) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt q = 0; q < nq; q++)
+    for (PetscInt d = 0; d < n; d++) X[q * n + d] = (q >> d) & 1 ? ihi[d] : ilo[d];
+  if (!SRCellModelImages(cm, n, nq, X, Ylo, Yhi)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt i = 0; i < n; i++) {
-    double vmin = INFINITY, vmax = -INFINITY, mu = SRCellModelMargin(n, &cm->y[i]);
-    for (PetscInt q = 0; q < (1 << n); q++) {
-      double x[SR_MAX_DIM], v;
-      for (PetscInt d = 0; d < n; d++) x[d] = (q >> d) & 1 ? ihi[d] : ilo[d];
-      v    = SRCellModelLinear(cm, n, i, x);
-      vmin = PetscMin(vmin, v);
-      vmax = PetscMax(vmax, v);
+    Olo[i] = Ilo[i] = INFINITY;
+    Ohi[i] = Ihi[i] = -INFINITY;
+    for (PetscInt q = 0; q < nq; q++) {
+      if (!isfinite(Ylo[q * n + i])) PetscFunctionReturn(PETSC_SUCCESS);
+      Olo[i] = PetscMin(Olo[i], Ylo[q * n + i]);
+      Ilo[i] = PetscMin(Ilo[i], Yhi[q * n + i]);
+      Ihi[i] = PetscMax(Ihi[i], Ylo[q * n + i]);
+      Ohi[i] = PetscMax(Ohi[i], Yhi[q * n + i]);
     }
-    Olo[i] = (vmin + cm->y[i].r.lo) - mu;
-    Ohi[i] = (vmax + cm->y[i].r.hi) + mu;
-    Ilo[i] = (vmin + cm->y[i].r.hi) + mu;
-    Ihi[i] = (vmax + cm->y[i].r.lo) - mu;
-    if (!(isfinite(Olo[i]) && isfinite(Ohi[i]) && Ilo[i] <= Ihi[i])) PetscFunctionReturn(PETSC_SUCCESS);
+    if (!(Ilo[i] <= Ihi[i])) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(SRSuccessorsCertifiedCount(cells, index, Ilo, Ihi, &ci));
   PetscCall(SRSuccessorsCertifiedCount(cells, index, Olo, Ohi, &co));

@@ -334,7 +334,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
         if (X[s * n + d] < lo[d]) X[s * n + d] = lo[d];
       }
     PetscCall(PetscArrayzero(hits, nlist));
-    if (cm && cm->ok && S >= SR_TARGET_MODEL_MIN_SAMPLES && (cells->grid_aligned || cells->partition)) {
+    if (cm && cm->ok && (cells->grid_aligned || cells->partition)) {
       /* the samples whose cell the model decides are counted here; the others are moved to the
          front of X and go through the network below */
       PetscInt nu = 0;
@@ -492,22 +492,23 @@ PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt 
   for (PetscInt d = 1; d < n; d++) stride[d] = stride[d - 1] * cells->grid[d - 1];
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt len = row[n + d] - row[d] + 1;
-    PetscInt       c   = 0;
+    PetscInt       c   = 2 * len;
+    double        *ends; /* the lines' lo, hi in line order */
+    PetscCall(PetscMalloc1(2 * len, &ends));
     PetscCall(PetscMalloc2(2 * len, &crd[d], 2 * len, &cov[d]));
-    for (PetscInt i = row[d]; i <= row[n + d]; i++) {
+    for (PetscInt i = 0; i < len; i++) {
       double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
-      SRCellsBoxOuter(cells, i * stride[d], lo, hi);
-      crd[d][c++] = lo[d];
-      crd[d][c++] = hi[d];
+      SRCellsBoxOuter(cells, (row[d] + i) * stride[d], lo, hi);
+      ends[2 * i]     = lo[d];
+      ends[2 * i + 1] = hi[d];
     }
+    PetscCall(PetscArraycpy(crd[d], ends, 2 * len));
     PetscCall(PetscSortRemoveDupsReal(&c, crd[d]));
     nc[d] = c - 1;
     for (PetscInt e = 0; e < nc[d]; e++) cov[d][e] = PETSC_FALSE;
-    for (PetscInt i = row[d]; i <= row[n + d]; i++) {
-      double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
-      SRCellsBoxOuter(cells, i * stride[d], lo, hi);
-      for (PetscInt e = SRFindExact_Private(nc[d] + 1, crd[d], lo[d]); e < SRFindExact_Private(nc[d] + 1, crd[d], hi[d]); e++) cov[d][e] = PETSC_TRUE;
-    }
+    for (PetscInt i = 0; i < len; i++)
+      for (PetscInt e = SRFindExact_Private(nc[d] + 1, crd[d], ends[2 * i]); e < SRFindExact_Private(nc[d] + 1, crd[d], ends[2 * i + 1]); e++) cov[d][e] = PETSC_TRUE;
+    PetscCall(PetscFree(ends));
   }
   for (PetscInt i2 = 0; i2 < (n > 2 ? nc[2] : 1); i2++)
     for (PetscInt i1 = 0; i1 < (n > 1 ? nc[1] : 1); i1++)

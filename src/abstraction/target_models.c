@@ -23,7 +23,6 @@ struct _p_SRTargetModels {
   PetscBool            use; /* the block held has its models */
   PetscLogDouble       t0; /* when the block held began */
   SRTargetModelsStats *stats; /* the times per cell with and without models (may be NULL: always with) */
-  PetscInt             samples, decided; /* samples per cell; decided in the block held */
   SRCellModel          cm[SR_ENC_BLOCK];
   double               E[2 * SR_MAX_DIM * SR_ENC_BLOCK];
   SRCellStatus         st[SR_ENC_BLOCK];
@@ -61,8 +60,7 @@ PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTarget
   PetscCall(PetscNew(&t));
   t->model   = model;
   t->cells   = cells;
-  t->samples = tp->samples;
-  t->on      = (PetscBool)((tp->type == SR_TARGET_EMPIRICAL || want_distinct) && (cells->grid_aligned || cells->partition) && tp->samples >= SR_TARGET_MODEL_MIN_SAMPLES);
+  t->on      = (PetscBool)((tp->type == SR_TARGET_EMPIRICAL || want_distinct) && (cells->grid_aligned || cells->partition));
   t->k0      = -1;
   t->stats   = stats;
   *tm        = t;
@@ -102,18 +100,16 @@ static PetscBool SRTargetModelsChoose_Private(SRTargetModels tm)
   return (st->blocks % SR_TM_PROBE == SR_TM_PROBE - 1) ? (PetscBool)!cheaper : cheaper;
 }
 
-PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm, PetscInt **decided)
+PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm)
 {
   PetscFunctionBeginUser;
-  *cm      = NULL;
-  *decided = NULL;
+  *cm = NULL;
   if (!tm->on) PetscFunctionReturn(PETSC_SUCCESS);
   if (tm->k0 < 0 || k < tm->k0 || k >= tm->k0 + tm->nb) { /* the next block */
     PetscCall(SRTargetModelsEndBlock_Private(tm));
     PetscCall(PetscTime(&tm->t0));
     tm->k0      = k;
     tm->nb      = PetscMin((PetscInt)SR_ENC_BLOCK, kend - k);
-    tm->decided = 0;
     tm->use     = SRTargetModelsChoose_Private(tm);
     if (tm->hook) {
       PetscCall(SRTargetModelsBoth_Private(tm, k, tm->nb));
@@ -122,8 +118,7 @@ PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, c
       PetscCall(SREnclosureComputeModels(tm->model, SR_ENCLOSURE_TAYLOR1, tm->cells, k, k + tm->nb, tm->E, tm->st, tm->cm));
   }
   if (!tm->use) PetscFunctionReturn(PETSC_SUCCESS);
-  *cm      = &tm->cm[k - tm->k0];
-  *decided = &tm->decided;
+  *cm = &tm->cm[k - tm->k0];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

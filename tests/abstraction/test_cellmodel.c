@@ -148,22 +148,8 @@ static void run_case(const char *sysname, SRModelType mt, PetscBool partition)
     counts[1] = 9;
     counts[2] = 8;
   }
-  if (partition) {
-    PetscInt nt;
-    double  *theta;
-    assert_int_equal(SRCellsCreatePartition(sys, counts, &cells), 0);
-    nt    = SRCellsPartitionNumTheta(cells);
-    theta = malloc(sizeof(double) * nt);
-    SRCellsPartitionGetTheta(cells, theta);
-    for (PetscInt d = 0, q = 0; d < sys->n; d++) { /* moved by up to a quarter of a step */
-      const double step = (sys->dhi[d] - sys->dlo[d]) / (double)counts[d];
-      for (PetscInt i = 1; i < counts[d]; i++, q++)
-        theta[q] += 0.25 * step * (2 * U01(seed, &ctr) - 1);
-    }
-    assert_int_equal(SRCellsPartitionSetTheta(cells, theta), 0);
-    free(theta);
-  } else
-    assert_int_equal(SRCellsCreateGrid(sys, counts, &cells), 0);
+  if (partition) assert_int_equal(RandomMovedPartition(sys, counts, 0.25, seed, &ctr, &cells), 0); /* moved by up to a quarter of a step */
+  else assert_int_equal(SRCellsCreateGrid(sys, counts, &cells), 0);
 
   for (int net = 0; net < NNETS; net++) {
     const PetscInt n = cells->n, K = cells->K;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-static double U01(uint64_t seed, uint64_t *ctr) { return SRRandomUniform(seed, SR_STREAM_TEST, (*ctr)++); }
+#include "random_model.h"
 
 static void run_case(const char *sysname, PetscBool partition)
 {
@@ -24,22 +24,8 @@ static void run_case(const char *sysname, PetscBool partition)
   assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, sysname, NULL, &sys), 0);
   for (PetscInt d = 0; d < sys->n; d++)
     counts[d] = sys->n == 1 ? 97 : (sys->n == 2 ? 23 + 4 * d : 9 + d);
-  if (partition) {
-    PetscInt nt = 0;
-    double  *theta;
-    assert_int_equal(SRCellsCreatePartition(sys, counts, &cells), 0);
-    nt    = SRCellsPartitionNumTheta(cells);
-    theta = malloc(sizeof(double) * nt);
-    SRCellsPartitionGetTheta(cells, theta);
-    for (PetscInt d = 0, q = 0; d < sys->n; d++) {
-      const double step = (sys->dhi[d] - sys->dlo[d]) / (double)counts[d];
-      for (PetscInt i = 1; i < counts[d]; i++, q++)
-        theta[q] += 0.3 * step * (2 * U01(seed, &ctr) - 1);
-    }
-    assert_int_equal(SRCellsPartitionSetTheta(cells, theta), 0);
-    free(theta);
-  } else
-    assert_int_equal(SRCellsCreateGrid(sys, counts, &cells), 0);
+  if (partition) assert_int_equal(RandomMovedPartition(sys, counts, 0.3, seed, &ctr, &cells), 0);
+  else assert_int_equal(SRCellsCreateGrid(sys, counts, &cells), 0);
   for (int t = 0; t < 400; t++) {
     const PetscInt n = cells->n;
     PetscInt       row[2 * SR_MAX_DIM + 1];

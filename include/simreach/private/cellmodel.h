@@ -14,10 +14,6 @@ PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, cons
    a positive distance; K (the sink) when every point is outside D and every cell at a positive
    distance; -1 when neither is so or it is not decided (free cells: always -1). */
 PetscInt SRCellsSoleCell(SRCells cells, const double *lo, const double *hi);
-/* Output i of the model at x: the linear part's value in double, and the margin that covers its
-   rounding and the point pass's error anywhere in the box. */
-double SRCellModelLinear(const SRCellModel *cm, PetscInt n, PetscInt i, const double *x);
-double SRCellModelMargin(PetscInt n, const SRTaylor *y);
 /* (src/abstraction/metrics.c) The floor's count of a cell from its model (lattice of the inner box
    [ilo, ihi], corners included); *decided false when the model cannot tell (then the lattice is
    evaluated). */

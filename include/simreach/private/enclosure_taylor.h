@@ -28,6 +28,7 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch tb, PetscInt nb, const double *lo, con
    (src/abstraction/enclosure.c; cm: kend - kstart of them). */
 PetscErrorCode SREnclosureComputeModels(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm);
 /* Enclosure both of nb cells from their interval boxes (Eb, sb: in, and both out) and Taylor
-   boxes Et: the intersection, the Taylor box alone where the interval one is not finite, -inf/inf
-   where neither is (src/abstraction/enclosure.c; what SREnclosureCompute both computes). */
+   boxes Et: the intersection, the Taylor box alone where the interval one is not finite; a cell
+   where neither is keeps its interval box (SREnclosureCompute's are -inf/inf there) and status
+   (src/abstraction/enclosure.c; what SREnclosureCompute both computes). */
 void SREnclosureIntersectBoth(PetscInt n, PetscInt nb, double *Eb, SRCellStatus *sb, const double *Et);

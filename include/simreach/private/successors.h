@@ -46,10 +46,6 @@ typedef struct {
   uint64_t     seed;
 } SRTargetParams;
 
-/* Samples at or above this count per cell take the cell's Taylor model when the caller has one:
-   a model costs about as much as 6 to 8 network evaluations. */
-#define SR_TARGET_MODEL_MIN_SAMPLES 8
-
 /* The target T(k) within list[0..nlist) (SPEC §5), appended to out; *ndistinct (may be NULL) the
    number of entries the samples hit.  cm (may be NULL): the cell's Taylor model, which decides
    most samples' cells without the network (src/abstraction/cellmodel.c), the same answers.

@@ -17,13 +17,11 @@ typedef struct {
 typedef PetscErrorCode (*SRModelBlockHook)(void *ctx, PetscInt k0, PetscInt nb, double *E, const SRCellStatus *st, const SRCellModel *cm);
 
 /* Models are made only where they can pay: the samples are drawn (empirical target or a count of
-   the hit entries), the cells are grid-aligned or a partition, at least
-   SR_TARGET_MODEL_MIN_SAMPLES samples per cell; and then only for the blocks where the measured
-   cost (stats, may be NULL: always) says so.  Otherwise Get returns NULL. */
+   the hit entries), the cells are grid-aligned or a partition; and then only for the blocks where
+   the measured cost (stats, may be NULL: always) says so.  Otherwise Get returns NULL. */
 PetscErrorCode SRTargetModelsCreate(SRModel model, SRCells cells, const SRTargetParams *tp, PetscBool want_distinct, SRTargetModelsStats *stats, SRTargetModels *tm);
-/* The model of cell k (cells are asked for in increasing k, below kend), NULL when none; *decided
-   is the counter SRSuccessorsTargetAppend_Private adds its decided samples to. */
-PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm, PetscInt **decided);
+/* The model of cell k (cells are asked for in increasing k, below kend), NULL when none. */
+PetscErrorCode SRTargetModelsGet(SRTargetModels tm, PetscInt k, PetscInt kend, const SRCellModel **cm);
 PetscErrorCode SRTargetModelsDestroy(SRTargetModels *tm);
 /* From now on every block is made (enclosure both, no skipping) and handed to hook as well.
    E0, st0 (may be NULL): the caller's enclosure etype of the cells from k0 on; interval or both
