@@ -28,12 +28,23 @@ struct _p_SRCells {
   double    dlo[SR_MAX_DIM], dhi[SR_MAX_DIM]; /* domain D */
   PetscInt  grid[SR_MAX_DIM];      /* counts per dimension of the initial grid */
   PetscBool grid_aligned;          /* theta still the initial grid */
+  double   *gline;                 /* the initial grid's lines, copies of c and w: line i of dimension d
+                                      at gline[2 (goff[d] + i)] (c) and the next double (w); read while
+                                      grid_aligned, so that a lookup reads 2 n doubles, not K x n strided */
+  PetscInt  goff[SR_MAX_DIM + 1];
+  double    gscale[SR_MAX_DIM];    /* grid[d] / (dhi[d] - dlo[d]): a candidate line from a coordinate, checked after */
   double    wmin, wmax;            /* bounds on w for the TAO solve */
   SRNorm    p;
   PetscBool partition;             /* cells are the products of the boundaries bnd */
   double   *bnd;                   /* dimension d: bnd[boff[d] .. boff[d] + grid[d]], strictly increasing */
   PetscInt  boff[SR_MAX_DIM + 1];
 };
+
+/* Grid-aligned cells: c and w of line i of dimension d (every cell of that line has them). */
+static inline const double *SRCellsGridLineCW(SRCells cells, PetscInt d, PetscInt i)
+{
+  return cells->gline + 2 * (cells->goff[d] + i);
+}
 
 typedef enum { SR_CELLS_PARTITION = 0, SR_CELLS_BOXES = 1 } SRCellsParam;
 extern const char *const SRCellsParams[];

@@ -58,24 +58,24 @@ PetscBool SRCellModelImages(const SRCellModel *cm, PetscInt n, PetscInt np, cons
    [lo, hi] while both neighbours' boxes miss it, by the very test of SRCellsDistance
    (fl(|y - c|) - w <= 0, monotone in y on either side of c); -1 otherwise.  Cells further away
    are further: the lines are ordered and a grid step is far beyond an ulp. */
-static PetscInt SRCellsSoleGrid1_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi)
+static PetscInt SRCellsSoleGrid1_Private(SRCells cells, PetscInt d, double lo, double hi)
 {
-  const PetscInt n = cells->n, N = cells->grid[d];
-  const double   t = ((0.5 * lo + 0.5 * hi - cells->dlo[d]) * (double)N) / (cells->dhi[d] - cells->dlo[d]); /* a candidate, checked below */
+  const PetscInt N = cells->grid[d];
+  const double   t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) * cells->gscale[d]; /* a candidate, checked below */
   PetscInt       i;
   double         c, w;
 
   if (!(t >= 0.0 && t < (double)N)) return -1;
   i = (PetscInt)t;
-  c = cells->c[i * stride * n + d];
-  w = cells->w[i * stride * n + d];
+  c = SRCellsGridLineCW(cells, d, i)[0];
+  w = SRCellsGridLineCW(cells, d, i)[1];
   if (!(fabs(lo - c) - w <= 0.0 && fabs(hi - c) - w <= 0.0)) return -1;
   if (i > 0) {
-    const double cl = cells->c[(i - 1) * stride * n + d], wl = cells->w[(i - 1) * stride * n + d];
+    const double cl = SRCellsGridLineCW(cells, d, i - 1)[0], wl = SRCellsGridLineCW(cells, d, i - 1)[1];
     if (!(cl < lo && fabs(lo - cl) - wl > 0.0)) return -1;
   }
   if (i < N - 1) {
-    const double cr = cells->c[(i + 1) * stride * n + d], wr = cells->w[(i + 1) * stride * n + d];
+    const double cr = SRCellsGridLineCW(cells, d, i + 1)[0], wr = SRCellsGridLineCW(cells, d, i + 1)[1];
     if (!(cr > hi && fabs(hi - cr) - wr > 0.0)) return -1;
   }
   return i;
@@ -83,19 +83,19 @@ static PetscInt SRCellsSoleGrid1_Private(SRCells cells, PetscInt d, PetscInt str
 
 /* Dimension d puts all of [lo, hi] strictly outside D and at a positive distance from every cell
    (the edge cell's box missed by the test of SRCellsDistance, the cells further in missing it more). */
-static PetscBool SRCellsOutside1_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi)
+static PetscBool SRCellsOutside1_Private(SRCells cells, PetscInt d, double lo, double hi)
 {
-  const PetscInt n = cells->n, N = cells->grid[d];
+  const PetscInt N = cells->grid[d];
   if (cells->partition) {
     const double *b = cells->bnd + cells->boff[d];
     return (PetscBool)(hi < b[0] || lo > b[N]);
   }
   if (hi < cells->dlo[d]) {
-    const double c = cells->c[d], w = cells->w[d]; /* line 0 */
+    const double c = SRCellsGridLineCW(cells, d, 0)[0], w = SRCellsGridLineCW(cells, d, 0)[1];
     return (PetscBool)(c > hi && fabs(hi - c) - w > 0.0);
   }
   if (lo > cells->dhi[d]) {
-    const double c = cells->c[(N - 1) * stride * n + d], w = cells->w[(N - 1) * stride * n + d];
+    const double c = SRCellsGridLineCW(cells, d, N - 1)[0], w = SRCellsGridLineCW(cells, d, N - 1)[1];
     return (PetscBool)(c < lo && fabs(lo - c) - w > 0.0);
   }
   return PETSC_FALSE;
@@ -107,17 +107,15 @@ PetscInt SRCellsSoleCell(SRCells cells, const double *lo, const double *hi)
   PetscInt       k = 0, s = 1;
 
   if (!cells->grid_aligned && !cells->partition) return -1;
-  for (PetscInt d = 0, t = 1; d < n; d++) { /* outside D in one dimension: no cell, the sink */
-    if (SRCellsOutside1_Private(cells, d, t, lo[d], hi[d])) return cells->K;
-    t *= cells->grid[d];
-  }
+  for (PetscInt d = 0; d < n; d++) /* outside D in one dimension: no cell, the sink */
+    if (SRCellsOutside1_Private(cells, d, lo[d], hi[d])) return cells->K;
   for (PetscInt d = 0; d < n; d++) {
     PetscInt i;
     if (cells->partition) { /* closed cells [b_i, b_{i+1}]: inside one, strictly off its faces */
       const double *b = cells->bnd + cells->boff[d];
       i               = SRCellsPartitionLocate(cells, d, 0.5 * lo[d] + 0.5 * hi[d]);
       if (!(b[i] < lo[d] && hi[d] < b[i + 1])) return -1;
-    } else if ((i = SRCellsSoleGrid1_Private(cells, d, s, lo[d], hi[d])) < 0)
+    } else if ((i = SRCellsSoleGrid1_Private(cells, d, lo[d], hi[d])) < 0)
       return -1;
     k += i * s;
     s *= cells->grid[d];

@@ -106,15 +106,22 @@ PetscErrorCode SRCellsCreateGrid(SRSystem sys, const PetscInt counts[], SRCells 
     C->grid[d] = d < n ? counts[d] : 1;
   }
   PetscCall(PetscMalloc2(K * n, &C->c, K * n, &C->w));
+  for (PetscInt d = 0; d <= SR_MAX_DIM; d++) C->goff[d] = d == 0 ? 0 : C->goff[d - 1] + (d - 1 < n ? counts[d - 1] : 0);
+  PetscCall(PetscMalloc1(2 * C->goff[SR_MAX_DIM], &C->gline));
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt N = counts[d];
     const double   h = (C->dhi[d] - C->dlo[d]) / (double)N;
     double        *c1, w;
 
+    C->gscale[d] = (double)N / (C->dhi[d] - C->dlo[d]);
     PetscCall(PetscMalloc1(N, &c1));
     /* c_i = fl(dlo + (i + 1/2) h): non-decreasing in i (monotone rounding). */
     for (PetscInt i = 0; i < N; i++) c1[i] = C->dlo[d] + ((double)i + 0.5) * h;
     PetscCall(SRCellsGridHalfWidth_Private(C, d, c1, &w));
+    for (PetscInt i = 0; i < N; i++) {
+      C->gline[2 * (C->goff[d] + i)]     = c1[i];
+      C->gline[2 * (C->goff[d] + i) + 1] = w;
+    }
     for (PetscInt k = 0; k < K; k++) {
       const PetscInt i = (k / stride) % N;
       C->c[k * n + d]  = c1[i];
@@ -145,6 +152,8 @@ PetscErrorCode SRCellsDuplicate(SRCells cells, SRCells *copy)
   PetscCall(PetscMalloc2(cells->K * cells->n, &C->c, cells->K * cells->n, &C->w));
   PetscCall(PetscArraycpy(C->c, cells->c, cells->K * cells->n));
   PetscCall(PetscArraycpy(C->w, cells->w, cells->K * cells->n));
+  PetscCall(PetscMalloc1(2 * cells->goff[SR_MAX_DIM], &C->gline));
+  PetscCall(PetscArraycpy(C->gline, cells->gline, 2 * cells->goff[SR_MAX_DIM]));
   if (cells->partition) {
     PetscCall(PetscMalloc1(cells->boff[cells->n], &C->bnd));
     PetscCall(PetscArraycpy(C->bnd, cells->bnd, cells->boff[cells->n]));
@@ -156,7 +165,8 @@ PetscErrorCode SRCellsDuplicate(SRCells cells, SRCells *copy)
 /* Copies theta and every setting; both must have the same n and K.  Not collective. */
 PetscErrorCode SRCellsCopy(SRCells from, SRCells to)
 {
-  double *c, *w, *bnd;
+  double  *c, *w, *bnd, *gline;
+  PetscInt ngline;
 
   PetscFunctionBeginUser;
   PetscCheck(from->partition == to->partition, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "SRCellsCopy: a partition and free boxes cannot be copied into each other");
@@ -164,11 +174,19 @@ PetscErrorCode SRCellsCopy(SRCells from, SRCells to)
   if (from == to) PetscFunctionReturn(PETSC_SUCCESS);
   c   = to->c;
   w   = to->w;
-  bnd = to->bnd;
-  *to = *from;
-  to->c   = c;
-  to->w   = w;
-  to->bnd = bnd;
+  bnd    = to->bnd;
+  gline  = to->gline;
+  ngline = to->goff[SR_MAX_DIM];
+  *to    = *from;
+  to->c     = c;
+  to->w     = w;
+  to->bnd   = bnd;
+  to->gline = gline;
+  if (ngline != from->goff[SR_MAX_DIM]) { /* same K, other counts */
+    PetscCall(PetscFree(to->gline));
+    PetscCall(PetscMalloc1(2 * from->goff[SR_MAX_DIM], &to->gline));
+  }
+  PetscCall(PetscArraycpy(to->gline, from->gline, 2 * from->goff[SR_MAX_DIM]));
   if (from->partition) PetscCall(PetscArraycpy(to->bnd, from->bnd, from->boff[from->n]));
   PetscCall(PetscArraycpy(to->c, from->c, from->K * from->n));
   PetscCall(PetscArraycpy(to->w, from->w, from->K * from->n));
@@ -182,6 +200,7 @@ PetscErrorCode SRCellsDestroy(SRCells *cells)
   if (!cells || !*cells) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree2((*cells)->c, (*cells)->w));
   PetscCall(PetscFree((*cells)->bnd));
+  PetscCall(PetscFree((*cells)->gline));
   PetscCall(PetscFree(*cells));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -79,11 +79,11 @@ PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList 
 
 /* Outward box of the grid-aligned cells of index i in dimension d meets [lo, hi] in that
    dimension.  Grid-aligned cells are separable: c and w in dimension d depend on i only. */
-static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt stride, PetscInt i, double lo, double hi, PetscBool *right_of)
+static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt i, double lo, double hi, PetscBool *right_of)
 {
-  const PetscInt n = cells->n, k = i * stride;
-  const double   olo = SRSubDown(cells->c[k * n + d], cells->w[k * n + d]);
-  const double   ohi = SRAddUp(cells->c[k * n + d], cells->w[k * n + d]);
+  const double *cw  = SRCellsGridLineCW(cells, d, i);
+  const double  olo = SRSubDown(cw[0], cw[1]);
+  const double  ohi = SRAddUp(cw[0], cw[1]);
 
   *right_of = (PetscBool)(olo > hi);
   return (PetscBool)(olo <= hi && lo <= ohi);
@@ -92,32 +92,31 @@ static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt stride
 /* Index range [*a, *b] of the grid cells of dimension d whose outward box meets [lo, hi];
    *a > *b when there is none.  Starts from the estimate and walks, so a rounding error in the
    estimate costs a step, never a cell (the outward boxes are ordered in i). */
-static void SRGridRange_Private(SRCells cells, PetscInt d, PetscInt stride, double lo, double hi, PetscInt *a, PetscInt *b)
+static void SRGridRange_Private(SRCells cells, PetscInt d, double lo, double hi, PetscInt *a, PetscInt *b)
 {
   const PetscInt N = cells->grid[d];
-  const double   h = (cells->dhi[d] - cells->dlo[d]) / (double)N;
-  double         t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) / h;
+  double         t = (0.5 * lo + 0.5 * hi - cells->dlo[d]) * cells->gscale[d];
   PetscInt       i;
   PetscBool      right;
 
   if (!(t >= 0.0)) t = 0.0;
   if (t > (double)(N - 1)) t = (double)(N - 1);
   i = (PetscInt)t;
-  if (!SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) {
+  if (!SRGridMeets1_Private(cells, d, i, lo, hi, &right)) {
     if (right) {
-      while (i > 0 && !SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) i--;
+      while (i > 0 && !SRGridMeets1_Private(cells, d, i, lo, hi, &right)) i--;
     } else {
-      while (i < N - 1 && !SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) i++;
+      while (i < N - 1 && !SRGridMeets1_Private(cells, d, i, lo, hi, &right)) i++;
     }
-    if (!SRGridMeets1_Private(cells, d, stride, i, lo, hi, &right)) {
+    if (!SRGridMeets1_Private(cells, d, i, lo, hi, &right)) {
       *a = 1;
       *b = 0;
       return;
     }
   }
   *a = *b = i;
-  while (*a > 0 && SRGridMeets1_Private(cells, d, stride, *a - 1, lo, hi, &right)) (*a)--;
-  while (*b < N - 1 && SRGridMeets1_Private(cells, d, stride, *b + 1, lo, hi, &right)) (*b)++;
+  while (*a > 0 && SRGridMeets1_Private(cells, d, *a - 1, lo, hi, &right)) (*a)--;
+  while (*b < N - 1 && SRGridMeets1_Private(cells, d, *b + 1, lo, hi, &right)) (*b)++;
 }
 
 /* SPEC §5: every cell whose outward box meets E, then the sink if E leaves D. */
@@ -134,7 +133,7 @@ PetscErrorCode SRSuccessorsCertifiedAppend_Private(SRCells cells, SRCellIndex in
     for (PetscInt d = 0; d < n; d++) {
       stride[d] = s;
       if (cells->partition) SRCellsPartitionRange(cells, d, elo[d], ehi[d], &a[d], &b[d]); /* exact */
-      else SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a[d], &b[d]);
+      else SRGridRange_Private(cells, d, elo[d], ehi[d], &a[d], &b[d]);
       if (a[d] > b[d]) empty = PETSC_TRUE;
       s *= cells->grid[d];
     }
@@ -173,13 +172,12 @@ PetscErrorCode SRSuccessorsCertifiedCount(SRCells cells, SRCellIndex index, cons
   PetscFunctionBeginUser;
   PetscCheck(SRBoxIsFinite_Private(n, elo, ehi), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "certified successors need a finite enclosure with lo <= hi");
   if (cells->grid_aligned || cells->partition) {
-    PetscInt total = 1, s = 1;
+    PetscInt total = 1;
     for (PetscInt d = 0; d < n; d++) {
       PetscInt a, b;
       if (cells->partition) SRCellsPartitionRange(cells, d, elo[d], ehi[d], &a, &b);
-      else SRGridRange_Private(cells, d, s, elo[d], ehi[d], &a, &b);
+      else SRGridRange_Private(cells, d, elo[d], ehi[d], &a, &b);
       total = a > b ? 0 : total * (b - a + 1);
-      s *= cells->grid[d];
     }
     *count = total;
   } else {
@@ -480,7 +478,7 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
 PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt *row, double *vol)
 {
   const PetscInt n = cells->n;
-  PetscInt       nc[SR_MAX_DIM] = {1, 1, 1}, stride[SR_MAX_DIM] = {1, 1, 1};
+  PetscInt       nc[SR_MAX_DIM] = {1, 1, 1};
   double        *crd[SR_MAX_DIM] = {NULL, NULL, NULL};
   PetscBool     *cov[SR_MAX_DIM] = {NULL, NULL, NULL}, one = PETSC_TRUE;
 
@@ -489,18 +487,21 @@ PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt 
   *vol = 0.0;
   for (PetscInt d = 0; d < n; d++)
     if (row[d] > row[n + d]) PetscFunctionReturn(PETSC_SUCCESS); /* the sink alone covers nothing */
-  for (PetscInt d = 1; d < n; d++) stride[d] = stride[d - 1] * cells->grid[d - 1];
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt len = row[n + d] - row[d] + 1;
     PetscInt       c   = 2 * len;
     double        *ends; /* the lines' lo, hi in line order */
     PetscCall(PetscMalloc1(2 * len, &ends));
     PetscCall(PetscMalloc2(2 * len, &crd[d], 2 * len, &cov[d]));
-    for (PetscInt i = 0; i < len; i++) {
-      double lo[SR_MAX_DIM], hi[SR_MAX_DIM];
-      SRCellsBoxOuter(cells, (row[d] + i) * stride[d], lo, hi);
-      ends[2 * i]     = lo[d];
-      ends[2 * i + 1] = hi[d];
+    for (PetscInt i = 0; i < len; i++) { /* the outer box of line row[d] + i in dimension d (SRCellsBoxOuter) */
+      if (cells->partition) {
+        ends[2 * i]     = cells->bnd[cells->boff[d] + row[d] + i];
+        ends[2 * i + 1] = cells->bnd[cells->boff[d] + row[d] + i + 1];
+      } else {
+        const double *cw = SRCellsGridLineCW(cells, d, row[d] + i);
+        ends[2 * i]      = SRSubDown(cw[0], cw[1]);
+        ends[2 * i + 1]  = SRAddUp(cw[0], cw[1]);
+      }
     }
     PetscCall(PetscArraycpy(crd[d], ends, 2 * len));
     PetscCall(PetscSortRemoveDupsReal(&c, crd[d]));

@@ -96,6 +96,10 @@ static void test_grid_covers_exact_boxes(void **state)
       assert_int_equal(idx[0] + COUNTS[t][0] * (idx[1] + COUNTS[t][1] * idx[2]), k);
       SRCellsBoxInner(C, k, ilo, ihi);
       SRCellsBoxOuter(C, k, olo, ohi);
+      for (int d = 0; d < 3; d++) { /* the line table holds the very c and w of the cell's line */
+        const double *cw = SRCellsGridLineCW(C, d, idx[d]);
+        assert_true(cw[0] == C->c[k * 3 + d] && cw[1] == C->w[k * 3 + d]);
+      }
       for (int d = 0; d < 3; d++) {
         const double c = C->c[k * 3 + d], w = C->w[k * 3 + d];
         assert_true(w > 0);
@@ -435,6 +439,18 @@ static void test_duplicate_copy_destroy(void **state)
     PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
     assert_int_not_equal(SRCellsCopy(A, G), 0); /* K differs */
     PetscPopErrorHandler();
+    { /* the line table travels with a duplicate and a copy, also between other counts of the same K */
+      SRCells        D = NULL, H = NULL;
+      const PetscInt cnt2[2] = {4, 1};
+      assert_int_equal(SRCellsDuplicate(G, &D), 0);
+      assert_true(D->gline != G->gline && D->grid_aligned);
+      assert_int_equal(SRCellsCreateGrid(&sys, cnt2, &H), 0);
+      assert_int_equal(SRCellsCopy(H, D), 0);
+      for (PetscInt i = 0; i < 4; i++) assert_true(SRCellsGridLineCW(D, 0, i)[0] == H->c[i * 2] && SRCellsGridLineCW(D, 0, i)[1] == H->w[i * 2]);
+      assert_true(SRCellsGridLineCW(D, 1, 0)[0] == H->c[1]);
+      assert_int_equal(SRCellsDestroy(&D), 0);
+      assert_int_equal(SRCellsDestroy(&H), 0);
+    }
     assert_int_equal(SRCellsDestroy(&G), 0);
   }
   assert_int_equal(SRCellsDestroy(&A), 0);
