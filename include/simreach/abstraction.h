@@ -47,6 +47,10 @@ PetscErrorCode SRCellIndexQuery(SRCellIndex index, const double *lo, const doubl
    the witness is NaN when E is nonfinite (status SR_CELL_NONFINITE, never contained) or when the
    uncovered part is thinner than the rounding of the boxes (still SR_CELL_NOT_CONTAINED). */
 PetscErrorCode SRContainmentTest(SRCells cells, PetscInt nlist, const PetscInt *list, const double *elo, const double *ehi, SRCellStatus *status, double *witness);
+/* The same proof against an index-box row (lo[0..n), hi[0..n), sink flag) of grid-aligned or
+   partition cells without expanding it: PETSC_TRUE is SRContainmentTest's SR_CELL_OK on the
+   row's list; PETSC_FALSE decides nothing (run SRContainmentTest on the expanded list). */
+PetscBool SRContainmentIndexBox(SRCells cells, const PetscInt *row, const double *elo, const double *ehi);
 /* Y = [ylo, yhi] (an enclosure of an image point) lies wholly outside the union of C(k): it misses
    every listed outward box and, when the sink is listed, lies inside the closed D.  Exact. */
 PetscErrorCode SRContainmentOutside(SRCells cells, PetscInt nlist, const PetscInt *list, const double *ylo, const double *yhi, PetscBool *outside);

@@ -28,9 +28,10 @@ struct _p_SRCells {
   double    dlo[SR_MAX_DIM], dhi[SR_MAX_DIM]; /* domain D */
   PetscInt  grid[SR_MAX_DIM];      /* counts per dimension of the initial grid */
   PetscBool grid_aligned;          /* theta still the initial grid */
-  double   *gline;                 /* the initial grid's lines, copies of c and w: line i of dimension d
-                                      at gline[2 (goff[d] + i)] (c) and the next double (w); read while
-                                      grid_aligned, so that a lookup reads 2 n doubles, not K x n strided */
+  double   *gline; /* the initial grid, per dimension: c and w of line i at
+                      gline[2 (goff[d] + i)] and the next double, read while grid_aligned
+                      (a lookup reads 2 n doubles, not K x n strided); then the enclosures
+                      of the exact grid lines g_{d,i}, i = 0..N (SRCellsGridLineEnclosure) */
   PetscInt  goff[SR_MAX_DIM + 1];
   double    gscale[SR_MAX_DIM];    /* grid[d] / (dhi[d] - dlo[d]): a candidate line from a coordinate, checked after */
   double    wmin, wmax;            /* bounds on w for the TAO solve */
@@ -45,6 +46,10 @@ static inline const double *SRCellsGridLineCW(SRCells cells, PetscInt d, PetscIn
 {
   return cells->gline + 2 * (cells->goff[d] + i);
 }
+
+/* [lo, hi] enclosing the exact grid line g_{d,i} = dlo + i (dhi - dlo) / N, 0 <= i <= N: the values
+   SRCellsGridLine computes, stored once (they depend on the domain and the counts only). */
+static inline const double *SRCellsGridLineEnclosure(SRCells cells, PetscInt d, PetscInt i) { return cells->gline + 2 * cells->goff[SR_MAX_DIM] + 2 * (cells->goff[d] + d + i); }
 
 typedef enum { SR_CELLS_PARTITION = 0, SR_CELLS_BOXES = 1 } SRCellsParam;
 extern const char *const SRCellsParams[];

@@ -345,7 +345,9 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscTime(&t0));
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE) {
+    if (s != SR_CELL_NONFINITE && !abs->explicit_C && SRContainmentIndexBox(cells, abs->Cbox + abs->rl * k, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n))
+      s = SR_CELL_OK; /* the stored index box, unexpanded */
+    else if (s != SR_CELL_NONFINITE) {
       PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
       PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
     }

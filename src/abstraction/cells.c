@@ -82,6 +82,9 @@ static PetscErrorCode SRCellsGridHalfWidth_Private(SRCells cells, PetscInt d, co
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "could not inflate the grid half-width of dimension %" PetscInt_FMT " to cover the exact grid boxes of [%g, %g] with %" PetscInt_FMT " cells", d, cells->dlo[d], cells->dhi[d], N);
 }
 
+/* gline's length: c, w of N lines and the enclosures of N + 1 grid lines per dimension. */
+static PetscInt SRCellsGridTableLength_Private(SRCells cells) { return 4 * cells->goff[SR_MAX_DIM] + 2 * cells->n; }
+
 /* Not collective. */
 PetscErrorCode SRCellsCreateGrid(SRSystem sys, const PetscInt counts[], SRCells *cells)
 {
@@ -107,7 +110,12 @@ PetscErrorCode SRCellsCreateGrid(SRSystem sys, const PetscInt counts[], SRCells 
   }
   PetscCall(PetscMalloc2(K * n, &C->c, K * n, &C->w));
   for (PetscInt d = 0; d <= SR_MAX_DIM; d++) C->goff[d] = d == 0 ? 0 : C->goff[d - 1] + (d - 1 < n ? counts[d - 1] : 0);
-  PetscCall(PetscMalloc1(2 * C->goff[SR_MAX_DIM], &C->gline));
+  PetscCall(PetscMalloc1(SRCellsGridTableLength_Private(C), &C->gline));
+  for (PetscInt d = 0; d < n; d++)
+    for (PetscInt i = 0; i <= counts[d]; i++) {
+      double *g = C->gline + 2 * C->goff[SR_MAX_DIM] + 2 * (C->goff[d] + d + i);
+      SRCellsGridLine(C, d, i, &g[0], &g[1]);
+    }
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt N = counts[d];
     const double   h = (C->dhi[d] - C->dlo[d]) / (double)N;
@@ -152,8 +160,8 @@ PetscErrorCode SRCellsDuplicate(SRCells cells, SRCells *copy)
   PetscCall(PetscMalloc2(cells->K * cells->n, &C->c, cells->K * cells->n, &C->w));
   PetscCall(PetscArraycpy(C->c, cells->c, cells->K * cells->n));
   PetscCall(PetscArraycpy(C->w, cells->w, cells->K * cells->n));
-  PetscCall(PetscMalloc1(2 * cells->goff[SR_MAX_DIM], &C->gline));
-  PetscCall(PetscArraycpy(C->gline, cells->gline, 2 * cells->goff[SR_MAX_DIM]));
+  PetscCall(PetscMalloc1(SRCellsGridTableLength_Private(cells), &C->gline));
+  PetscCall(PetscArraycpy(C->gline, cells->gline, SRCellsGridTableLength_Private(cells)));
   if (cells->partition) {
     PetscCall(PetscMalloc1(cells->boff[cells->n], &C->bnd));
     PetscCall(PetscArraycpy(C->bnd, cells->bnd, cells->boff[cells->n]));
@@ -184,9 +192,9 @@ PetscErrorCode SRCellsCopy(SRCells from, SRCells to)
   to->gline = gline;
   if (ngline != from->goff[SR_MAX_DIM]) { /* same K, other counts */
     PetscCall(PetscFree(to->gline));
-    PetscCall(PetscMalloc1(2 * from->goff[SR_MAX_DIM], &to->gline));
+    PetscCall(PetscMalloc1(SRCellsGridTableLength_Private(from), &to->gline));
   }
-  PetscCall(PetscArraycpy(to->gline, from->gline, 2 * from->goff[SR_MAX_DIM]));
+  PetscCall(PetscArraycpy(to->gline, from->gline, SRCellsGridTableLength_Private(from)));
   if (from->partition) PetscCall(PetscArraycpy(to->bnd, from->bnd, from->boff[from->n]));
   PetscCall(PetscArraycpy(to->c, from->c, from->K * from->n));
   PetscCall(PetscArraycpy(to->w, from->w, from->K * from->n));

@@ -75,64 +75,61 @@ static PetscErrorCode SRBoxSubtract_Private(PetscInt dim, const SRBoxBuf *in, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The index ranges a..z (per dimension) of the grid or partition cells that E cap D needs, from
+   the exact real grid lines (enclosed: SRCellsGridLineEnclosure) or the stored boundaries.
+   -1: no listed set can hold E (E leaves D with the sink unlisted, or a range is empty);
+   1: E misses D and the sink is listed (contained); 0: the ranges are in a, z. */
+static int SRContainGridRange_Private(SRCells cells, PetscBool has_sink, const double *elo, const double *ehi, PetscInt *a, PetscInt *z)
+{
+  const PetscInt n = cells->n;
+
+  if (!has_sink && !SRBoxInsideDomain_Private(cells, elo, ehi)) return -1;
+  for (PetscInt d = 0; d < n; d++) {
+    const double   lo = PetscMax(elo[d], cells->dlo[d]), hi = PetscMin(ehi[d], cells->dhi[d]);
+    const PetscInt N  = cells->grid[d];
+    double         t;
+    PetscInt       i;
+
+    if (lo > hi) return has_sink ? 1 : -1; /* E misses D: E within R^n \ D, the sink */
+    if (cells->partition) { /* the faces are the stored boundaries: the range is exact */
+      SRCellsPartitionRange(cells, d, lo, hi, &a[d], &z[d]);
+      if (a[d] > z[d]) return -1;
+      continue;
+    }
+    /* a[d]: the smallest i whose upper grid line may reach lo (g_{i+1} >= lo, enclosed: hi end);
+       the candidate from gscale is only where the walks start. */
+    t = (lo - cells->dlo[d]) * cells->gscale[d];
+    i = (t >= 0.0) ? (t >= (double)(N - 1) ? N - 1 : (PetscInt)t) : 0;
+    while (i > 0 && SRCellsGridLineEnclosure(cells, d, i)[1] >= lo)
+      i--;
+    while (i < N - 1 && !(SRCellsGridLineEnclosure(cells, d, i + 1)[1] >= lo))
+      i++;
+    a[d] = i;
+    /* z[d]: the largest i whose lower grid line may reach hi (g_i <= hi, enclosed: lo end). */
+    t = (hi - cells->dlo[d]) * cells->gscale[d];
+    i = (t >= 0.0) ? (t >= (double)(N - 1) ? N - 1 : (PetscInt)t) : 0;
+    while (i < N - 1 && SRCellsGridLineEnclosure(cells, d, i + 1)[0] <= hi)
+      i++;
+    while (i > 0 && !(SRCellsGridLineEnclosure(cells, d, i)[0] <= hi))
+      i--;
+    z[d] = i;
+    if (a[d] > z[d]) return -1;
+  }
+  return 0;
+}
+
 /* Grid fast path: PETSC_TRUE proves containment; PETSC_FALSE only means "not proved here".
    Partition cells (SPEC §4) tile D with shared faces, so the cells whose closed box meets E cap D
    cover it; their index range is exact (binary search on the boundaries). */
 static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const PetscInt *sorted, PetscBool has_sink, const double *elo, const double *ehi)
 {
-  const PetscInt n = cells->n;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {0, 0, 0}, s = 1, q = 0;
+  const PetscInt n             = cells->n;
+  PetscInt       a[SR_MAX_DIM] = { 0, 0, 0 }, z[SR_MAX_DIM] = { 0, 0, 0 }, stride[SR_MAX_DIM] = { 1, 1, 1 }, q = 0;
+  const int      r = SRContainGridRange_Private(cells, has_sink, elo, ehi, a, z);
 
-  if (!has_sink && !SRBoxInsideDomain_Private(cells, elo, ehi)) return PETSC_FALSE;
-  for (PetscInt d = 0; d < n; d++) {
-    const double   lo = PetscMax(elo[d], cells->dlo[d]), hi = PetscMin(ehi[d], cells->dhi[d]);
-    const PetscInt N  = cells->grid[d];
-    const double   h  = (cells->dhi[d] - cells->dlo[d]) / (double)N;
-    double         glo, ghi, t;
-    PetscInt       i;
-
-    if (lo > hi) return has_sink; /* E misses D: E within R^n \ D, the sink (listed, see above) */
-    stride[d] = s;
-    s *= N;
-    if (cells->partition) { /* the faces are the stored boundaries: the range is exact */
-      SRCellsPartitionRange(cells, d, lo, hi, &a[d], &z[d]);
-      if (a[d] > z[d]) return PETSC_FALSE;
-      continue;
-    }
-    /* a[d]: the smallest i whose upper grid line may reach lo (g_{i+1} >= lo, enclosed: hi end). */
-    t = (lo - cells->dlo[d]) / h;
-    i = (t >= 0.0) ? (t >= (double)(N - 1) ? N - 1 : (PetscInt)t) : 0;
-    for (;;) {
-      if (i == 0) break;
-      SRCellsGridLine(cells, d, i, &glo, &ghi);
-      if (!(ghi >= lo)) break;
-      i--;
-    }
-    for (;;) {
-      if (i == N - 1) break;
-      SRCellsGridLine(cells, d, i + 1, &glo, &ghi);
-      if (ghi >= lo) break;
-      i++;
-    }
-    a[d] = i;
-    /* z[d]: the largest i whose lower grid line may reach hi (g_i <= hi, enclosed: lo end). */
-    t = (hi - cells->dlo[d]) / h;
-    i = (t >= 0.0) ? (t >= (double)(N - 1) ? N - 1 : (PetscInt)t) : 0;
-    for (;;) {
-      if (i == N - 1) break;
-      SRCellsGridLine(cells, d, i + 1, &glo, &ghi);
-      if (!(glo <= hi)) break;
-      i++;
-    }
-    for (;;) {
-      if (i == 0) break;
-      SRCellsGridLine(cells, d, i, &glo, &ghi);
-      if (glo <= hi) break;
-      i--;
-    }
-    z[d] = i;
-    if (a[d] > z[d]) return PETSC_FALSE;
-  }
+  if (r != 0) return (PetscBool)(r > 0);
+  for (PetscInt d = 1; d < n; d++)
+    stride[d] = stride[d - 1] * cells->grid[d - 1];
   for (PetscInt i2 = (n > 2 ? a[2] : 0); i2 <= (n > 2 ? z[2] : 0); i2++)
     for (PetscInt i1 = (n > 1 ? a[1] : 0); i1 <= (n > 1 ? z[1] : 0); i1++)
       for (PetscInt i0 = a[0]; i0 <= z[0]; i0++) {
@@ -141,6 +138,26 @@ static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const Pe
         while (q < nsorted && sorted[q] < k) q++;
         if (q == nsorted || sorted[q] != k) return PETSC_FALSE;
       }
+  return PETSC_TRUE;
+}
+
+/* Not collective.  The row of an index-box list (lo[0..n), hi[0..n), sink flag), grid-aligned or
+   partition cells, E finite: PETSC_TRUE when SRContainGrid_Private proves E within the row's
+   cells and the sink, which for a whole index box is the ranges' inclusion; PETSC_FALSE leaves the
+   verdict (and any error on a malformed row) to SRContainmentTest on the expanded list. */
+PetscBool SRContainmentIndexBox(SRCells cells, const PetscInt *row, const double *elo, const double *ehi)
+{
+  const PetscInt n             = cells->n;
+  PetscInt       a[SR_MAX_DIM] = { 0, 0, 0 }, z[SR_MAX_DIM] = { 0, 0, 0 };
+  int            r;
+
+  if (!(cells->grid_aligned || cells->partition) || !(row[2 * n] == 0 || row[2 * n] == 1) || !SRBoxIsFinite_Private(n, elo, ehi)) return PETSC_FALSE;
+  for (PetscInt d = 0; d < n; d++)
+    if (row[d] <= row[n + d] && !(row[d] >= 0 && row[n + d] < cells->grid[d])) return PETSC_FALSE;
+  r = SRContainGridRange_Private(cells, (PetscBool)(row[2 * n] == 1), elo, ehi, a, z);
+  if (r != 0) return (PetscBool)(r > 0);
+  for (PetscInt d = 0; d < n; d++)
+    if (!(row[d] <= a[d] && z[d] <= row[n + d])) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 

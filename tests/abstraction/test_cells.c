@@ -89,6 +89,12 @@ static void test_grid_covers_exact_boxes(void **state)
     assert_int_equal(SRCellsCreateGrid(&sys, COUNTS[t], &C), 0);
     assert_int_equal(C->K, COUNTS[t][0] * COUNTS[t][1] * COUNTS[t][2]);
     assert_true(C->grid_aligned);
+    for (int d = 0; d < 3; d++) /* the stored grid-line enclosures are SRCellsGridLine's */
+      for (PetscInt i = 0; i <= COUNTS[t][d]; i++) {
+        double lo, hi;
+        SRCellsGridLine(C, d, i, &lo, &hi);
+        assert_true(SRCellsGridLineEnclosure(C, d, i)[0] == lo && SRCellsGridLineEnclosure(C, d, i)[1] == hi);
+      }
     for (PetscInt k = 0; k < C->K; k++) {
       PetscInt idx[3];
       double   ilo[3], ihi[3], olo[3], ohi[3];

@@ -8,6 +8,7 @@
 #include <simreach/cells.h>
 #include <simreach/random.h>
 #include <simreach/system.h>
+#include <simreach/private/successors.h>
 
 #include <math.h>
 #include <mpfr.h>
@@ -126,6 +127,19 @@ static void random_box(SRCells cells, int straddle, double *elo, double *ehi)
     ehi[d]         = straddle ? b : PetscMin(b, cells->dhi[d]);
     if (!straddle) elo[d] = PetscMax(PetscMin(elo[d], ehi[d]), cells->dlo[d]);
   }
+}
+
+/* Replaces *cells by a partition with every interior boundary moved by up to 30 % of a step. */
+static void moved_partition(SRSystem sys, const PetscInt *cnt, SRCells *cells)
+{
+  PetscInt nt = 0;
+  double   theta[64];
+  CHK(SRCellsDestroy(cells));
+  CHK(SRCellsCreatePartition(sys, cnt, cells));
+  SRCellsPartitionGetTheta(*cells, theta);
+  for (PetscInt d = 0; d < (*cells)->n; d++)
+    for (PetscInt i = 1; i < (*cells)->grid[d]; i++, nt++) theta[nt] += urand(-0.3, 0.3) * ((*cells)->dhi[d] - (*cells)->dlo[d]) / (double)(*cells)->grid[d];
+  CHK(SRCellsPartitionSetTheta(*cells, theta));
 }
 
 static const char *const     sysnames[] = {"toy1d", "pendulum", "dubins"};
@@ -475,16 +489,7 @@ static void test_verdict_only_matches_witness_call(void **state)
       make_grid(sysnames[s], counts[s], &sys, &cells);
       if (mode == 1) CHK(SRCellsSetFree(cells));
       if (mode == 2) jitter(cells);
-      if (mode == 3) { /* a partition with every interior boundary moved by up to 30 % of a step */
-        PetscInt nt = 0;
-        double   theta[64];
-        CHK(SRCellsDestroy(&cells));
-        CHK(SRCellsCreatePartition(sys, counts[s], &cells));
-        SRCellsPartitionGetTheta(cells, theta);
-        for (PetscInt d = 0; d < cells->n; d++)
-          for (PetscInt i = 1; i < cells->grid[d]; i++, nt++) theta[nt] += urand(-0.3, 0.3) * (cells->dhi[d] - cells->dlo[d]) / (double)cells->grid[d];
-        CHK(SRCellsPartitionSetTheta(cells, theta));
-      }
+      if (mode == 3) moved_partition(sys, counts[s], &cells);
       for (int trial = 0; trial < 400; trial++) {
         double       elo[SR_MAX_DIM], ehi[SR_MAX_DIM], wit[SR_MAX_DIM];
         SRCellStatus s1, s2;
@@ -531,12 +536,106 @@ static void test_verdict_only_matches_witness_call(void **state)
   }
 }
 
+/* SRContainmentIndexBox against SRContainmentTest on the row's expanded list: grid-aligned cells
+   and moved partitions, random rows with and without the sink, boxes in, across and on the faces
+   of D, rows one line short of what E needs.  A proof by the row must be one by the list, and the
+   row proves nearly every box the list holds; a malformed row proves nothing. */
+static void test_index_box_matches_list(void **state)
+{
+  for (int s = 0; s < 3; s++)
+    for (int mode = 0; mode < 2; mode++) {
+      SRSystem sys;
+      SRCells  cells;
+      PetscInt oks = 0, fast = 0, shrunk = 0;
+      SRIntBuf b = { 0, 0, NULL };
+      make_grid(sysnames[s], counts[s], &sys, &cells);
+      if (mode == 1) moved_partition(sys, counts[s], &cells);
+      for (int trial = 0; trial < 2000; trial++) {
+        const PetscInt n = cells->n;
+        PetscInt       row[2 * SR_MAX_DIM + 1];
+        double         elo[SR_MAX_DIM], ehi[SR_MAX_DIM];
+        SRCellStatus   st;
+        PetscBool      byrow, cut = PETSC_FALSE;
+        random_box(cells, trial % 2, elo, ehi);
+        if (trial % 5 == 4)
+          for (PetscInt d = 0; d < n; d++)
+            ehi[d] = PetscMax(elo[d], cells->dlo[d] + (cells->dhi[d] - cells->dlo[d]) * (double)(1 + trial % cells->grid[d]) / (double)cells->grid[d]);
+        if (trial % 3 == 0) { /* the row E needs (from the certified list), sometimes one line short */
+          PetscBool exact;
+          b.n = 0;
+          CHK(SRSuccessorsCertifiedAppend_Private(cells, NULL, elo, ehi, &b));
+          CHK(SRIndexBoxFromList_Private(cells, b.n, b.a, row, &exact));
+          assert_true(exact);
+          if (trial % 2 == 0) {
+            const PetscInt d = trial % n;
+            if (row[d] < row[n + d]) {
+              if (trial % 4 == 0)
+                row[d]++;
+              else
+                row[n + d]--;
+              shrunk++;
+              cut = PETSC_TRUE;
+            }
+          }
+        } else {
+          for (PetscInt d = 0; d < n; d++) {
+            const PetscInt a = (PetscInt)urand(0.0, (double)cells->grid[d]), len = (PetscInt)urand(0.0, 4.0); /* PetscMin evaluates twice */
+            row[d]     = PetscMin(a, cells->grid[d] - 1);
+            row[n + d] = PetscMin(row[d] + len, cells->grid[d] - 1);
+          }
+          row[2 * n] = trial % 4 == 1 ? 1 : 0;
+        }
+        b.n = 0;
+        CHK(SRIndexBoxAppend_Private(n, cells->grid, cells->K, 0, row, &b));
+        CHK(SRContainmentTest(cells, b.n, b.a, elo, ehi, &st, NULL));
+        byrow = SRContainmentIndexBox(cells, row, elo, ehi);
+        if (byrow) assert_int_equal(st, SR_CELL_OK);
+        if (!cut) {
+          oks += st == SR_CELL_OK;
+          fast += byrow;
+        }
+      }
+      assert_true(oks >= 200 && shrunk >= 50);
+      assert_true(fast >= oks - oks / 50); /* uncut rows: the row proves (nearly) all the list does; the rest the box subtraction proves */
+      { /* malformed rows decide nothing */
+        const PetscInt n = cells->n;
+        PetscInt       row[2 * SR_MAX_DIM + 1];
+        double         elo[SR_MAX_DIM], ehi[SR_MAX_DIM];
+        for (PetscInt d = 0; d < n; d++) {
+          row[d]     = 0;
+          row[n + d] = cells->grid[d] - 1;
+          elo[d]     = cells->dlo[d];
+          ehi[d]     = cells->dhi[d];
+        }
+        row[2 * n] = 0;
+        assert_true(SRContainmentIndexBox(cells, row, elo, ehi));
+        row[2 * n] = 2;
+        assert_false(SRContainmentIndexBox(cells, row, elo, ehi));
+        row[2 * n] = 0;
+        row[n]     = cells->grid[0];
+        assert_false(SRContainmentIndexBox(cells, row, elo, ehi));
+        row[n] = cells->grid[0] - 1;
+        ehi[0] = NAN;
+        assert_false(SRContainmentIndexBox(cells, row, elo, ehi));
+      }
+      CHK(SRIntBufDestroy_Private(&b));
+      CHK(SRCellsDestroy(&cells));
+      CHK(SRSystemDestroy(&sys));
+    }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_grid_cells_cover_exact_grid_boxes), cmocka_unit_test(test_full_lists_are_contained), cmocka_unit_test(test_planted_violations_are_caught), cmocka_unit_test(test_sink_cases),
-    cmocka_unit_test(test_nonfinite_never_contained),         cmocka_unit_test(test_shared_faces_and_subulp_gaps), cmocka_unit_test(test_certified_lists_match_brute_force),
+    cmocka_unit_test(test_grid_cells_cover_exact_grid_boxes),
+    cmocka_unit_test(test_full_lists_are_contained),
+    cmocka_unit_test(test_planted_violations_are_caught),
+    cmocka_unit_test(test_sink_cases),
+    cmocka_unit_test(test_nonfinite_never_contained),
+    cmocka_unit_test(test_shared_faces_and_subulp_gaps),
+    cmocka_unit_test(test_certified_lists_match_brute_force),
     cmocka_unit_test(test_verdict_only_matches_witness_call),
+    cmocka_unit_test(test_index_box_matches_list),
   };
   int fails;
 
