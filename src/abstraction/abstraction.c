@@ -330,8 +330,7 @@ PetscErrorCode SRAbstractionFailures_Private(SRAbstraction abs, SRCells cells, P
 PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cells, SREnclosureType type, PetscInt *nfail, PetscInt *first, double *witness)
 {
   const PetscInt  n = cells->n, K = cells->K;
-  PetscInt        ks, ke, lfail = 0, lfirst = PETSC_MAX_INT, nC;
-  const PetscInt *Ck;
+  PetscInt        ks, ke, lfail = 0, lfirst = PETSC_MAX_INT;
   double         *E;
   SRCellStatus   *st;
   SRIntBuf        buf = {0, 0, NULL};
@@ -345,12 +344,7 @@ PetscErrorCode SRAbstractionCheck(SRAbstraction abs, SRModel model, SRCells cell
   PetscCall(PetscTime(&t0));
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE && !abs->explicit_C && SRContainmentIndexBox(cells, abs->Cbox + abs->rl * k, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n))
-      s = SR_CELL_OK; /* the stored index box, unexpanded */
-    else if (s != SR_CELL_NONFINITE) {
-      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
-    }
+    PetscCall(SRAbstractionCellContained_Private(abs, cells, k, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &buf, &s));
     if (s != SR_CELL_OK) {
       lfail++;
       if (lfirst == PETSC_MAX_INT) lfirst = k;

@@ -39,11 +39,12 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
   }
   for (PetscInt k = ks; k < ke; k++) {
     const double   *elo = E + 2 * n * (k - ks), *ehi = elo + n;
-    PetscInt        nC, distinct;
-    const PetscInt *Ck;
-    SRTargetParams  tp = abs->tp;
+    PetscInt        nC        = 0, distinct;
+    const PetscInt *Ck        = NULL;
+    SRTargetParams  tp        = abs->tp;
+    const PetscBool rowvolume = (PetscBool)(!abs->explicit_C && (cells->grid_aligned || cells->partition));
 
-    PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
+    if (!distinct_build || !rowvolume) PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck)); /* read below only then */
     if (st[k - ks] == SR_CELL_NONFINITE) {
       lsum[0] += K + 1;
       lsum[3]++;
@@ -65,7 +66,8 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
       PetscCall(SRSuccessorsTargetAppend_Private(model, cells, &tp, k, nC, Ck, PETSC_TRUE, cm, &scratch, &distinct, NULL));
     }
     lsum[1] += distinct;
-    if (!abs->explicit_C && (cells->grid_aligned || cells->partition)) PetscCall(SRSuccessorsUnionVolumeBox_Private(cells, abs->Cbox + abs->rl * k, &vloc[2 * (k - ks) + 1]));
+    if (rowvolume)
+      PetscCall(SRSuccessorsUnionVolumeBox_Private(cells, abs->Cbox + abs->rl * k, &vloc[2 * (k - ks) + 1]));
     else PetscCall(SRSuccessorsUnionVolume_Private(cells, nC, Ck, &vloc[2 * (k - ks) + 1]));
   }
   PetscCall(SRCellIndexDestroy(&index));
@@ -79,14 +81,7 @@ static PetscErrorCode SRAbstractionMeasure_Private(SRAbstraction abs, SRModel mo
   PetscCall(PetscTime(&t0));
   for (PetscInt k = ks; k < ke; k++) {
     SRCellStatus s = st[k - ks];
-    if (s != SR_CELL_NONFINITE && !abs->explicit_C && SRContainmentIndexBox(cells, abs->Cbox + abs->rl * k, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n))
-      s = SR_CELL_OK; /* the stored index box, unexpanded */
-    else if (s != SR_CELL_NONFINITE) {
-      PetscInt        nC;
-      const PetscInt *Ck;
-      PetscCall(SRAbstractionCellList_Private(abs, k, &buf, &nC, &Ck));
-      PetscCall(SRContainmentTest(cells, nC, Ck, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &s, NULL));
-    }
+    PetscCall(SRAbstractionCellContained_Private(abs, cells, k, E + 2 * n * (k - ks), E + 2 * n * (k - ks) + n, &buf, &s));
     if (s != SR_CELL_OK) {
       lsum[2]++;
       if (*lfirst == PETSC_MAX_INT) *lfirst = k;

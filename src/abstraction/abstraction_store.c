@@ -25,6 +25,22 @@ PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRAbstractionCellContained_Private(SRAbstraction abs, SRCells cells, PetscInt k, const double *elo, const double *ehi, SRIntBuf *buf, SRCellStatus *st)
+{
+  PetscInt        nC;
+  const PetscInt *Ck;
+
+  PetscFunctionBeginUser;
+  if (*st == SR_CELL_NONFINITE) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!abs->explicit_C && SRContainmentIndexBox(cells, abs->Cbox + abs->rl * k, elo, ehi)) {
+    *st = SR_CELL_OK; /* the stored index box, unexpanded */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SRAbstractionCellList_Private(abs, k, buf, &nC, &Ck));
+  PetscCall(SRContainmentTest(cells, nC, Ck, elo, ehi, st, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode SRAbstractionSetShape_Private(SRAbstraction abs, SRCells cells)
 {
   PetscFunctionBeginUser;

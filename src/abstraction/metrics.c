@@ -244,7 +244,7 @@ PetscErrorCode SRTightAccCreate(MPI_Comm comm, SRAbstraction abs, SRModel model,
   if (a->s > 1) PetscCall(PetscMalloc3(2 * n * a->nsub * a->cps, &a->subb, 2 * n * a->nsub * a->cps, &a->Es, a->nsub * a->cps, &a->sst));
   PetscCall(PetscMalloc2(a->np * n * a->cpf, &a->X, a->np * n * a->cpf, &a->Y));
   PetscCall(PetscMalloc1(4 * PetscMax(a->ke - a->ks, 1), &a->vloc));
-  if (!cells->grid_aligned) PetscCall(SRCellIndexCreate(cells, &a->index));
+  if (!cells->grid_aligned && !cells->partition) PetscCall(SRCellIndexCreate(cells, &a->index)); /* the counts of free cells only */
   *acc = a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -77,14 +77,27 @@ PetscErrorCode SRSuccessorListCopy(const SRSuccessorList *from, SRSuccessorList 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Dimension d of the outward box of the cells of line i (SRCellsBoxOuter), grid-aligned or
+   partition cells: those are separable, the line's interval is every one of its cells'. */
+static inline void SRLineOuter_Private(SRCells cells, PetscInt d, PetscInt i, double *olo, double *ohi)
+{
+  if (cells->partition) {
+    *olo = cells->bnd[cells->boff[d] + i];
+    *ohi = cells->bnd[cells->boff[d] + i + 1];
+  } else {
+    const double *cw = SRCellsGridLineCW(cells, d, i);
+    *olo             = SRSubDown(cw[0], cw[1]);
+    *ohi             = SRAddUp(cw[0], cw[1]);
+  }
+}
+
 /* Outward box of the grid-aligned cells of index i in dimension d meets [lo, hi] in that
-   dimension.  Grid-aligned cells are separable: c and w in dimension d depend on i only. */
+   dimension. */
 static PetscBool SRGridMeets1_Private(SRCells cells, PetscInt d, PetscInt i, double lo, double hi, PetscBool *right_of)
 {
-  const double *cw  = SRCellsGridLineCW(cells, d, i);
-  const double  olo = SRSubDown(cw[0], cw[1]);
-  const double  ohi = SRAddUp(cw[0], cw[1]);
+  double olo, ohi;
 
+  SRLineOuter_Private(cells, d, i, &olo, &ohi);
   *right_of = (PetscBool)(olo > hi);
   return (PetscBool)(olo <= hi && lo <= ohi);
 }
@@ -325,12 +338,7 @@ PetscErrorCode SRSuccessorsTargetAppend_Private(SRModel model, SRCells cells, co
       if (!(lo[d] <= hi[d])) lo[d] = hi[d] = cells->c[k * n + d];
     /* sample s of cell k, coordinate d: index (k S + s) n + d of SR_STREAM_TARGET (independent of
        the rank), uniform in the inward-rounded box, so inside the cell */
-    SRRandomRangeBatch(tp->seed, SR_STREAM_TARGET, (uint64_t)k * (uint64_t)S * (uint64_t)n, S * n, n, lo, hi, X);
-    for (PetscInt s = 0; s < S; s++)
-      for (PetscInt d = 0; d < n; d++) {
-        if (X[s * n + d] > hi[d]) X[s * n + d] = hi[d];
-        if (X[s * n + d] < lo[d]) X[s * n + d] = lo[d];
-      }
+    SRRandomRangeBatch(tp->seed, SR_STREAM_TARGET, (uint64_t)k * (uint64_t)S * (uint64_t)n, S * n, n, lo, hi, X); /* in [lo, hi) */
     PetscCall(PetscArrayzero(hits, nlist));
     if (cm && cm->ok && (cells->grid_aligned || cells->partition)) {
       /* the samples whose cell the model decides are counted here; the others are moved to the
@@ -493,16 +501,8 @@ PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt 
     double        *ends; /* the lines' lo, hi in line order */
     PetscCall(PetscMalloc1(2 * len, &ends));
     PetscCall(PetscMalloc2(2 * len, &crd[d], 2 * len, &cov[d]));
-    for (PetscInt i = 0; i < len; i++) { /* the outer box of line row[d] + i in dimension d (SRCellsBoxOuter) */
-      if (cells->partition) {
-        ends[2 * i]     = cells->bnd[cells->boff[d] + row[d] + i];
-        ends[2 * i + 1] = cells->bnd[cells->boff[d] + row[d] + i + 1];
-      } else {
-        const double *cw = SRCellsGridLineCW(cells, d, row[d] + i);
-        ends[2 * i]      = SRSubDown(cw[0], cw[1]);
-        ends[2 * i + 1]  = SRAddUp(cw[0], cw[1]);
-      }
-    }
+    for (PetscInt i = 0; i < len; i++)
+      SRLineOuter_Private(cells, d, row[d] + i, &ends[2 * i], &ends[2 * i + 1]);
     PetscCall(PetscArraycpy(crd[d], ends, 2 * len));
     PetscCall(PetscSortRemoveDupsReal(&c, crd[d]));
     nc[d] = c - 1;

@@ -54,16 +54,17 @@ uint64_t SRRandomBits(uint64_t seed, uint64_t stream, uint64_t index)
 /* The top 53 bits scaled by 2^-53: every value is a multiple of 2^-53 in [0, 1), exactly. */
 double SRRandomUniform(uint64_t seed, uint64_t stream, uint64_t index) { return (double)(SRRandomBits(seed, stream, index) >> 11) * 0x1.0p-53; }
 
-double SRRandomRange(uint64_t seed, uint64_t stream, uint64_t index, double lo, double hi)
+/* u in [0, 1) to [lo, hi): lo + (hi - lo) u can round up to hi; keep the half-open promise */
+static inline double SRRandomScale_Private(double u, double lo, double hi)
 {
-  const double u = SRRandomUniform(seed, stream, index);
-  double       x = lo + (hi - lo) * u;
+  double x = lo + (hi - lo) * u;
 
-  /* lo + (hi - lo) u can round up to hi; keep the half-open promise */
   if (x >= hi && hi > lo) x = nextafter(hi, lo);
   if (x < lo) x = lo;
   return x;
 }
+
+double SRRandomRange(uint64_t seed, uint64_t stream, uint64_t index, double lo, double hi) { return SRRandomScale_Private(SRRandomUniform(seed, stream, index), lo, hi); }
 
 /* SRRandomUniform of index0 .. index0 + count - 1 into u: the same rounds on 16 counters at a
    time, lanes of the same integer operations (vectorised), so every value is SRRandomUniform's. */
@@ -108,13 +109,8 @@ void SRRandomUniformBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64
 void SRRandomRangeBatch(uint64_t seed, uint64_t stream, uint64_t index0, int64_t count, int64_t period, const double *lo, const double *hi, double *x)
 {
   SRRandomUniformBatch(seed, stream, index0, count, x);
-  for (int64_t j = 0; j < count; j++) {
-    const double l = lo[j % period], h = hi[j % period];
-    double       v = l + (h - l) * x[j];
-    if (v >= h && h > l) v = nextafter(h, l); /* as SRRandomRange */
-    if (v < l) v = l;
-    x[j] = v;
-  }
+  for (int64_t j = 0; j < count; j++)
+    x[j] = SRRandomScale_Private(x[j], lo[j % period], hi[j % period]);
 }
 
 /* Box-Muller on draws 2 index and 2 index + 1; 1 - u1 lies in (0, 1], so the log is finite. */

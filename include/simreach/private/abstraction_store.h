@@ -8,6 +8,10 @@
    expanded into buf.  Valid until buf is next used.  The caller has checked that lists exist
    for its cells (SRAbstractionCheckCells_Private). */
 PetscErrorCode SRAbstractionCellList_Private(SRAbstraction abs, PetscInt k, SRIntBuf *buf, PetscInt *nlist, const PetscInt **list);
+/* SPEC §7 verdict (no witness) of E = [elo, ehi] (status st: SR_CELL_NONFINITE stays) within C(k):
+   first against the stored index box itself (SRContainmentIndexBox), then, for what that does not
+   prove, SRContainmentTest on the list expanded into buf. */
+PetscErrorCode SRAbstractionCellContained_Private(SRAbstraction abs, SRCells cells, PetscInt k, const double *elo, const double *ehi, SRIntBuf *buf, SRCellStatus *st);
 /* This rank's rows of C (cells [ks, ke) in order) to every rank: C becomes K index boxes. */
 PetscErrorCode SRAbstractionAllgatherRows_Private(SRAbstraction abs, SRCells cells, const PetscInt *rows);
 /* This rank's lists (cnt[k - ks] entries each, concatenated in ent) to every rank as one CSR. */
