@@ -280,6 +280,16 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
       PetscCall(PetscPrintf(comm, "closedloop: VERIFIED: every piece of X0 proven (%ld pieces handled, %ld leaves)\n", res.pieces, res.nleaves));
     } else {
       PetscCall(PetscPrintf(comm, "closedloop: UNKNOWN: %ld of %ld leaf pieces open at the split budget (-closedloop_max_depth %d); %ld pieces handled\n", res.open, res.nleaves, (int)depth, res.pieces));
+      if (res.sim_constraint >= 0) { /* a simulated violation not confirmed (SPEC §15 turn 4) */
+        char pt[512] = "";
+        for (int i = 0; i < pl.n; i++) {
+          char b[64];
+          snprintf(b, sizeof b, "%s%s = %.17g", i ? ", " : "", pl.state[i], res.sim_x[i]);
+          strncat(pt, b, sizeof pt - strlen(pt) - 1);
+        }
+        PetscCall(PetscPrintf(comm, "closedloop: the simulated trajectory (RK4, %d steps per period) from (%s) breaks the constraint of spec line %d at t = %.9g by %.3g, NOT confirmed by the validated enclosure (up to 4096 sub-steps per period around that time); the spec is likely false\n", (int)nsub, pt,
+            S.c[res.sim_constraint].line, res.sim_t, res.sim_margin));
+      }
       if (rank == 0) {
         long shown = 0;
         for (long k = 0; k < res.nleaves && shown < list; k++) {
