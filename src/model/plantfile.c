@@ -470,7 +470,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     at = P->s.p;
     if (!Positive_Private(P, &s, NULL)) return false;
     /* checked in double before the cast (SPEC §15 turn 4) */
-    if (!(s == floor(s) && s <= SR_PLANT_MAX_STEPS)) return P->s.p = at, SRScanFail(&P->s, "steps %g: expected an integer 1..%d", s, SR_PLANT_MAX_STEPS);
+    if (!(s == floor(s) && s <= SR_PLANT_MAX_STEPS)) return P->s.p = at, SRScanFail(&P->s, "steps %.17g: expected an integer 1..%d", s, SR_PLANT_MAX_STEPS);
     pl->steps = (int)s;
     return true;
   }
