@@ -87,6 +87,11 @@ for np in 1 2; do
   grep -q "VERIFIED" "$d/f0_$np.out" && fail "VERIFIED for a false spec"
 done
 
+# what -o would keep (tubes and the trajectory over 10^7 steps) is bounded before the work
+timeout 60 "$SIMREACH" closedloop -closedloop_progress 0 -plant "$d/steps_max.txt" -network "$N" -spec "$d/false_at_0.txt" -o "$d/never.h5" > "$d/o.out" 2>&1; rc=$?
+[ $rc = 2 ] && [ "$(grep -c '^simreach:' "$d/o.out")" = 1 ] && grep -q "simreach: -o: 10000000 steps of 2 states need 0.32 GB per piece for the tubes and 3.2 GB for the trajectory" "$d/o.out" || { cat "$d/o.out"; fail "-o over 10^7 steps: exit $rc (want 2, one line)"; }
+[ -e "$d/never.h5" ] && fail "an output file was written"
+
 # an always constraint broken for ~0.021 s (< 1/16 of the period 0.5) in the last periods:
 # x1 = A cos(t + phi) peaks at t = 6.1406 (between two sixteenths of the period), A up to 1.0000048
 cat > "$d/osc_plant.txt" <<'EOF'

@@ -55,10 +55,10 @@ void           SRLoopDestroy(SRLoop *loop);
 void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
 /* true when every trajectory from the point x0 violates constraint *c (set on return) */
 bool SRPieceRefute(SRLoop *loop, const double *x0, int *c);
-/* SRPieceRefute again with more sub-steps (256, then 4096 per period) in the periods around
-   time t, where a simulation saw the violation: a violation shorter than 1/16 of a period is
-   then confirmed too (SPEC §15 turn 4) */
-bool SRPieceRefuteNear(SRLoop *loop, const double *x0, double t, int *c);
+/* SRPieceRefute for an always constraint a simulation saw broken at time t: the periods up to
+   the one after t only, then (refine) again with 256 and 4096 sub-steps in the periods around t,
+   so that a violation shorter than 1/16 of a period is confirmed too (SPEC §15 turn 4) */
+bool SRPieceRefuteNear(SRLoop *loop, const double *x0, double t, bool refine, int *c);
 
 /* the violation a simulation saw: the constraint with the largest score, the time of its worst
    sample and the score (> 0: broken) */

@@ -241,8 +241,9 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
 }
 
 /* the validated enclosure from the point x0, SR_REFUTE_SUB sub-steps per period except in
-   periods jlo..jhi, which take K (a power of two) */
-static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K, int *cv)
+   periods jlo..jhi, which take K (a power of two); periods after jend are not run (then nothing
+   is concluded about eventually constraints) */
+static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K, int jend, int *cv)
 {
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
@@ -258,6 +259,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
     X[i] = SRAffineConstant(x0[i]);
   for (int j = 0; j <= pl->steps; j++) {
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
+    if (j > jend) return false;
     /* at_end: the final state breaks an atom of the target for sure */
     if (j == pl->steps)
       for (int c = 0; c < S->nc; c++) {
@@ -320,9 +322,9 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
   return false;
 }
 
-bool SRPieceRefute(SRLoop *L, const double *x0, int *cv) { return Refute_Private(L, x0, -1, -1, SR_REFUTE_SUB, cv); }
+bool SRPieceRefute(SRLoop *L, const double *x0, int *cv) { return Refute_Private(L, x0, -1, -1, SR_REFUTE_SUB, L->plant->steps, cv); }
 
-bool SRPieceRefuteNear(SRLoop *L, const double *x0, double t, int *cv)
+bool SRPieceRefuteNear(SRLoop *L, const double *x0, double t, bool refine, int *cv)
 {
   const int steps = L->plant->steps;
   double    j     = floor(t / L->plant->period);
@@ -330,8 +332,10 @@ bool SRPieceRefuteNear(SRLoop *L, const double *x0, double t, int *cv)
   if (!(j >= 0)) j = 0;
   if (j > steps) j = steps;
   jlo = (int)j - 1 < 0 ? 0 : (int)j - 1, jhi = (int)j > steps - 1 ? steps - 1 : (int)j;
-  for (int K = 256; K <= SR_REFUTE_MAX_SUB; K *= 16)
-    if (Refute_Private(L, x0, jlo, jhi, K, cv)) return true;
+  /* up to the period after the violation only: a violation at t = 0 is confirmed at once
+     whatever the horizon */
+  for (int K = SR_REFUTE_SUB; K <= (refine ? SR_REFUTE_MAX_SUB : SR_REFUTE_SUB); K *= 16)
+    if (Refute_Private(L, x0, jlo, jhi, K, jhi + 1, cv)) return true;
   return false;
 }
 
