@@ -6,3 +6,6 @@ string(REPLACE ";" " " _sr_plextra "${SR_MPIEXEC_EXTRA}")
 add_test(NAME plantfile_limits COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/plantfile_limits.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/plantfile_limits)
 set_tests_properties(plantfile_limits PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_plextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
+# The parser's constant folding against MPFR, its refusals, the nesting cap and node sharing
+# (tests/model/test_plantfold.c).
+sr_add_mpi_test(NAME plantfold COMMAND test_plantfold RANKS 1 TIMEOUT 120 LABELS "closedloop;quick")
