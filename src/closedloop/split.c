@@ -83,7 +83,7 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
   *found = -1;
   *cc    = -1;
   if (rank == 0) {
-    int  refined = 0;
+    int  refined     = 0;
     bool always_only = true;
     for (int c = 0; c < L->spec->nc; c++)
       if (L->spec->c[c].kind != SR_SPEC_ALWAYS) always_only = false;
@@ -104,7 +104,6 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
         double         x[SR_AFFINE_MAX];
         int            c;
         SRSimViolation w;
-        Sample_Private(L->spec, bk, x);
         bool           always, ok;
         Sample_Private(L->spec, bk, x);
         SRSimulateWorst(L, x, o->sim_nsub, NULL, &w); /* the same simulation as above: w.margin > 0 */
@@ -114,26 +113,32 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
            to 2 x 4096 validated sub-steps); the whole horizon only when another kind of
            constraint may be broken.  The first candidate still unconfirmed is reported with
            UNKNOWN. */
-        if (always) ok = SRPieceRefuteNear(L, x, w.t, refined++ < SR_REFINE_CANDIDATES, &c) || (!always_only && SRPieceRefute(L, x, &c));
-        else ok = SRPieceRefute(L, x, &c);
-        if (ok) *found = bk, *cc = c;
+        if (always)
+          ok = SRPieceRefuteNear(L, x, w.t, refined++ < SR_REFINE_CANDIDATES, &c) || (!always_only && SRPieceRefute(L, x, &c));
+        else
+          ok = SRPieceRefute(L, x, &c);
+        if (ok)
+          *found = bk, *cc = c;
         else if (res->sim_constraint < 0 && w.constraint >= 0) {
           res->sim_constraint = w.constraint, res->sim_t = w.t, res->sim_margin = w.margin;
-          for (int i = 0; i < n; i++) res->sim_x[i] = x[i];
+          for (int i = 0; i < n; i++)
+            res->sim_x[i] = x[i];
         }
       }
     }
     PetscCall(PetscFree(all));
   }
   {
-    long   buf[3] = {*found, *cc, res->sim_constraint};
+    long   buf[3] = { *found, *cc, res->sim_constraint };
     double dbuf[SR_AFFINE_MAX + 2];
     PetscCallMPI(MPI_Bcast(buf, 3, MPI_LONG, 0, comm));
     *found = buf[0], *cc = (int)buf[1], res->sim_constraint = (int)buf[2];
-    for (int i = 0; i < n; i++) dbuf[i] = res->sim_x[i];
+    for (int i = 0; i < n; i++)
+      dbuf[i] = res->sim_x[i];
     dbuf[n] = res->sim_t, dbuf[n + 1] = res->sim_margin;
     PetscCallMPI(MPI_Bcast(dbuf, n + 2, MPI_DOUBLE, 0, comm));
-    for (int i = 0; i < n; i++) res->sim_x[i] = dbuf[i];
+    for (int i = 0; i < n; i++)
+      res->sim_x[i] = dbuf[i];
     res->sim_t = dbuf[n], res->sim_margin = dbuf[n + 1];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -188,7 +193,9 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
   res->sim_constraint = -1;
   if (o->keep_tubes) { /* sizes from the plant file, in double before any cast (SPEC §15 turn 4) */
     const double tube = 2.0 * steps * n, traj = ((double)steps * o->sim_nsub + 1) * n;
-    PetscCheck(tube <= SR_MAX_KEPT && traj <= SR_MAX_KEPT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-o: %d steps of %d states need %.3g GB per piece for the tubes and %.3g GB for the trajectory (%d RK4 steps per period); at most %.3g GB each: leave out -o, or give fewer steps or a smaller -closedloop_sim_substeps", steps, n, 8e-9 * tube, 8e-9 * traj, o->sim_nsub, 8e-9 * SR_MAX_KEPT);
+    PetscCheck(tube <= SR_MAX_KEPT && traj <= SR_MAX_KEPT, comm, PETSC_ERR_ARG_OUTOFRANGE,
+        "-o: %d steps of %d states need %.3g GB per piece for the tubes and %.3g GB for the trajectory (%d RK4 steps per period); at most %.3g GB each: leave out -o, or give fewer steps or a smaller -closedloop_sim_substeps", steps, n, 8e-9 * tube,
+        8e-9 * traj, o->sim_nsub, 8e-9 * SR_MAX_KEPT);
   }
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));

@@ -13,7 +13,12 @@
    Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
    sin cos tan exp log sqrt tanh.  Decimal numbers that are no double are enclosed by the
    two doubles around them, so the constants of the plant are sound.  Every error names the
-   file, the line and the column and what was expected. */
+   file, the line and the column and what was expected.
+   Bounds (SPEC §15 turn 4, the caps in include/simreach/plant.h): the step count is computed in
+   double and capped before the cast, nesting is capped (the descent is recursive), constant
+   sub-expressions are folded here into outward intervals (never evaluated per step; a division
+   by a constant zero is refused where it is written), the DAG's distinct operations are capped,
+   and only a regular file is read (SRScanReadFile). */
 #include <simreach/plant.h>
 #include <simreach/private/linescan.h>
 
