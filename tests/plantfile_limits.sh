@@ -107,8 +107,10 @@ period 0.5
 steps 13
 EOF
 printf 'initial x1 in [0.98985, 0.98986]\ninitial x2 in [-0.14208, -0.14207]\nalways: x1 <= 0.99995\n' > "$d/osc_spec.txt"
-timeout 600 "$SIMREACH" closedloop -closedloop_progress 0 -closedloop_max_depth 2 -plant "$d/osc_plant.txt" -network "$N" -spec "$d/osc_spec.txt" > "$d/osc.out" 2>&1; rc=$?
-[ $rc = 6 ] && grep -q "FALSIFIED.*spec line 3.*confirmed by the validated enclosure" "$d/osc.out" || { cat "$d/osc.out"; fail "short violation: exit $rc (want 6, FALSIFIED)"; }
+for np in 1 2; do
+  timeout 600 "$MPIEXEC" -n $np $MPIEXEC_EXTRA "$SIMREACH" closedloop -closedloop_progress 0 -closedloop_max_depth 2 -plant "$d/osc_plant.txt" -network "$N" -spec "$d/osc_spec.txt" > "$d/osc$np.out" 2>&1; rc=$?
+  [ $rc = 6 ] && grep -q "FALSIFIED.*spec line 3.*confirmed by the validated enclosure" "$d/osc$np.out" || { cat "$d/osc$np.out"; fail "short violation, $np ranks: exit $rc (want 6, FALSIFIED)"; }
+done
 
 # a simulated violation the validated enclosure cannot confirm (the simulation takes the
 # disturbance's midpoint, w = 0 keeps x1 at 0): UNKNOWN, and the report names it
@@ -125,8 +127,10 @@ period 0.5
 steps 4
 EOF
 printf 'initial x1 in [0, 0]\ninitial x2 in [0, 0]\nalways: x1 <= 1.5\n' > "$d/dist_spec.txt"
-timeout 600 "$SIMREACH" closedloop -closedloop_progress 0 -plant "$d/dist_plant.txt" -network "$N" -spec "$d/dist_spec.txt" > "$d/dist.out" 2>&1; rc=$?
-[ $rc = 5 ] && grep -q "UNKNOWN" "$d/dist.out" || { cat "$d/dist.out"; fail "unconfirmed violation: exit $rc (want 5, UNKNOWN)"; }
-grep -q "the simulated trajectory (RK4, 20 steps per period, disturbances at their midpoints) from (x1 = 0, x2 = 0) breaks the constraint of spec line 3 at t = 1.525 by 0.025, NOT confirmed by the validated enclosure" "$d/dist.out" \
-  || { cat "$d/dist.out"; fail "the UNKNOWN report does not name the simulated violation"; }
+for np in 1 2; do
+  timeout 600 "$MPIEXEC" -n $np $MPIEXEC_EXTRA "$SIMREACH" closedloop -closedloop_progress 0 -plant "$d/dist_plant.txt" -network "$N" -spec "$d/dist_spec.txt" > "$d/dist$np.out" 2>&1; rc=$?
+  [ $rc = 5 ] && grep -q "UNKNOWN" "$d/dist$np.out" || { cat "$d/dist$np.out"; fail "unconfirmed violation, $np ranks: exit $rc (want 5, UNKNOWN)"; }
+  grep -q "the simulated trajectory (RK4, 20 steps per period, disturbances at their midpoints) from (x1 = 0, x2 = 0) breaks the constraint of spec line 3 at t = 1.525 by 0.025, NOT confirmed by the validated enclosure" "$d/dist$np.out" \
+    || { cat "$d/dist$np.out"; fail "the UNKNOWN report does not name the simulated violation ($np ranks)"; }
+done
 echo "plantfile_limits: all checks passed"
