@@ -78,11 +78,11 @@ long SRScanReadFile(const char *path, long max, char **text, const char **type)
   *type = NULL;
   /* O_NONBLOCK: opening a FIFO with no writer returns at once; fstat then refuses it by type */
   fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
-  if (fstat(fd, &st)) return close(fd), -1;
+  if (fd < 0 && (stat(path, &st) || S_ISREG(st.st_mode))) return -1; /* (a socket cannot be opened: named by stat) */
+  if (fd >= 0 && fstat(fd, &st)) return close(fd), -1;
   if (!S_ISREG(st.st_mode)) {
     *type = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
-    close(fd);
+    if (fd >= 0) close(fd);
     return -3;
   }
   if (st.st_size > max) return close(fd), -2;
