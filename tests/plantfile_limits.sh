@@ -133,4 +133,9 @@ for np in 1 2; do
   grep -q "the simulated trajectory (RK4, 20 steps per period, disturbances at their midpoints) from (x1 = 0, x2 = 0) breaks the constraint of spec line 3 at t = 1.525 by 0.025, NOT confirmed by the validated enclosure" "$d/dist$np.out" \
     || { cat "$d/dist$np.out"; fail "the UNKNOWN report does not name the simulated violation ($np ranks)"; }
 done
+# the same for an eventually constraint (with w = 2 the window is met): said as such
+printf 'initial x1 in [0, 0]\ninitial x2 in [0, 0]\neventually [1.5, 2]: x1 >= 2.5\n' > "$d/ev_spec.txt"
+timeout 600 "$SIMREACH" closedloop -closedloop_progress 0 -plant "$d/dist_plant.txt" -network "$N" -spec "$d/ev_spec.txt" > "$d/ev.out" 2>&1; rc=$?
+[ $rc = 5 ] && grep -q "from (x1 = 0, x2 = 0) never meets the constraint of spec line 3 in its window (it misses by 0.5 at best), NOT confirmed" "$d/ev.out" \
+  || { cat "$d/ev.out"; fail "unconfirmed eventually violation: exit $rc (want 5, the violation named)"; }
 echo "plantfile_limits: all checks passed"
