@@ -44,12 +44,15 @@ typedef struct {
 typedef struct {
   int         n, cap;
   SRExprNode *node;
+  int        *hash, nhash; /* open addressing over the nodes (-1 free), so that sharing is O(1) */
 } SRExpr;
 
 void SRExprInit(SRExpr *e);
 void SRExprFree(SRExpr *e);
 /* the index of the node (an existing identical one when there is one); -1 when out of memory */
 int  SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value);
+/* the index of an existing identical node; -1 when there is none */
+int  SRExprFind(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value);
 /* val[e->n]: every node's value for the variables vars[] */
 void SRExprEvalAffine(const SRExpr *e, int n, const SRAffine *vars, SRAffine *val);
 void SRExprEvalDouble(const SRExpr *e, const double *vars, double *val);

@@ -55,6 +55,21 @@ void           SRLoopDestroy(SRLoop *loop);
 void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
 /* true when every trajectory from the point x0 violates constraint *c (set on return) */
 bool SRPieceRefute(SRLoop *loop, const double *x0, int *c);
+/* SRPieceRefute for an always constraint a simulation saw broken at time t: the periods up to
+   the one after t only, then (refine) again with 256 and 4096 sub-steps in the periods around t,
+   so that a violation shorter than 1/16 of a period is confirmed too (SPEC §15 turn 4) */
+bool SRPieceRefuteNear(SRLoop *loop, const double *x0, double t, bool refine, int *c);
+
+/* the violation a simulation saw: the constraint with the largest score, the time of its worst
+   sample and the score (> 0: broken) */
+typedef struct {
+  int    constraint;
+  double t, margin;
+} SRSimViolation;
+
 /* simulate from x0 (RK4, nsub steps per period); the largest violation score over the
-   constraints (> 0: the simulated trajectory breaks one); traj (optional): (steps*nsub + 1) x n */
+   constraints (> 0: the simulated trajectory breaks one); traj (optional): (steps*nsub + 1) x n.
+   Without traj the simulation stops at the first violation of an always constraint. */
 double SRSimulate(SRLoop *loop, const double *x0, int nsub, double *traj);
+/* the same, and the violation in *w (optional) */
+double SRSimulateWorst(SRLoop *loop, const double *x0, int nsub, double *traj, SRSimViolation *w);

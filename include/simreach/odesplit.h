@@ -12,7 +12,8 @@
    counterexample stops the search early, which only happens when the answer is FALSIFIED).
    Before any splitting, falsification on cheap simulations: the centre, the corners and
    nsamples pseudo-random points of X0 (split over the ranks), the most violating ones
-   re-checked with the validated enclosure.  Collective on comm. */
+   re-checked with the validated enclosure (with more sub-steps around the simulated violation
+   when 16 per period do not confirm it; one still unconfirmed is returned in sim_*).  Collective on comm. */
 #pragma once
 
 #include <simreach/odeloop.h>
@@ -43,6 +44,10 @@ typedef struct {
   double    cex[SR_AFFINE_MAX]; /* FALSIFIED: the initial point */
   int       cex_constraint;
   int       cex_phase;  /* 0: sampling before splitting, 1: at a leaf */
+  /* a simulated violation the validated enclosure did not confirm (sim_constraint -1: none):
+     the start point, the constraint, the time and the score of the simulation (SPEC §15) */
+  int       sim_constraint;
+  double    sim_x[SR_AFFINE_MAX], sim_t, sim_margin;
   double    sim_time, prove_time;
   long      my_pieces;  /* pieces this rank proved (load balance) */
 } SRSplitResult;

@@ -15,6 +15,14 @@
 #define SR_PLANT_MAX_OUTPUTS 16
 #define SR_PLANT_NAME 32
 #define SR_PLANT_MAX_STATES 8 /* the affine forms keep room for the network inputs' remainders (netaffine.c) */
+/* caps on what a file may ask for (SPEC §15 turn 4, docs/arch.md), checked in double before any
+   cast and refused with file:line:col */
+#define SR_PLANT_MAX_STEPS 10000000 /* periods in the horizon */
+#define SR_PLANT_MIN_PERIOD 1e-9
+#define SR_PLANT_MAX_PERIOD 1e9
+#define SR_PLANT_MAX_DEPTH 100   /* nesting of parentheses, functions and signs in one expression */
+#define SR_PLANT_MAX_NODES 10000 /* distinct operations of all expressions (constants are folded) */
+#define SR_PLANT_MAX_BYTES (1L << 24) /* the file */
 #define SR_SLOT_U(j) (SR_AFFINE_MAX + (j))
 #define SR_SLOT_W(k) (2 * SR_AFFINE_MAX + (k))
 #define SR_SLOT_Y(k) (3 * SR_AFFINE_MAX + (k))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #define SR_REFUTE_SUB 16 /* sub-steps per period when a counterexample is re-checked */
+#define SR_REFUTE_MAX_SUB 4096 /* ... and at most, around a simulated violation (SRPieceRefuteNear) */
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *L)
 {
@@ -239,7 +240,10 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   r->margin = 0;
 }
 
-bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
+/* the validated enclosure from the point x0, SR_REFUTE_SUB sub-steps per period except in
+   periods jlo..jhi, which take K (a power of two); periods after jend are not run (then nothing
+   is concluded about eventually constraints) */
+static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K, int jend, int *cv)
 {
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
@@ -255,6 +259,7 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
     X[i] = SRAffineConstant(x0[i]);
   for (int j = 0; j <= pl->steps; j++) {
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
+    if (j > jend) return false;
     /* at_end: the final state breaks an atom of the target for sure */
     if (j == pl->steps)
       for (int c = 0; c < S->nc; c++) {
@@ -276,11 +281,12 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
     }
     if (j == pl->steps) break;
     if (!Controls_Private(L, n, X)) return false;
-    /* the period in SR_REFUTE_SUB sub-steps (u held; the division by a power of two is exact),
-       each sub-step's tube and end state checked: a violation that lasts less than a period is
-       still confirmed */
-    for (int q = 0; q < SR_REFUTE_SUB; q++) {
-      const SRInterval hq = { pl->period_iv.lo / SR_REFUTE_SUB, pl->period_iv.hi / SR_REFUTE_SUB };
+    /* the period in SR_REFUTE_SUB (or K) sub-steps (u held; the division by a power of two is
+       exact), each sub-step's tube and end state checked: a violation that lasts less than a
+       period is still confirmed */
+    const int nq = jlo <= j && j <= jhi ? K : SR_REFUTE_SUB;
+    for (int q = 0; q < nq; q++) {
+      const SRInterval hq = { pl->period_iv.lo / nq, pl->period_iv.hi / nq };
       /* the sub-step's times: [j plo + q plo / K, j phi + (q + 1) phi / K] */
       const double slo = SRAddDown(SRMulDown(j, plo), SRMulDown(q, hq.lo)), shi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
       const double elo = SRAddDown(SRMulDown(j, plo), SRMulDown(q + 1, hq.lo)), ehi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
@@ -316,8 +322,26 @@ bool SRPieceRefute(SRLoop *L, const double *x0, int *cv)
   return false;
 }
 
-/* violation score of the state x at time t for the running scores */
-static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin)
+bool SRPieceRefute(SRLoop *L, const double *x0, int *cv) { return Refute_Private(L, x0, -1, -1, SR_REFUTE_SUB, L->plant->steps, cv); }
+
+bool SRPieceRefuteNear(SRLoop *L, const double *x0, double t, bool refine, int *cv)
+{
+  const int steps = L->plant->steps;
+  double    j     = floor(t / L->plant->period);
+  int       jlo, jhi;
+  if (!(j >= 0)) j = 0;
+  if (j > steps) j = steps;
+  jlo = (int)j - 1 < 0 ? 0 : (int)j - 1, jhi = (int)j > steps - 1 ? steps - 1 : (int)j;
+  /* up to the period after the violation only: a violation at t = 0 is confirmed at once
+     whatever the horizon */
+  for (int K = SR_REFUTE_SUB; K <= (refine ? SR_REFUTE_MAX_SUB : SR_REFUTE_SUB); K *= 16)
+    if (Refute_Private(L, x0, jlo, jhi, K, jhi + 1, cv)) return true;
+  return false;
+}
+
+/* violation score of the state x at time t for the running scores (when: the time of each
+   constraint's worst score so far) */
+static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin, double *when)
 {
   for (int c = 0; c < S->nc; c++) {
     const SRSpecConstraint *C     = &S->c[c];
@@ -334,29 +358,42 @@ static void Score_Private(const SRSpec *S, const double *x, double t, bool end, 
     }
     if (C->kind == SR_SPEC_EVENTUALLY)
       evmin[c] = fmin(evmin[c], worst);
-    else
-      score[c] = fmax(score[c], worst);
+    else if (worst > score[c])
+      score[c] = worst, when[c] = t;
   }
 }
 
-double SRSimulate(SRLoop *L, const double *x0, int nsub, double *traj)
+double SRSimulate(SRLoop *L, const double *x0, int nsub, double *traj) { return SRSimulateWorst(L, x0, nsub, traj, NULL); }
+
+/* true when an always constraint is already broken: the answer of the simulation is known */
+static bool Broken_Private(const SRSpec *S, const double *score)
+{
+  for (int c = 0; c < S->nc; c++)
+    if (S->c[c].kind == SR_SPEC_ALWAYS && score[c] > 0) return true;
+  return false;
+}
+
+double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSimViolation *w)
 {
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
-  double         x[SR_AFFINE_MAX], in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS], score[SR_SPEC_MAX_CONSTRAINTS], evmin[SR_SPEC_MAX_CONSTRAINTS], best = -INFINITY;
+  double         x[SR_AFFINE_MAX], in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS], score[SR_SPEC_MAX_CONSTRAINTS], evmin[SR_SPEC_MAX_CONSTRAINTS], when[SR_SPEC_MAX_CONSTRAINTS], best = -INFINITY;
   double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1;
   const double   h = pl->period, dt = h / nsub;
+  int            bc = -1;
 
   for (int c = 0; c < S->nc; c++)
-    score[c] = -INFINITY, evmin[c] = INFINITY;
+    score[c] = -INFINITY, evmin[c] = INFINITY, when[c] = S->c[c].t1;
   for (int i = 0; i < n; i++)
     x[i] = x0[i];
   if (traj)
     for (int i = 0; i < n; i++)
       traj[i] = x[i];
-  Score_Private(S, x, 0.0, pl->steps == 0, score, evmin);
-  for (int j = 0; j < pl->steps; j++) {
+  /* from t = 0; without a trajectory to record, the simulation stops at its first violation of
+     an always constraint (SPEC §15 turn 4) */
+  Score_Private(S, x, 0.0, pl->steps == 0, score, evmin, when);
+  for (int j = 0; j < pl->steps && (traj || !Broken_Private(S, score)); j++) {
     for (int k = 0; k < pl->nvars; k++)
       v[k] = 0;
     for (int i = 0; i < n; i++)
@@ -380,10 +417,14 @@ double SRSimulate(SRLoop *L, const double *x0, int nsub, double *traj)
       if (traj)
         for (int i = 0; i < n; i++)
           traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
-      Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin);
+      Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin, when);
+      if (!traj && Broken_Private(S, score)) break;
     }
   }
-  for (int c = 0; c < S->nc; c++)
-    best = fmax(best, S->c[c].kind == SR_SPEC_EVENTUALLY ? evmin[c] : score[c]);
+  for (int c = 0; c < S->nc; c++) {
+    double sc = S->c[c].kind == SR_SPEC_EVENTUALLY ? evmin[c] : score[c];
+    if (sc > best) best = sc, bc = c;
+  }
+  if (w) w->constraint = bc, w->t = bc >= 0 ? when[bc] : 0.0, w->margin = best;
   return best;
 }

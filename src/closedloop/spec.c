@@ -229,28 +229,22 @@ PetscErrorCode SRSpecParse(MPI_Comm comm, const char name[], const char text[], 
 
 PetscErrorCode SRSpecRead(MPI_Comm comm, const char path[], const SRPlant *plant, SRSpec *spec)
 {
-  PetscMPIInt rank;
-  long        len  = -1;
-  char       *text = NULL;
+  static const char *const types[] = {"a directory", "a FIFO", "a character device", "a block device", "a socket", "not a regular file"};
+  PetscMPIInt              rank;
+  long                     len  = -1;
+  char                    *text = NULL;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    FILE *f = fopen(path, "rb");
-    if (f) {
-      if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-      if (len > (1L << 20)) len = -2;
-      if (len >= 0) {
-        rewind(f);
-        text = malloc((size_t)len + 1);
-        if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) len = -1;
-        else text[len] = 0;
-      }
-      fclose(f);
-    }
+    const char *type;
+    len = SRScanReadFile(path, 1L << 20, &text, &type); /* only a regular file (SPEC §15 turn 4) */
+    if (len == -3)
+      for (int k = 0; k < 6; k++)
+        if (!strcmp(type, types[k])) len = -3 - k;
   }
   PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
-  if (len < 0) free(text);
+  PetscCheck(len > -3, comm, PETSC_ERR_FILE_OPEN, "-spec %s: %s%s; give a regular file", path, len == -8 ? "" : "is ", types[-3 - len < 6 && -3 - len >= 0 ? -3 - len : 5]);
   PetscCheck(len != -2, comm, PETSC_ERR_FILE_UNEXPECTED, "spec file %s: larger than 1 MB", path);
   PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "-spec %s: cannot read the file", path);
   if (rank != 0) PetscCheck(text = malloc((size_t)len + 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");

@@ -15,6 +15,8 @@
 #define SR_TAG_RESULT 7101
 #define SR_TAG_WORK 7102
 #define SR_TAG_DONE 7103
+#define SR_MAX_KEPT 134217728.0 /* doubles (1 GB): a piece's tube and the trajectory kept for -o */
+#define SR_REFINE_CANDIDATES 2 /* falsification candidates re-checked with more sub-steps */
 #define SR_SLOTS 4 /* pieces a worker may hold (one proving, the others waiting): 2 slots gave 1.68x on 2 ranks for the wide TORA of tests/bench/bench_arch.sh, 4 gave 1.92x */
 
 typedef struct {
@@ -49,7 +51,7 @@ static void Sample_Private(const SRSpec *S, long k, double *x)
 }
 
 /* falsification on simulations: returns the index of a refuted sample or -1 */
-static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, long *found, int *cc)
+static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, long *found, int *cc, SRSplitResult *res)
 {
   PetscMPIInt rank, size;
   const int   n     = L->plant->n;
@@ -81,6 +83,10 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
   *found = -1;
   *cc    = -1;
   if (rank == 0) {
+    int  refined     = 0;
+    bool always_only = true;
+    for (int c = 0; c < L->spec->nc; c++)
+      if (L->spec->c[c].kind != SR_SPEC_ALWAYS) always_only = false;
     /* candidates in order of score (ties: lower index), re-checked until one is refuted */
     for (int tries = 0; tries < K && *found < 0; tries++) {
       int    bi = -1;
@@ -95,18 +101,45 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
       if (bi < 0) break;
       all[2 * bi + 1] = -1;
       {
-        double x[SR_AFFINE_MAX];
-        int    c;
+        double         x[SR_AFFINE_MAX];
+        int            c;
+        SRSimViolation w;
+        bool           always, ok;
         Sample_Private(L->spec, bk, x);
-        if (SRPieceRefute(L, x, &c)) *found = bk, *cc = c;
+        SRSimulateWorst(L, x, o->sim_nsub, NULL, &w); /* the same simulation as above: w.margin > 0 */
+        always = w.constraint >= 0 && L->spec->c[w.constraint].kind == SR_SPEC_ALWAYS;
+        /* an always constraint: re-checked up to the simulated violation only, then with more
+           sub-steps around it for the best candidates (SPEC §15 turn 4; a refinement costs up
+           to 2 x 4096 validated sub-steps); the whole horizon only when another kind of
+           constraint may be broken.  The first candidate still unconfirmed is reported with
+           UNKNOWN. */
+        if (always)
+          ok = SRPieceRefuteNear(L, x, w.t, refined++ < SR_REFINE_CANDIDATES, &c) || (!always_only && SRPieceRefute(L, x, &c));
+        else
+          ok = SRPieceRefute(L, x, &c);
+        if (ok)
+          *found = bk, *cc = c;
+        else if (res->sim_constraint < 0 && w.constraint >= 0) {
+          res->sim_constraint = w.constraint, res->sim_t = w.t, res->sim_margin = w.margin;
+          for (int i = 0; i < n; i++)
+            res->sim_x[i] = x[i];
+        }
       }
     }
     PetscCall(PetscFree(all));
   }
   {
-    long buf[2] = {*found, *cc};
-    PetscCallMPI(MPI_Bcast(buf, 2, MPI_LONG, 0, comm));
-    *found = buf[0], *cc = (int)buf[1];
+    long   buf[3] = { *found, *cc, res->sim_constraint };
+    double dbuf[SR_AFFINE_MAX + 2];
+    PetscCallMPI(MPI_Bcast(buf, 3, MPI_LONG, 0, comm));
+    *found = buf[0], *cc = (int)buf[1], res->sim_constraint = (int)buf[2];
+    for (int i = 0; i < n; i++)
+      dbuf[i] = res->sim_x[i];
+    dbuf[n] = res->sim_t, dbuf[n + 1] = res->sim_margin;
+    PetscCallMPI(MPI_Bcast(dbuf, n + 2, MPI_DOUBLE, 0, comm));
+    for (int i = 0; i < n; i++)
+      res->sim_x[i] = dbuf[i];
+    res->sim_t = dbuf[n], res->sim_margin = dbuf[n + 1];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -157,12 +190,19 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
 
   PetscFunctionBeginUser;
   memset(res, 0, sizeof *res);
+  res->sim_constraint = -1;
+  if (o->keep_tubes) { /* sizes from the plant file, in double before any cast (SPEC §15 turn 4) */
+    const double tube = 2.0 * steps * n, traj = ((double)steps * o->sim_nsub + 1) * n;
+    PetscCheck(tube <= SR_MAX_KEPT && traj <= SR_MAX_KEPT, comm, PETSC_ERR_ARG_OUTOFRANGE,
+        "-o: %d steps of %d states need %.3g GB per piece for the tubes and %.3g GB for the trajectory (%d RK4 steps per period); at most %.3g GB each: leave out -o, or give fewer steps or a smaller -closedloop_sim_substeps", steps, n, 8e-9 * tube,
+        8e-9 * traj, o->sim_nsub, 8e-9 * SR_MAX_KEPT);
+  }
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMalloc2(mlen, &msg, wlen, &wmsg));
   if (o->keep_tubes) PetscCall(PetscMalloc1((size_t)steps * n, &L->tube));
   t0 = MPI_Wtime();
-  PetscCall(Falsify_Private(comm, L, o, &found, &cc));
+  PetscCall(Falsify_Private(comm, L, o, &found, &cc, res));
   res->sim_time = MPI_Wtime() - t0;
   if (found >= 0) {
     res->verdict        = SR_VERDICT_FALSIFIED;

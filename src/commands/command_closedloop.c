@@ -280,6 +280,20 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
       PetscCall(PetscPrintf(comm, "closedloop: VERIFIED: every piece of X0 proven (%ld pieces handled, %ld leaves)\n", res.pieces, res.nleaves));
     } else {
       PetscCall(PetscPrintf(comm, "closedloop: UNKNOWN: %ld of %ld leaf pieces open at the split budget (-closedloop_max_depth %d); %ld pieces handled\n", res.open, res.nleaves, (int)depth, res.pieces));
+      if (res.sim_constraint >= 0) { /* a simulated violation not confirmed (SPEC §15 turn 4) */
+        char pt[512] = "";
+        for (int i = 0; i < pl.n; i++) {
+          char b[64];
+          snprintf(b, sizeof b, "%s%s = %.17g", i ? ", " : "", pl.state[i], res.sim_x[i]);
+          strncat(pt, b, sizeof pt - strlen(pt) - 1);
+        }
+        if (S.c[res.sim_constraint].kind == SR_SPEC_EVENTUALLY)
+          PetscCall(PetscPrintf(comm, "closedloop: the simulated trajectory (RK4, %d steps per period%s) from (%s) never meets the constraint of spec line %d in its window (it misses by %.3g at best), NOT confirmed by the validated enclosure\n",
+              (int)nsub, pl.nw ? ", disturbances at their midpoints" : "", pt, S.c[res.sim_constraint].line, res.sim_margin));
+        else
+          PetscCall(PetscPrintf(comm, "closedloop: the simulated trajectory (RK4, %d steps per period%s) from (%s) breaks the constraint of spec line %d at t = %.9g by %.3g, NOT confirmed by the validated enclosure%s\n", (int)nsub,
+              pl.nw ? ", disturbances at their midpoints" : "", pt, S.c[res.sim_constraint].line, res.sim_t, res.sim_margin, S.c[res.sim_constraint].kind == SR_SPEC_ALWAYS ? " (up to 4096 sub-steps per period around that time)" : ""));
+      }
       if (rank == 0) {
         long shown = 0;
         for (long k = 0; k < res.nleaves && shown < list; k++) {

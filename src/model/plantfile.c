@@ -13,7 +13,12 @@
    Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
    sin cos tan exp log sqrt tanh.  Decimal numbers that are no double are enclosed by the
    two doubles around them, so the constants of the plant are sound.  Every error names the
-   file, the line and the column and what was expected. */
+   file, the line and the column and what was expected.
+   Bounds (SPEC §15 turn 4, the caps in include/simreach/plant.h): the step count is computed in
+   double and capped before the cast, nesting is capped (the descent is recursive), constant
+   sub-expressions are folded here into outward intervals (never evaluated per step; a division
+   by a constant zero is refused where it is written), the DAG's distinct operations are capped,
+   and only a regular file is read (SRScanReadFile). */
 #include <simreach/plant.h>
 #include <simreach/private/linescan.h>
 
@@ -29,8 +34,9 @@ typedef struct {
   SRLineScan  s; /* the cursor and the first error (linescan.c) */
   SRPlant    *plant;
   char        cname[SR_PLANT_MAX_CONSTS][SR_PLANT_NAME];
-  int         cnode[SR_PLANT_MAX_CONSTS];
+  SRInterval  cval[SR_PLANT_MAX_CONSTS]; /* folded at parse time */
   int         nconst;
+  int         depth; /* of the expression being read (Deeper_Private) */
   /* which names an expression may use */
   bool        allow_state, allow_u, allow_w, allow_y;
 } SRParser_Private;
@@ -52,20 +58,99 @@ static bool Number_Private(SRParser_Private *P, SRInterval *v)
   return true;
 }
 
-static int Expr_Private(SRParser_Private *P);
+/* A parsed expression: a DAG node, or a constant not yet in the DAG (folded at parse time,
+   SPEC §15 turn 4: a constant sub-expression costs nothing per step, and one that has no finite
+   value, e.g. a division by zero, is refused where it is written). */
+typedef struct {
+  int        node; /* >= 0: a node; SR_PV_CONST: the constant v; -1: an error (recorded) */
+  SRInterval v;
+} SRPVal_Private;
+#define SR_PV_CONST -2
+static const SRPVal_Private SRPVErr_Private = {-1, {0, 0}};
+
+static SRPVal_Private Expr_Private(SRParser_Private *P);
 
 static int Node_Private(SRParser_Private *P, SRExprOp op, int a, int b, int var, SRInterval v)
 {
   int i;
-  if (a < 0 && (op != SR_X_CONST && op != SR_X_VAR)) return -1;
+  if (op != SR_X_CONST && op != SR_X_VAR && (a < 0 || (b < 0 && (op == SR_X_ADD || op == SR_X_SUB || op == SR_X_MUL || op == SR_X_DIV)))) return -1;
+  if (P->plant->dag.n >= SR_PLANT_MAX_NODES) {
+    /* the budget counts distinct operations: identical ones are shared (SRExprNode_) */
+    i = SRExprFind(&P->plant->dag, op, a, b, var, v);
+    if (i < 0) SRScanFail(&P->s, "the expressions need more than %d distinct operations (each costs time at every step; docs/arch.md)", SR_PLANT_MAX_NODES);
+    return i;
+  }
   i = SRExprNode_(&P->plant->dag, op, a, b, var, v);
   if (i < 0) SRScanFail(&P->s, "out of memory");
   return i;
 }
 
-static int Const_Private(SRParser_Private *P, double x) { return Node_Private(P, SR_X_CONST, -1, -1, -1, SRIntervalPoint(x)); }
+static SRPVal_Private PVConst_Private(SRInterval v) { return (SRPVal_Private){SR_PV_CONST, v}; }
+static SRPVal_Private PVNode_Private(int node) { return (SRPVal_Private){node < 0 ? -1 : node, {0, 0}}; }
+/* the DAG node of x (a constant enters the DAG only when an operation on states needs it) */
+static int Materialise_Private(SRParser_Private *P, SRPVal_Private x) { return x.node == SR_PV_CONST ? Node_Private(P, SR_X_CONST, -1, -1, -1, x.v) : x.node; }
 
-static int Primary_Private(SRParser_Private *P)
+/* op on two constants (b unused for unary ops), outward rounded (tan, log and sqrt in the affine
+   forms of the per-step evaluation, with no coordinates); out of line, so that the recursive
+   descent keeps small frames */
+static __attribute__((noinline)) SRInterval Fold_Private(SRExprOp op, SRInterval a, SRInterval b)
+{
+  SRAffine x = SRAffineInterval(a), r;
+  switch (op) { /* interval arithmetic where it exists (exact when the operation is) */
+  case SR_X_ADD: return SRIntervalAdd(a, b);
+  case SR_X_SUB: return SRIntervalSub(a, b);
+  case SR_X_MUL: return SRIntervalMul(a, b);
+  case SR_X_DIV: return SRIntervalDiv(a, b);
+  case SR_X_NEG: return SRIntervalNeg(a);
+  case SR_X_SQR: return SRIntervalSqr(a);
+  case SR_X_SIN: return SRIntervalSin(a);
+  case SR_X_COS: return SRIntervalCos(a);
+  case SR_X_EXP: return SRIntervalExp(a);
+  case SR_X_TANH: return SRIntervalTanh(a);
+  case SR_X_TAN: r = SRAffineTan(0, &x); break;
+  case SR_X_LOG: r = SRAffineLog(0, &x); break;
+  case SR_X_SQRT: r = SRAffineSqrt(0, &x); break;
+  default: return SRIntervalNaI();
+  }
+  return SRAffineIsNaI(&r) ? SRIntervalNaI() : SRAffineRange(0, &r);
+}
+
+/* a op b (b: SRPVErr_Private for unary ops); at: where the operation is written, for errors */
+static SRPVal_Private Op_Private(SRParser_Private *P, SRExprOp op, SRPVal_Private a, SRPVal_Private b, const char *at)
+{
+  const bool binary = op == SR_X_ADD || op == SR_X_SUB || op == SR_X_MUL || op == SR_X_DIV;
+  if (a.node == -1 || (binary && b.node == -1)) return SRPVErr_Private;
+  if (op == SR_X_DIV && b.node == SR_PV_CONST && b.v.lo <= 0 && 0 <= b.v.hi) {
+    P->s.p = at;
+    SRScanFail(&P->s, "division by zero (the constant divisor is enclosed in [%.17g, %.17g])", b.v.lo, b.v.hi);
+    return SRPVErr_Private;
+  }
+  if (a.node == SR_PV_CONST && (!binary || b.node == SR_PV_CONST)) {
+    SRInterval r = Fold_Private(op, a.v, b.v);
+    if (!SRIntervalIsBounded(r)) {
+      P->s.p = at;
+      SRScanFail(&P->s, "this constant has no finite value (an overflow, or a function outside its domain)");
+      return SRPVErr_Private;
+    }
+    return PVConst_Private(r);
+  }
+  {
+    int x = Materialise_Private(P, a), y = binary ? Materialise_Private(P, b) : -1;
+    if (x < 0 || (binary && y < 0)) return SRPVErr_Private;
+    if (op == SR_X_MUL && x == y) op = SR_X_SQR, y = -1;
+    return PVNode_Private(Node_Private(P, op, x, y, -1, SRIntervalPoint(0)));
+  }
+}
+
+/* one level deeper (parentheses, a function, a sign): refused past SR_PLANT_MAX_DEPTH, so the
+   recursive descent never runs out of stack */
+static bool Deeper_Private(SRParser_Private *P)
+{
+  if (++P->depth <= SR_PLANT_MAX_DEPTH) return true;
+  return SRScanFail(&P->s, "expression nested deeper than %d (parentheses, functions and signs)", SR_PLANT_MAX_DEPTH);
+}
+
+static SRPVal_Private Primary_Private(SRParser_Private *P)
 {
   static const char *const fun[] = {"sin", "cos", "tan", "exp", "log", "sqrt", "tanh"};
   static const SRExprOp    fop[] = {SR_X_SIN, SR_X_COS, SR_X_TAN, SR_X_EXP, SR_X_LOG, SR_X_SQRT, SR_X_TANH};
@@ -73,154 +158,161 @@ static int Primary_Private(SRParser_Private *P)
   char                     name[SR_PLANT_NAME];
   SRScanSkip(&P->s);
   if (*P->s.p == '(') {
-    int e;
+    SRPVal_Private e;
+    if (!Deeper_Private(P)) return SRPVErr_Private;
     P->s.p++;
     e = Expr_Private(P);
-    if (e < 0 || !SRScanExpect(&P->s, ")")) return -1;
+    P->depth--;
+    if (e.node == -1 || !SRScanExpect(&P->s, ")")) return SRPVErr_Private;
     return e;
   }
   if (isdigit((unsigned char)*P->s.p) || *P->s.p == '.') {
     SRInterval v;
-    if (!Number_Private(P, &v)) return -1;
-    return Node_Private(P, SR_X_CONST, -1, -1, -1, v);
+    if (!Number_Private(P, &v)) return SRPVErr_Private;
+    return PVConst_Private(v);
   }
   {
     const char *at = P->s.p;
-    if (!SRScanName(&P->s, name)) return -1;
+    if (!SRScanName(&P->s, name)) return SRPVErr_Private;
     for (int f = 0; f < 7; f++)
       if (!strcmp(name, fun[f])) {
-        int e;
-        if (!SRScanExpect(&P->s, "(")) return -1;
+        SRPVal_Private e;
+        if (!SRScanExpect(&P->s, "(") || !Deeper_Private(P)) return SRPVErr_Private;
         e = Expr_Private(P);
-        if (e < 0 || !SRScanExpect(&P->s, ")")) return -1;
-        return Node_Private(P, fop[f], e, -1, -1, SRIntervalPoint(0));
+        P->depth--;
+        if (e.node == -1 || !SRScanExpect(&P->s, ")")) return SRPVErr_Private;
+        return Op_Private(P, fop[f], e, SRPVErr_Private, at);
       }
     for (int c = 0; c < P->nconst; c++)
-      if (!strcmp(name, P->cname[c])) return P->cnode[c];
+      if (!strcmp(name, P->cname[c])) return PVConst_Private(P->cval[c]);
     for (int i = 0; i < pl->n; i++)
       if (!strcmp(name, pl->state[i])) {
-        if (!P->allow_state) return P->s.p = at, SRScanFail(&P->s, "state '%s' is not allowed here", name), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, i, SRIntervalPoint(0));
+        if (!P->allow_state) return P->s.p = at, SRScanFail(&P->s, "state '%s' is not allowed here", name), SRPVErr_Private;
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, i, SRIntervalPoint(0)));
       }
     for (int i = 0; i < pl->nu; i++)
       if (!strcmp(name, pl->control[i])) {
-        if (!P->allow_u) return P->s.p = at, SRScanFail(&P->s, "control '%s' is not allowed here (only in der lines)", name), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0));
+        if (!P->allow_u) return P->s.p = at, SRScanFail(&P->s, "control '%s' is not allowed here (only in der lines)", name), SRPVErr_Private;
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0)));
       }
     for (int i = 0; i < pl->nw; i++)
       if (!strcmp(name, pl->dist[i])) {
-        if (!P->allow_w) return P->s.p = at, SRScanFail(&P->s, "disturbance '%s' is not allowed here (only in der lines)", name), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0));
+        if (!P->allow_w) return P->s.p = at, SRScanFail(&P->s, "disturbance '%s' is not allowed here (only in der lines)", name), SRPVErr_Private;
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0)));
       }
     if (name[0] == 'y' && isdigit((unsigned char)name[1])) {
       char *end;
       long  k = strtol(name + 1, &end, 10);
       if (!*end) {
-        if (!P->allow_y) return P->s.p = at, SRScanFail(&P->s, "network output '%s' is not allowed here (only in control lines)", name), -1;
-        if (k < 1 || k > pl->nout) return P->s.p = at, SRScanFail(&P->s, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), -1;
-        return Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0));
+        if (!P->allow_y) return P->s.p = at, SRScanFail(&P->s, "network output '%s' is not allowed here (only in control lines)", name), SRPVErr_Private;
+        if (k < 1 || k > pl->nout) return P->s.p = at, SRScanFail(&P->s, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), SRPVErr_Private;
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0)));
       }
     }
     P->s.p = at;
     SRScanFail(&P->s, "unknown name '%s' (not a state, constant, control, disturbance, y1..y%d or function)", name, pl->nout);
-    return -1;
+    return SRPVErr_Private;
   }
 }
 
 /* x^k, k an integer: squares and products (k < 0: 1 / x^|k|) */
-static int Power_Private(SRParser_Private *P, int x, long k)
+static SRPVal_Private Power_Private(SRParser_Private *P, SRPVal_Private x, long k, const char *at)
 {
-  int r = -1, b = x;
-  long m = k < 0 ? -k : k;
-  if (m == 0) return Const_Private(P, 1.0);
+  SRPVal_Private r = SRPVErr_Private, b = x;
+  long           m = k < 0 ? -k : k;
+  bool           have = false;
+  if (m == 0) return PVConst_Private(SRIntervalPoint(1.0));
   while (m > 0) {
-    if (m & 1) r = r < 0 ? b : Node_Private(P, SR_X_MUL, r, b, -1, SRIntervalPoint(0));
+    if (m & 1) r = have ? Op_Private(P, SR_X_MUL, r, b, at) : b, have = true;
     m >>= 1;
-    if (m > 0) b = Node_Private(P, SR_X_SQR, b, -1, -1, SRIntervalPoint(0));
-    if (r == -1 && P->s.err[0]) return -1;
+    if (m > 0) b = Op_Private(P, SR_X_SQR, b, SRPVErr_Private, at);
+    if (P->s.err[0]) return SRPVErr_Private;
   }
-  if (k < 0) r = Node_Private(P, SR_X_DIV, Const_Private(P, 1.0), r, -1, SRIntervalPoint(0));
+  if (k < 0) r = Op_Private(P, SR_X_DIV, PVConst_Private(SRIntervalPoint(1.0)), r, at);
   return r;
 }
 
-static int Unary_Private(SRParser_Private *P)
+static SRPVal_Private Unary_Private(SRParser_Private *P)
 {
-  int e;
+  SRPVal_Private e;
   SRScanSkip(&P->s);
-  if (*P->s.p == '-') {
+  if (*P->s.p == '-' || *P->s.p == '+') {
+    const char *at = P->s.p;
+    if (!Deeper_Private(P)) return SRPVErr_Private;
     P->s.p++;
     e = Unary_Private(P);
-    return e < 0 ? -1 : Node_Private(P, SR_X_NEG, e, -1, -1, SRIntervalPoint(0));
-  }
-  if (*P->s.p == '+') {
-    P->s.p++;
-    return Unary_Private(P);
+    P->depth--;
+    return *at == '+' ? e : Op_Private(P, SR_X_NEG, e, SRPVErr_Private, at);
   }
   e = Primary_Private(P);
-  if (e < 0) return -1;
+  if (e.node == -1) return e;
   SRScanSkip(&P->s);
   if (*P->s.p == '^') {
-    char *end;
-    long  k;
+    const char *at = P->s.p;
+    char       *end;
+    long        k;
     P->s.p++;
     SRScanSkip(&P->s);
     k = strtol(P->s.p, &end, 10);
     if (end == P->s.p || (*P->s.p != '-' && !isdigit((unsigned char)*P->s.p))) {
       char b[24];
       SRScanFail(&P->s, "expected an integer exponent after '^', found %s", SRScanFound(&P->s, b, sizeof b));
-      return -1;
+      return SRPVErr_Private;
     }
-    if (k > 64 || k < -64) return SRScanFail(&P->s, "exponent %ld outside -64..64", k), -1;
+    if (k > 64 || k < -64) return SRScanFail(&P->s, "exponent %ld outside -64..64", k), SRPVErr_Private;
     P->s.p = end;
-    e    = Power_Private(P, e, k);
+    e      = Power_Private(P, e, k, at);
   }
   return e;
 }
 
-static int Term_Private(SRParser_Private *P)
+static SRPVal_Private Term_Private(SRParser_Private *P)
 {
-  int a = Unary_Private(P);
-  while (a >= 0) {
-    char op;
-    int  b;
+  SRPVal_Private a = Unary_Private(P);
+  while (a.node != -1) {
+    const char *at;
     SRScanSkip(&P->s);
-    op = *P->s.p;
-    if (op != '*' && op != '/') break;
+    at = P->s.p;
+    if (*at != '*' && *at != '/') break;
     P->s.p++;
-    b = Unary_Private(P);
-    if (b < 0) return -1;
-    a = Node_Private(P, op == '*' ? (a == b ? SR_X_SQR : SR_X_MUL) : SR_X_DIV, a, op == '*' && a == b ? -1 : b, -1, SRIntervalPoint(0));
+    a = Op_Private(P, *at == '*' ? SR_X_MUL : SR_X_DIV, a, Unary_Private(P), at);
   }
   return a;
 }
 
-static int Expr_Private(SRParser_Private *P)
+static SRPVal_Private Expr_Private(SRParser_Private *P)
 {
-  int a = Term_Private(P);
-  while (a >= 0) {
-    char op;
-    int  b;
+  SRPVal_Private a = Term_Private(P);
+  while (a.node != -1) {
+    const char *at;
     SRScanSkip(&P->s);
-    op = *P->s.p;
-    if (op != '+' && op != '-') break;
+    at = P->s.p;
+    if (*at != '+' && *at != '-') break;
     P->s.p++;
-    b = Term_Private(P);
-    if (b < 0) return -1;
-    a = Node_Private(P, op == '+' ? SR_X_ADD : SR_X_SUB, a, b, -1, SRIntervalPoint(0));
+    a = Op_Private(P, *at == '+' ? SR_X_ADD : SR_X_SUB, a, Term_Private(P), at);
   }
   return a;
 }
 
 /* a whole-line expression: nothing may follow it */
-static int LineExpr_Private(SRParser_Private *P)
+static SRPVal_Private LineExprValue_Private(SRParser_Private *P)
 {
-  int e = Expr_Private(P);
-  if (e >= 0 && !SRScanAtEnd(&P->s)) {
+  SRPVal_Private e;
+  P->depth = 0;
+  e        = Expr_Private(P);
+  if (e.node != -1 && !SRScanAtEnd(&P->s)) {
     char b[24];
     SRScanFail(&P->s, "expected an operator or the end of the line, found %s", SRScanFound(&P->s, b, sizeof b));
-    return -1;
+    return SRPVErr_Private;
   }
   return e;
+}
+
+/* a whole-line expression as a DAG node */
+static int LineExpr_Private(SRParser_Private *P)
+{
+  SRPVal_Private e = LineExprValue_Private(P);
+  return e.node == -1 ? -1 : Materialise_Private(P, e);
 }
 
 static bool Known_Private(SRParser_Private *P, const char *name)
@@ -268,7 +360,7 @@ static bool Signed_Private(SRParser_Private *P, double *lo, double *hi)
   return true;
 }
 
-static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizon, int *horizon_line)
+static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizon, int *horizon_line, int *horizon_col)
 {
   SRPlant *pl = P->plant;
   char     kw[SR_PLANT_NAME], name[SR_PLANT_NAME];
@@ -287,15 +379,15 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     return true;
   }
   if (!strcmp(kw, "const")) {
-    int e;
+    SRPVal_Private e;
     if (!SRScanName(&P->s, name)) return false;
     if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
     if (P->nconst == SR_PLANT_MAX_CONSTS) return SRScanFail(&P->s, "more than %d constants", SR_PLANT_MAX_CONSTS);
     if (!SRScanExpect(&P->s, "=")) return false;
-    e = LineExpr_Private(P);
-    if (e < 0) return false;
+    e = LineExprValue_Private(P); /* no names but constants allowed: always folded */
+    if (e.node != SR_PV_CONST) return false;
     strcpy(P->cname[P->nconst], name);
-    P->cnode[P->nconst++] = e;
+    P->cval[P->nconst++] = e.v;
     return true;
   }
   if (!strcmp(kw, "outputs")) {
@@ -363,15 +455,27 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     *der_line     = P->s.lineno;
     return true;
   }
-  if (!strcmp(kw, "period")) return Positive_Private(P, &pl->period, &pl->period_iv);
+  if (!strcmp(kw, "period")) {
+    const char *at;
+    SRScanSkip(&P->s);
+    at = P->s.p;
+    if (!Positive_Private(P, &pl->period, &pl->period_iv)) return false;
+    if (!(pl->period_iv.lo >= SR_PLANT_MIN_PERIOD && pl->period_iv.hi <= SR_PLANT_MAX_PERIOD)) return P->s.p = at, SRScanFail(&P->s, "period %g: allowed are %g..%g (seconds)", pl->period, SR_PLANT_MIN_PERIOD, SR_PLANT_MAX_PERIOD);
+    return true;
+  }
   if (!strcmp(kw, "horizon")) {
-    *horizon_line = P->s.lineno;
+    SRScanSkip(&P->s);
+    *horizon_line = P->s.lineno, *horizon_col = (int)(P->s.p - P->s.line) + 1;
     return Positive_Private(P, horizon, NULL);
   }
   if (!strcmp(kw, "steps")) {
-    double s;
+    const char *at;
+    double      s;
+    SRScanSkip(&P->s);
+    at = P->s.p;
     if (!Positive_Private(P, &s, NULL)) return false;
-    if (s != floor(s) || s > 1e7) return SRScanFail(&P->s, "steps: expected an integer 1..10^7");
+    /* checked in double before the cast (SPEC §15 turn 4) */
+    if (!(s == floor(s) && s <= SR_PLANT_MAX_STEPS)) return P->s.p = at, SRScanFail(&P->s, "steps %.17g: expected an integer 1..%d", s, SR_PLANT_MAX_STEPS);
     pl->steps = (int)s;
     return true;
   }
@@ -382,7 +486,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
 PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *pl)
 {
   SRParser_Private *P;
-  int               der_line = 0, horizon_line = 0;
+  int               der_line = 0, horizon_line = 0, horizon_col = 0;
   double            horizon  = 0;
   const char       *line     = text;
 
@@ -399,7 +503,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
     P->s.line   = line;
     P->s.p      = line;
     P->s.lineno = lineno;
-    if (!Statement_Private(P, &der_line, &horizon, &horizon_line)) break;
+    if (!Statement_Private(P, &der_line, &horizon, &horizon_line, &horizon_col)) break;
     while (*line && *line != '\n') line++;
     if (*line) line++;
   }
@@ -418,8 +522,11 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
   if (!P->s.err[0]) {
     if (horizon_line && pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d: give 'horizon' or 'steps', not both", name, horizon_line);
     else if (horizon_line) {
+      /* the number of periods in double, bounded before the cast (SPEC §15 turn 4) */
       double s = horizon / pl->period;
-      if (fabs(s - floor(s + 0.5)) > 1e-9 * s || floor(s + 0.5) < 1) snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d: horizon %g is not a multiple of the period %g", name, horizon_line, horizon, pl->period);
+      if (!(floor(s + 0.5) <= SR_PLANT_MAX_STEPS))
+        snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d:%d: horizon %g / period %g = %.3g periods; at most %d (give a shorter horizon or a longer period)", name, horizon_line, horizon_col, horizon, pl->period, s, SR_PLANT_MAX_STEPS);
+      else if (fabs(s - floor(s + 0.5)) > 1e-9 * s || floor(s + 0.5) < 1) snprintf(P->s.err, sizeof P->s.err, "plant file %s:%d:%d: horizon %g is not a multiple of the period %g", name, horizon_line, horizon_col, horizon, pl->period);
       else pl->steps = (int)floor(s + 0.5);
     } else if (!pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'horizon' or 'steps' line", name);
   }
@@ -437,28 +544,22 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
 
 PetscErrorCode SRPlantRead(MPI_Comm comm, const char path[], SRPlant *plant)
 {
-  PetscMPIInt rank;
-  long        len = -1;
-  char       *text;
+  static const char *const types[] = {"a directory", "a FIFO", "a character device", "a block device", "a socket", "not a regular file"};
+  PetscMPIInt              rank;
+  long                     len  = -1;
+  char                    *text = NULL;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    FILE *f = fopen(path, "rb");
-    if (f) {
-      if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-      if (len > (1L << 24)) len = -2;
-      if (len >= 0) rewind(f);
-      if (len >= 0) {
-        text = malloc((size_t)len + 1);
-        if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) len = -1;
-        else text[len] = 0;
-        if (len < 0) free(text);
-      }
-      fclose(f);
-    }
+    const char *type;
+    len = SRScanReadFile(path, SR_PLANT_MAX_BYTES, &text, &type);
+    if (len == -3) /* -3 - k: the k-th type */
+      for (int k = 0; k < 6; k++)
+        if (!strcmp(type, types[k])) len = -3 - k;
   }
   PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
+  PetscCheck(len > -3, comm, PETSC_ERR_FILE_OPEN, "-plant %s: %s%s; give a regular file", path, len == -8 ? "" : "is ", types[-3 - len < 6 && -3 - len >= 0 ? -3 - len : 5]);
   PetscCheck(len != -2, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: larger than 16 MB", path);
   PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "-plant %s: cannot read the file", path);
   if (rank != 0) PetscCheck(text = malloc((size_t)len + 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");

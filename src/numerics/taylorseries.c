@@ -13,30 +13,58 @@
    point of the piece; the integer factors 1/k are outward-rounded intervals. */
 #include <simreach/expr.h>
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void SRExprInit(SRExpr *e)
 {
-  e->n    = 0;
-  e->cap  = 0;
-  e->node = NULL;
+  e->n     = 0;
+  e->cap   = 0;
+  e->node  = NULL;
+  e->hash  = NULL;
+  e->nhash = 0;
 }
 
 void SRExprFree(SRExpr *e)
 {
   free(e->node);
+  free(e->hash);
   SRExprInit(e);
+}
+
+static bool SRExprSame_Private(const SRExprNode *x, SRExprOp op, int a, int b, int var, SRInterval value)
+{
+  if (x->op != op || x->a != a || x->b != b) return false;
+  if (op == SR_X_VAR && x->var != var) return false;
+  if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi)) return false;
+  return true;
+}
+
+static size_t SRExprHash_Private(SRExprOp op, int a, int b, int var, SRInterval value)
+{
+  uint64_t h = (uint64_t)op * 0x9E3779B97F4A7C15ULL;
+  uint64_t w[5];
+  w[0] = (uint64_t)(uint32_t)a, w[1] = (uint64_t)(uint32_t)b, w[2] = op == SR_X_VAR ? (uint64_t)(uint32_t)var : 0, w[3] = 0, w[4] = 0;
+  if (op == SR_X_CONST) memcpy(&w[3], &value.lo, 8), memcpy(&w[4], &value.hi, 8);
+  for (int k = 0; k < 5; k++) h = (h ^ w[k]) * 0xFF51AFD7ED558CCDULL, h ^= h >> 29;
+  return (size_t)h;
+}
+
+int SRExprFind(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
+{
+  if (!e->nhash) return -1;
+  for (size_t s = SRExprHash_Private(op, a, b, var, value) & (size_t)(e->nhash - 1);; s = (s + 1) & (size_t)(e->nhash - 1)) {
+    int i = e->hash[s];
+    if (i < 0) return -1;
+    if (SRExprSame_Private(&e->node[i], op, a, b, var, value)) return i;
+  }
 }
 
 int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
 {
-  for (int i = 0; i < e->n; i++) {
-    const SRExprNode *x = &e->node[i];
-    if (x->op != op || x->a != a || x->b != b) continue;
-    if (op == SR_X_VAR && x->var != var) continue;
-    if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi)) continue;
-    return i;
-  }
+  int i = SRExprFind(e, op, a, b, var, value);
+  if (i >= 0) return i;
   if (e->n == e->cap) {
     int         cap = e->cap ? 2 * e->cap : 64;
     SRExprNode *p   = realloc(e->node, (size_t)cap * sizeof *p);
@@ -44,7 +72,27 @@ int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
     e->node = p;
     e->cap  = cap;
   }
+  if (2 * (e->n + 1) > e->nhash) { /* at most half full: rebuild at twice the size */
+    int  nh = e->nhash ? 2 * e->nhash : 128;
+    int *h  = malloc((size_t)nh * sizeof *h);
+    if (!h) return -1;
+    for (int k = 0; k < nh; k++) h[k] = -1;
+    for (int k = 0; k < e->n; k++) {
+      const SRExprNode *x = &e->node[k];
+      size_t            s = SRExprHash_Private(x->op, x->a, x->b, x->var, x->value) & (size_t)(nh - 1);
+      while (h[s] >= 0) s = (s + 1) & (size_t)(nh - 1);
+      h[s] = k;
+    }
+    free(e->hash);
+    e->hash = h, e->nhash = nh;
+  }
   e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0)};
+  {
+    const SRExprNode *x = &e->node[e->n];
+    size_t            s = SRExprHash_Private(x->op, x->a, x->b, x->var, x->value) & (size_t)(e->nhash - 1);
+    while (e->hash[s] >= 0) s = (s + 1) & (size_t)(e->nhash - 1);
+    e->hash[s] = e->n;
+  }
   return e->n++;
 }
 

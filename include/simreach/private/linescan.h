@@ -26,3 +26,8 @@ const char *SRScanFound(SRLineScan *S, char *buf, size_t len);
 bool        SRScanName(SRLineScan *S, char *out);
 /* the fixed token s */
 bool        SRScanExpect(SRLineScan *S, const char *s);
+/* Reads a whole text file of at most max bytes (rank 0's part of the plant and spec readers):
+   only a regular file is read (SPEC §15 turn 4; a FIFO is opened without blocking and refused
+   by its type).  Returns the length and *text (malloc'd, NUL-terminated), or -1 (cannot open or
+   read), -2 (larger than max), -3 (not a regular file: *type says what it is). */
+long        SRScanReadFile(const char *path, long max, char **text, const char **type);
