@@ -33,3 +33,13 @@ sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 120 RANKS 1 TIME
 add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness)
 set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+# Plants beyond the old 8-state limit (issue 35 item 1): decoupled damped oscillators closed by a
+# random ReLU NNet controller, 12 and 32 states, tubes against a NumPy RK4 oracle written apart
+# from the C code, and the planted shrink caught (tests/closedloop/tube_soundness_large.py).
+foreach(_k 6 16)
+  math(EXPR _n "2 * ${_k}")
+  add_test(NAME closedloop_tube_soundness_${_n}states COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness_large.py
+           $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness_${_n}states ${_k})
+endforeach()
+set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")
+set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
