@@ -43,3 +43,10 @@ foreach(_k 6 16)
 endforeach()
 set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")
 set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+# The ARCH-COMP 2022 instances of issue 35 answered as published (tests/closedloop/arch_verdicts.py):
+# Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
+# 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
+# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
+add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
+set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
