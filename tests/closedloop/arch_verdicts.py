@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ARCH-COMP 2022 AINNCS instances added by issue 35 (jobs/arch), answered as published.
 
-- Double Pendulum less and more robust, Airplane: FALSIFIED, exit 6, from the NNet file and from
+- Single Pendulum, Double Pendulum less and more robust, Airplane: FALSIFIED, exit 6, from the NNet file and from
   the ONNX twin, on 1 rank and on 2 ranks (the same counterexample); the counterexample printed
   is re-simulated here (NumPy RK4 of the plant written by hand, the network by a NumPy forward
   pass of the ONNX graph) and must break the spec's box.
@@ -141,15 +141,21 @@ def simulate(x, ctrl, field, T, steps, K=200, hook=None):
 
 
 # ---------------------------------------------------------------- FALSIFIED instances
-FALS = [  # name, files, oracle field, control of y, period, steps, box (state index, lo, hi)
+def pendulum_field(x, u):  # dynamics_sp.m, m = l = 0.5, g = 1, c = 0
+    return cols(x[:, 1], 2.0 * np.sin(x[:, 0]) + u[:, 0] / 0.125)
+
+
+FALS = [  # name, files, oracle field, control of y, period, steps, box (state index, lo, hi), window
+    ("pendulum", ["controller_single_pendulum.nnet", "controller_single_pendulum.onnx"],
+     pendulum_field, lambda y: y, 0.05, 20, [(0, 0.0, 1.0)], (0.5, 1.0)),
     ("double_pendulum_less", ["controller_double_pendulum_less_robust.nnet", "controller_double_pendulum_less_robust.onnx"],
-     dp_field, lambda y: y, 0.05, 20, [(i, -1.0, 1.7) for i in range(4)]),
+     dp_field, lambda y: y, 0.05, 20, [(i, -1.0, 1.7) for i in range(4)], None),
     ("double_pendulum_more", ["controller_double_pendulum_more_robust.nnet", "controller_double_pendulum_more_robust.onnx"],
-     dp_field, lambda y: y, 0.02, 20, [(i, -0.5, 1.5) for i in range(4)]),
+     dp_field, lambda y: y, 0.02, 20, [(i, -0.5, 1.5) for i in range(4)], None),
     ("airplane", ["controller_airplane.nnet", "controller_airplane.onnx"],
-     airplane_field, lambda y: y, 0.1, 20, [(1, -0.5, 0.5), (6, -1.0, 1.0), (7, -1.0, 1.0), (8, -1.0, 1.0)]),
+     airplane_field, lambda y: y, 0.1, 20, [(1, -0.5, 0.5), (6, -1.0, 1.0), (7, -1.0, 1.0), (8, -1.0, 1.0)], None),
 ]
-for name, nets, field, ctl, T, steps, box in FALS:
+for name, nets, field, ctl, T, steps, box, win in FALS:
     onx = onnx_net(os.path.join(A, name, nets[1]))
     for net in nets:
         seen = {}
@@ -167,6 +173,9 @@ for name, nets, field, ctl, T, steps, box in FALS:
             worst = [-np.inf]
 
             def hook(j, s, x):
+                t = (j + s / 200) * T
+                if win and not (win[0] <= t <= win[1]):
+                    return
                 for i, lo, hi in box:
                     worst[0] = max(worst[0], float(lo - x[0, i]), float(x[0, i] - hi))
             simulate(x0, lambda x: ctl(onx(x)), field, T, steps, hook=hook)
