@@ -46,12 +46,14 @@ static PetscErrorCode SRPolarNext_Private(SRPolar_Private *r, const char *what, 
     PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "POLAR text network %s: the file ends before %s (truncated? last line %ld)", r->path, what, r->lineno);
     r->lineno++;
     s = r->line;
-    while (*s && isspace((unsigned char)*s)) s++;
+    while (*s && isspace((unsigned char)*s))
+      s++;
     if (!*s) continue;
     errno = 0;
     *v    = strtod(s, &end);
     PetscCheck(end != s, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "POLAR text network %s line %ld: '%.*s' is not a number (reading %s)", r->path, r->lineno, (int)PetscMin(20, strcspn(s, "\r\n")), s, what);
-    while (*end && isspace((unsigned char)*end)) end++;
+    while (*end && isspace((unsigned char)*end))
+      end++;
     PetscCheck(!*end, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "POLAR text network %s line %ld: '%.*s' after the number; the format has one number per line (reading %s)", r->path, r->lineno, (int)PetscMin(20, strcspn(end, "\r\n")), end, what);
     PetscCheck(isfinite(*v), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "POLAR text network %s line %ld: %s is %s; all values must be finite", r->path, r->lineno, what, isnan(*v) ? "NaN" : "infinite");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -71,7 +73,7 @@ static PetscErrorCode SRPolarInt_Private(SRPolar_Private *r, const char *what, P
 
 static PetscErrorCode SRPolarRead_Private(SRPolar_Private *r, SRMLP *mlp)
 {
-  PetscInt     nin, nout, nh, hw[SR_MAX_LAYERS] = {0}, nset = 0;
+  PetscInt     nin, nout, nh, hw[SR_MAX_LAYERS] = { 0 }, nset = 0;
   SRActivation acts[SR_MAX_LAYERS + 1];
   char         what[64], list[8 * (SR_MAX_LAYERS + 1)] = "", opt[PETSC_MAX_PATH_LEN + 32];
   PetscBool    has_acts, eof;
@@ -86,8 +88,10 @@ static PetscErrorCode SRPolarRead_Private(SRPolar_Private *r, SRMLP *mlp)
     PetscCall(SRPolarInt_Private(r, what, 1, 1 << 20, &hw[l]));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-network_activations", list, sizeof list, &has_acts));
-  PetscCheck(has_acts, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-network %s: a POLAR text network does not state its activations; give -network_activations with %" PetscInt_FMT " names (tanh, relu, sigmoid, linear), one per affine layer", r->path, nh + 1);
-  for (const char *s = list; *s; s++) nset += *s == ',';
+  PetscCheck(
+      has_acts, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-network %s: a POLAR text network does not state its activations; give -network_activations with %" PetscInt_FMT " names (tanh, relu, sigmoid, linear), one per affine layer", r->path, nh + 1);
+  for (const char *s = list; *s; s++)
+    nset += *s == ',';
   PetscCheck(nset == nh, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-network_activations %s: %" PetscInt_FMT " names for the %" PetscInt_FMT " affine layers of %s", list, nset + 1, nh + 1, r->path);
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-network_activations (for %s)", r->path));
   PetscCall(SRActivationsParse(opt, list, nh + 1, acts));
@@ -97,7 +101,8 @@ static PetscErrorCode SRPolarRead_Private(SRPolar_Private *r, SRMLP *mlp)
     double        *W = (*mlp)->params + (*mlp)->woff[l], *b = (*mlp)->params + (*mlp)->boff[l];
     for (PetscInt i = 0; i < no; i++) {
       PetscCall(PetscSNPrintf(what, sizeof what, "a weight of layer %" PetscInt_FMT " neuron %" PetscInt_FMT, l, i));
-      for (PetscInt j = 0; j < ni; j++) PetscCall(SRPolarNext_Private(r, what, &W[i * ni + j], NULL));
+      for (PetscInt j = 0; j < ni; j++)
+        PetscCall(SRPolarNext_Private(r, what, &W[i * ni + j], NULL));
       PetscCall(PetscSNPrintf(what, sizeof what, "the bias of layer %" PetscInt_FMT " neuron %" PetscInt_FMT, l, i));
       PetscCall(SRPolarNext_Private(r, what, &b[i], NULL));
     }

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
       if (j < nin) break;
       PetscCall(SRMLPForward(mlp, 1, x, y));
       printf("N");
-      for (PetscInt i = 0; i < nout; i++) printf(" %.17g", y[i]);
+      for (PetscInt i = 0; i < nout; i++)
+        printf(" %.17g", y[i]);
       printf("\n");
     }
     fclose(fp);
