@@ -33,3 +33,20 @@ sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 120 RANKS 1 TIME
 add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness)
 set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+# Plants beyond the old 8-state limit (issue 35 item 1): decoupled damped oscillators closed by a
+# random ReLU NNet controller, 12 and 32 states, tubes against a NumPy RK4 oracle written apart
+# from the C code, and the planted shrink caught (tests/closedloop/tube_soundness_large.py).
+foreach(_k 6 16)
+  math(EXPR _n "2 * ${_k}")
+  add_test(NAME closedloop_tube_soundness_${_n}states COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness_large.py
+           $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness_${_n}states ${_k})
+endforeach()
+set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")
+set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+# The ARCH-COMP 2022 instances of issue 35 answered as published (tests/closedloop/arch_verdicts.py):
+# Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
+# 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
+# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
+add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
+set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")

@@ -41,3 +41,9 @@ set_tests_properties(networks_import PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RE
 add_test(NAME networks_init COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/networks_init.py
          --simreach $<TARGET_FILE:simreach_exe> --dir ${CMAKE_CURRENT_BINARY_DIR}/networks_init)
 set_tests_properties(networks_init PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS "verify;study" ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
+# The ARCH-COMP 2022 network files (issue 35): the NNet files of the older ARCH layout against a
+# NumPy reader and against their ONNX twins (within the 5-decimal rounding of the weights), the
+# POLAR text TORA controllers against a NumPy reader, layout refusals (tests/networks_arch.py).
+add_test(NAME networks_arch COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/networks_arch.py
+         --eval $<TARGET_FILE:test_network_eval> --simreach $<TARGET_FILE:simreach_exe> --arch ${CMAKE_SOURCE_DIR}/jobs/arch --dir ${CMAKE_CURRENT_BINARY_DIR}/networks_arch)
+set_tests_properties(networks_arch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "verify;quick")

@@ -8,8 +8,8 @@
 #include <simreach/model.h>
 #include <simreach/system.h>
 
-typedef enum { SR_NETFMT_HDF5 = 0, SR_NETFMT_ONNX = 1, SR_NETFMT_NNET = 2 } SRNetworkFormat;
-extern const char *const SRNetworkFormats[]; /* "simreach-hdf5", "onnx", "nnet" */
+typedef enum { SR_NETFMT_HDF5 = 0, SR_NETFMT_ONNX = 1, SR_NETFMT_NNET = 2, SR_NETFMT_POLAR = 3 } SRNetworkFormat;
+extern const char *const SRNetworkFormats[]; /* "simreach-hdf5", "onnx", "nnet", "polar-text" */
 
 typedef struct {
   SRNetworkFormat format;
@@ -28,6 +28,8 @@ PetscErrorCode SRNetworkLoad(MPI_Comm comm, const char path[], SRNetworkInfo *in
 /* The readers behind it (not collective). */
 PetscErrorCode SRNetworkReadONNX(const char path[], SRNetworkInfo *info, SRMLP *mlp);
 PetscErrorCode SRNetworkReadNNet(const char path[], SRNetworkInfo *info, SRMLP *mlp);
+/* POLAR / ReachNN text (TORA heterogeneous); the activations from -network_activations. */
+PetscErrorCode SRNetworkReadPolar(const char path[], SRNetworkInfo *info, SRMLP *mlp);
 /* The closed loop around a network file (collective): the system and model type come from our
    HDF5 file (options -sys/-model may only repeat them) or, for ONNX and NNet, from -sys and
    -model (required); -control_steps and (format 3) the system's constants and u_max as the

@@ -47,6 +47,7 @@ typedef struct {
   int       symbols;
   SRAffine *work;
   SRAffine *vars, *val;
+  SRAffine *forms; /* the pieces' state forms (SRLoopCreate sizes them by the plant, not the stack) */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

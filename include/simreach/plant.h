@@ -12,9 +12,13 @@
 #include <simreach/expr.h>
 
 #define SR_PLANT_MAX_INPUTS 64
-#define SR_PLANT_MAX_OUTPUTS 16
+#define SR_PLANT_MAX_OUTPUTS 64
 #define SR_PLANT_NAME 32
-#define SR_PLANT_MAX_STATES 8 /* the affine forms keep room for the network inputs' remainders (netaffine.c) */
+/* States, controls and disturbances (each).  Not a limit of the method: the affine forms have
+   SR_AFFINE_MAX coordinates, the piece's n, the network inputs' nin and the noise symbols
+   (odeloop.c: 15 per state while they fit), and memory is checked against the machine
+   (SRLoopCreate); docs/arch.md states the memory model. */
+#define SR_PLANT_MAX_STATES 64
 /* caps on what a file may ask for (SPEC §15 turn 4, docs/arch.md), checked in double before any
    cast and refused with file:line:col */
 #define SR_PLANT_MAX_STEPS 10000000 /* periods in the horizon */
@@ -23,22 +27,22 @@
 #define SR_PLANT_MAX_DEPTH 100   /* nesting of parentheses, functions and signs in one expression */
 #define SR_PLANT_MAX_NODES 10000 /* distinct operations of all expressions (constants are folded) */
 #define SR_PLANT_MAX_BYTES (1L << 24) /* the file */
-#define SR_SLOT_U(j) (SR_AFFINE_MAX + (j))
-#define SR_SLOT_W(k) (2 * SR_AFFINE_MAX + (k))
-#define SR_SLOT_Y(k) (3 * SR_AFFINE_MAX + (k))
-#define SR_PLANT_NVARS (3 * SR_AFFINE_MAX + SR_PLANT_MAX_OUTPUTS)
+#define SR_SLOT_U(j) (SR_PLANT_MAX_STATES + (j))
+#define SR_SLOT_W(k) (2 * SR_PLANT_MAX_STATES + (k))
+#define SR_SLOT_Y(k) (3 * SR_PLANT_MAX_STATES + (k))
+#define SR_PLANT_NVARS (3 * SR_PLANT_MAX_STATES + SR_PLANT_MAX_OUTPUTS)
 
 typedef struct {
   char       path[PETSC_MAX_PATH_LEN];
   int        n, nin, nout, nu, nw;
-  char       state[SR_AFFINE_MAX][SR_PLANT_NAME];
-  char       control[SR_AFFINE_MAX][SR_PLANT_NAME];
-  char       dist[SR_AFFINE_MAX][SR_PLANT_NAME];
-  SRInterval wbox[SR_AFFINE_MAX];
+  char       state[SR_PLANT_MAX_STATES][SR_PLANT_NAME];
+  char       control[SR_PLANT_MAX_STATES][SR_PLANT_NAME];
+  char       dist[SR_PLANT_MAX_STATES][SR_PLANT_NAME];
+  SRInterval wbox[SR_PLANT_MAX_STATES];
   SRExpr     dag;
   int        in_root[SR_PLANT_MAX_INPUTS]; /* network input i = node in_root[i] */
-  int        u_root[SR_AFFINE_MAX];        /* control j */
-  int        f_root[SR_AFFINE_MAX];        /* x_i' */
+  int        u_root[SR_PLANT_MAX_STATES];  /* control j */
+  int        f_root[SR_PLANT_MAX_STATES];  /* x_i' */
   double     period;    /* the period's double */
   SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */
   int        steps; /* horizon = steps * period */

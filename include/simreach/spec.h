@@ -15,7 +15,7 @@
 typedef enum { SR_SPEC_ALWAYS, SR_SPEC_AT_END, SR_SPEC_EVENTUALLY } SRSpecKind;
 
 typedef struct {
-  SRInterval a[SR_AFFINE_MAX];
+  SRInterval a[SR_PLANT_MAX_STATES]; /* one per state */
   SRInterval b;
 } SRSpecAtom;
 

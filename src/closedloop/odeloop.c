@@ -8,11 +8,15 @@
    enclosure covers the network on the range of its inputs, the flow covers the plant), and
    an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
 #include <simreach/odeloop.h>
+#include <simreach/private/memcheck.h>
 
 #include <stdlib.h>
 
 #define SR_REFUTE_SUB 16 /* sub-steps per period when a counterexample is re-checked */
 #define SR_REFUTE_MAX_SUB 4096 /* ... and at most, around a simulated violation (SRPieceRefuteNear) */
+/* L->forms: X, Y, T, Xl of a proof and X, Y, T of a refutation (n each), the best forms per
+   constraint (nc x n), the network's inputs and outputs */
+#define SR_LOOP_FORMS(n, nc, nin, nout) ((size_t)(7 + (nc)) * (size_t)(n) + (size_t)(nin) + (size_t)(nout) + 1)
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *L)
 {
@@ -23,9 +27,18 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
   L->ctrl    = ctrl;
   L->flow    = *o;
   L->symbols = -1;
+  { /* memory model (docs/arch.md): forms of SR_AFFINE_MAX coordinates each, for the Taylor
+       work, the variable slots, the DAG values and the pieces' states; checked against the
+       machine before any work */
+    const double forms = (double)SRFlowWorkSize(plant, o) + 16 + plant->nvars + 1 + plant->dag.n + 1 + SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout);
+    char         what[PETSC_MAX_PATH_LEN + 96];
+    PetscCall(PetscSNPrintf(what, sizeof what, "the closed loop of %s (%d states, %d DAG nodes, order %d: %.0f affine forms of %zu bytes)", plant->path, plant->n, plant->dag.n, o->order, forms, sizeof(SRAffine)));
+    PetscCall(SRMemCheck(PETSC_COMM_SELF, forms * (double)sizeof(SRAffine), "-plant", what));
+  }
   PetscCall(PetscMalloc1(SRFlowWorkSize(plant, o) + 16, &L->work));
   PetscCall(PetscMalloc1(plant->nvars + 1, &L->vars));
   PetscCall(PetscMalloc1(plant->dag.n + 1, &L->val));
+  PetscCall(PetscMalloc1(SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout), &L->forms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -34,6 +47,7 @@ void SRLoopDestroy(SRLoop *L)
   PetscFree(L->work);
   PetscFree(L->vars);
   PetscFree(L->val);
+  PetscFree(L->forms);
 }
 
 /* the form a . F (F: n forms over m coordinates) */
@@ -73,7 +87,7 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
     L->vars[i] = X[i];
   SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   if (L->ctrl->enclose_affine) {
-    SRAffine ain[SR_PLANT_MAX_INPUTS], aout[SR_PLANT_MAX_OUTPUTS];
+    SRAffine *ain = L->forms + (size_t)(7 + L->spec->nc) * (size_t)pl->n, *aout = ain + pl->nin;
     for (int i = 0; i < pl->nin; i++) {
       ain[i] = L->val[pl->in_root[i]];
       if (SRAffineIsNaI(&ain[i])) return false;
@@ -135,7 +149,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
-  SRAffine       X[SR_PLANT_MAX_STATES], Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], bestF[SR_SPEC_MAX_CONSTRAINTS][SR_PLANT_MAX_STATES];
+  SRAffine      *X = L->forms, *Y = X + n, *T = Y + n, *Xl = T + n, *bestF0 = L->forms + 7 * (size_t)n;
   SRInterval     TB[SR_AFFINE_MAX];
   bool           reached[SR_SPEC_MAX_CONSTRAINTS] = { false };
   double         bestm[SR_SPEC_MAX_CONSTRAINTS];
@@ -177,15 +191,14 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       else if (worst < bestm[c]) {
         bestm[c] = worst, besta[c] = wa;
         for (int i = 0; i < n; i++)
-          bestF[c][i] = X[i];
+          bestF0[c * n + i] = X[i];
       }
     }
     if (j == pl->steps) break;
     {
       /* the states' remainders become noise symbols, so the network and the flow keep their
          signs, and they stay symbols in the next periods */
-      const int m = mm;
-      SRAffine  Xl[SR_PLANT_MAX_STATES];
+      const int m  = mm;
       bool      ok = true;
       SRAffine *F[SR_PLANT_MAX_STATES + SR_AFFINE_MAX]; /* states, then controls */
       for (int i = 0; i < n; i++)
@@ -233,7 +246,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
       r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
-      r->split = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF[c]) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
+      r->split = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF0 + (size_t)c * n) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
       return;
     }
   r->status = SR_PIECE_PROVEN;
@@ -248,7 +261,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
-  SRAffine       X[SR_PLANT_MAX_STATES], Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES];
+  SRAffine      *X = L->forms + 4 * (size_t)n, *Y = X + n, *T = Y + n;
   SRInterval     TB[SR_AFFINE_MAX];
   bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;

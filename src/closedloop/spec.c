@@ -64,7 +64,7 @@ static bool SAtom_Private(SRSpecParser_Private *P, SRSpecConstraint *c)
   SRSpecAtom at;
   SRInterval k = SRIntervalPoint(0.0);
   int        sign = 1, nterms = 0;
-  for (int i = 0; i < SR_AFFINE_MAX; i++) at.a[i] = SRIntervalPoint(0.0);
+  for (int i = 0; i < SR_PLANT_MAX_STATES; i++) at.a[i] = SRIntervalPoint(0.0);
   if (c->natoms + 2 > SR_SPEC_MAX_ATOMS) return SRScanFail(&P->s, "more than %d atoms in one constraint", SR_SPEC_MAX_ATOMS);
   for (;;) {
     SRInterval coef = SRIntervalPoint(1.0);

@@ -32,13 +32,43 @@ static double Urand_Private(uint64_t *s)
 }
 
 /* the k-th falsification sample of X0 (inner box: points of the exact X0) */
+/* The corners sampled: every corner over the dimensions of X0 that are not a point (d of them)
+   when d <= SR_CORNER_DIMS, else 2^SR_CORNER_DIMS corners drawn pseudo-randomly (a plant of
+   any size; SPEC §15 turn 4). */
+#define SR_CORNER_DIMS 10
+static int CornerDims_Private(const SRSpec *S)
+{
+  int d = 0;
+  for (int i = 0; i < S->n; i++) d += S->ilo[i] < S->ihi[i];
+  return d;
+}
+
+static long Corners_Private(const SRSpec *S)
+{
+  const int d = CornerDims_Private(S);
+  return 1L << (d <= SR_CORNER_DIMS ? d : SR_CORNER_DIMS);
+}
+
 static void Sample_Private(const SRSpec *S, long k, double *x)
 {
-  const int n = S->n;
+  const int  n  = S->n;
+  const long nc = Corners_Private(S);
   if (k == 0) {
     for (int i = 0; i < n; i++) x[i] = 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
-  } else if (k <= (1L << n)) {
-    for (int i = 0; i < n; i++) x[i] = ((k - 1) >> i) & 1 ? S->ihi[i] : S->ilo[i];
+  } else if (k <= nc) {
+    uint64_t s = 0x243F6A8885A308D3ULL ^ (uint64_t)k * 0xD1B54A32D192ED03ULL;
+    int      d = 0, all = CornerDims_Private(S) <= SR_CORNER_DIMS;
+    for (int i = 0; i < n; i++) {
+      int hi;
+      if (!(S->ilo[i] < S->ihi[i])) {
+        x[i] = S->ilo[i];
+        continue;
+      }
+      if (all) hi = (int)(((k - 1) >> d) & 1);
+      else hi = Urand_Private(&s) >= 0.5;
+      d++;
+      x[i] = hi ? S->ihi[i] : S->ilo[i];
+    }
   } else {
     uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)k * 0xD1B54A32D192ED03ULL;
     for (int r = 0; r < 3; r++) Urand_Private(&s);
@@ -55,7 +85,7 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
 {
   PetscMPIInt rank, size;
   const int   n     = L->plant->n;
-  const long  total = 1 + (1L << n) + o->nsamples;
+  const long  total = 1 + Corners_Private(L->spec) + o->nsamples;
   double      mine[16], *all = NULL;
   const int   K = 8; /* candidates per rank */
   double      best[8];

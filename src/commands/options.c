@@ -16,6 +16,11 @@ PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm)
   char    **names, **values;
 
   PetscFunctionBeginUser;
+  { /* read when the network is loaded, after this check (src/model/network_load.c: only a
+       POLAR text network takes it, every other format refuses it) */
+    PetscBool given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-network_activations", &given));
+  }
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   if (n > 0) {
     char msg[4096] = "";

@@ -1,12 +1,14 @@
-/* -network FILE (SPEC §14): our HDF5 network file, an ONNX model or an NNet file, chosen by
-   content: the HDF5 signature, then text that an NNet file starts with ('//' comments or the
-   header's numbers), otherwise ONNX's protobuf (which the ONNX reader decodes or refuses). */
+/* -network FILE (SPEC §14): our HDF5 network file, an ONNX model, an NNet file or a POLAR text
+   network, chosen by content: the HDF5 signature, then text that an NNet file starts with ('//'
+   comments or the header's numbers; its first data line holds the four header numbers) or a
+   POLAR text network (the first line holds one number, the input size), otherwise ONNX's
+   protobuf (which the ONNX reader decodes or refuses). */
 #include <simreach/network.h>
 #include <simreach/network_file.h>
 
 #include <ctype.h>
 
-const char *const SRNetworkFormats[] = { "simreach-hdf5", "onnx", "nnet", "SRNetworkFormat", "SR_NETFMT_", NULL };
+const char *const SRNetworkFormats[] = { "simreach-hdf5", "onnx", "nnet", "polar-text", "SRNetworkFormat", "SR_NETFMT_", NULL };
 
 static PetscErrorCode SRNetworkDetect_Private(const char path[], SRNetworkFormat *fmt)
 {
@@ -21,21 +23,29 @@ static PetscErrorCode SRNetworkDetect_Private(const char path[], SRNetworkFormat
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: no such readable file", path);
   n = fread(b, 1, sizeof b, fp);
   fclose(fp);
-  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: the file is empty; allowed are a simreach HDF5 network file, an ONNX model or an NNet file", path);
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: the file is empty; allowed are a simreach HDF5 network file, an ONNX model, an NNet file or a POLAR text network", path);
   if (n >= 8 && !memcmp(b, h5, 8)) {
     *fmt = SR_NETFMT_HDF5;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {
     const size_t L = strlen(path);
-    PetscCheck(!((L > 3 && !strcmp(path + L - 3, ".h5")) || (L > 5 && !strcmp(path + L - 5, ".hdf5"))), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: not an HDF5 file (no HDF5 signature); allowed are a simreach HDF5 network file, an ONNX model or an NNet file", path);
+    PetscCheck(!((L > 3 && !strcmp(path + L - 3, ".h5")) || (L > 5 && !strcmp(path + L - 5, ".hdf5"))), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-network %s: not an HDF5 file (no HDF5 signature); allowed are a simreach HDF5 network file, an ONNX model, an NNet file or a POLAR text network", path);
   }
   for (size_t k = 0; k < n; k++) text = (PetscBool)(text && (isprint(b[k]) || isspace(b[k])));
   {
     size_t k = 0;
     while (k < n && isspace(b[k])) k++;
     if (text && k < n && (b[k] == '/' || isdigit(b[k]))) {
+      PetscInt tokens = 0;
       *fmt = SR_NETFMT_NNET;
+      while (k < n && b[k] == '/') { /* NNet comment lines */
+        while (k < n && b[k] != '\n') k++;
+        while (k < n && isspace(b[k])) k++;
+      }
+      for (size_t e = k; e < n && b[e] != '\n'; e++) /* numbers on the first data line */
+        if (!isspace(b[e]) && b[e] != ',' && (e == k || isspace(b[e - 1]) || b[e - 1] == ',')) tokens++;
+      if (tokens == 1 && memchr(b + k, '\n', n - k)) *fmt = SR_NETFMT_POLAR;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
@@ -49,6 +59,11 @@ static PetscErrorCode SRNetworkLoad_Private(MPI_Comm comm, const char path[], SR
 
   PetscFunctionBeginUser;
   PetscCall(SRNetworkDetect_Private(path, &fmt));
+  {
+    PetscBool acts;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-network_activations", &acts));
+    PetscCheck(!acts || fmt == SR_NETFMT_POLAR, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-network_activations: the %s file %s states its own activations; leave the option out (it is for POLAR text networks)", SRNetworkFormats[fmt], path);
+  }
   if (fmt == SR_NETFMT_HDF5) {
     PetscCall(PetscMemzero(info, sizeof *info));
     info->format  = SR_NETFMT_HDF5;
@@ -56,6 +71,7 @@ static PetscErrorCode SRNetworkLoad_Private(MPI_Comm comm, const char path[], SR
     PetscCall(SRNetworkFileRead(comm, path, info, mlp));
   } else {
     if (fmt == SR_NETFMT_NNET) PetscCall(SRNetworkReadNNet(path, info, mlp));
+    else if (fmt == SR_NETFMT_POLAR) PetscCall(SRNetworkReadPolar(path, info, mlp));
     else PetscCall(SRNetworkReadONNX(path, info, mlp));
     /* A field network's output is its control, used as read and saturated at umax (SPEC §14,
        docs/networks.md); simreach's own kind (tanh, ..., linear, no transforms) would instead be

@@ -1,11 +1,21 @@
 /* NNet files (the Stanford format of the ACAS Xu and ARCH-COMP networks; SPEC §14) as simreach
-   networks.  Layout (text, comma-separated, '//' comment lines first):
+   networks.  Two layouts, told apart by the line of layer sizes (text, comma-separated, '//'
+   comment lines first):
      numLayers, inputSize, outputSize, maxLayerSize
-     layerSizes[0..numLayers]
+     layerSizes[0..numLayers]                     the Stanford layout: exactly numLayers + 1 sizes
      symmetric flag (unused)
      mins[inputSize], maxes[inputSize]           input clipping bounds
      means[inputSize + 1], ranges[inputSize + 1] normalisation; the last entry is the output's
      then per layer: layerSizes[l+1] rows of layerSizes[l] weights, then layerSizes[l+1] biases.
+   The ARCH-COMP 2022 layout (Single and Double Pendulum, Airplane: verivital/ARCH-COMP2022):
+     layerSizes[0..numLayers], outputSize         the output size once more (numLayers + 2)
+     0 / 0 / 0 / 0 / 0                            five lines holding one 0 each, in place of the
+                                                  flag, mins, maxes, means and ranges: no
+                                                  clipping, no normalisation, no output scaling
+     then the layers as above.  (The same weights as the benchmark's ONNX twins, rounded to 5
+     decimals: checked by tests/networks_arch.py.)  A sizes line with numLayers + 2 entries whose
+     last is not the output size, or not followed by the five single-0 lines, fits neither
+     layout and is refused naming both; any other count is refused too.
    Function (the reference nnet.c / NNet.py evaluate_network): x clipped to [mins, maxes],
    z = (x - means) / ranges, ReLU on every hidden layer, linear output, y = N ranges[n] + means[n].
    That is exactly an SRMLP with input transform (mins, maxes, means, ranges), ReLU hidden
@@ -68,9 +78,85 @@ static PetscErrorCode SRNNetInt_Private(SRNNet_Private *r, const char *what, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The layers (weights row by row, then biases; ReLU hidden, linear output) and nothing after. */
+static PetscErrorCode SRNNetLayers_Private(SRNNet_Private *r, PetscInt nl, const PetscInt sizes[], SRMLP *mlp)
+{
+  char what[64];
+
+  PetscFunctionBeginUser;
+  {
+    PetscInt hw[SR_MAX_LAYERS] = {0};
+    for (PetscInt l = 1; l < nl; l++) hw[l - 1] = sizes[l];
+    PetscCall(SRMLPCreate(sizes[0], nl - 1, hw, sizes[nl], mlp));
+  }
+  for (PetscInt l = 0; l < nl; l++) {
+    double *W = (*mlp)->params + (*mlp)->woff[l], *b = (*mlp)->params + (*mlp)->boff[l];
+    PetscCall(PetscSNPrintf(what, sizeof what, "a weight of layer %" PetscInt_FMT, l));
+    for (PetscInt k = 0; k < sizes[l + 1] * sizes[l]; k++) PetscCall(SRNNetNext_Private(r, what, &W[k]));
+    PetscCall(PetscSNPrintf(what, sizeof what, "a bias of layer %" PetscInt_FMT, l));
+    for (PetscInt k = 0; k < sizes[l + 1]; k++) PetscCall(SRNNetNext_Private(r, what, &b[k]));
+    PetscCall(SRMLPSetActivation(*mlp, l, l < nl - 1 ? SR_ACT_RELU : SR_ACT_LINEAR));
+  }
+  /* nothing but blanks may follow */
+  while (1) {
+    if (r->pos)
+      while (*r->pos && (isspace((unsigned char)*r->pos) || *r->pos == ',')) r->pos++;
+    if (r->pos && *r->pos) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s line %ld: '%.20s' after the last bias; the layer sizes do not match the data", r->path, r->lineno, r->pos);
+    if (getline(&r->line, &r->cap, r->fp) < 0) break;
+    r->lineno++;
+    r->pos = r->line;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Numbers left on the current line (the reader stands after the last layer size). */
+static PetscInt SRNNetRestOfLine_Private(SRNNet_Private *r, double *first)
+{
+  PetscInt k = 0;
+  char    *s = r->pos;
+
+  while (s && *s) {
+    char *end;
+    while (*s && (isspace((unsigned char)*s) || *s == ',')) s++;
+    if (!*s) break;
+    if (k == 0) *first = strtod(s, &end);
+    else (void)strtod(s, &end);
+    if (end == s) return -1; /* not a number: let the reader name it */
+    s = end;
+    k++;
+  }
+  return k;
+}
+
+/* The layout (see the head of this file), decided by the line of layer sizes. */
+static PetscErrorCode SRNNetLayout_Private(SRNNet_Private *r, PetscInt nl, PetscInt nout, PetscBool *arch)
+{
+  double   extra = 0;
+  PetscInt k = SRNNetRestOfLine_Private(r, &extra);
+  long     sizes_line = r->lineno;
+
+  PetscFunctionBeginUser;
+  *arch = PETSC_FALSE;
+  if (k <= 0) PetscFunctionReturn(PETSC_SUCCESS); /* the Stanford layout (or junk its reader names) */
+  PetscCheck(k == 1 && extra == (double)nout, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s line %ld: the layer-size line has %" PetscInt_FMT " entries for %" PetscInt_FMT " layers; known layouts: Stanford (%" PetscInt_FMT " sizes, then the symmetric flag, mins, maxes, means, ranges) or ARCH-COMP 2022 (%" PetscInt_FMT " sizes, the last the output size %" PetscInt_FMT ", then five lines holding 0)", r->path, r->lineno, nl + 1 + k, nl, nl + 1, nl + 2, nout);
+  r->pos = NULL;
+  for (PetscInt j = 0; j < 5; j++) {
+    double  v = 1;
+    ssize_t n = getline(&r->line, &r->cap, r->fp);
+    PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s: the file ends at line %ld, inside the five 0 lines of the ARCH-COMP 2022 layout (sizes on line %ld)", r->path, r->lineno, sizes_line);
+    r->lineno++;
+    r->pos = r->line;
+    PetscCheck(SRNNetRestOfLine_Private(r, &v) == 1 && v == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s line %ld: '%.*s' where the ARCH-COMP 2022 layout (line %ld: %" PetscInt_FMT " layer sizes, the last repeating the output size) has a line holding 0; the Stanford layout has %" PetscInt_FMT " sizes; the file fits neither", r->path, r->lineno, (int)PetscMin(20, strcspn(r->line, "\r\n")), r->line, sizes_line, nl + 2, nl + 1);
+  }
+  r->pos = NULL;
+  *arch  = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode SRNNetRead_Private(SRNNet_Private *r, SRNetworkInfo *info, SRMLP *mlp)
 {
-  PetscInt nl, nin, nout, maxw, sizes[SR_MAX_LAYERS + 2], sym;
+  PetscInt  nl, nin, nout, maxw, sizes[SR_MAX_LAYERS + 2], sym;
+  PetscBool arch;
   double  *mins, *maxes, *means, *ranges, v;
   char     what[64];
 
@@ -100,6 +186,12 @@ static PetscErrorCode SRNNetRead_Private(SRNNet_Private *r, SRNetworkInfo *info,
     PetscCall(SRNNetInt_Private(r, what, 1, 1 << 20, &sizes[l]));
   }
   PetscCheck(sizes[0] == nin && sizes[nl] == nout, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s: layer sizes start with %" PetscInt_FMT " and end with %" PetscInt_FMT ", the header says %" PetscInt_FMT " inputs and %" PetscInt_FMT " outputs", r->path, sizes[0], sizes[nl], nin, nout);
+  PetscCall(SRNNetLayout_Private(r, nl, nout, &arch));
+  if (arch) { /* no clipping, normalisation or output scaling; ReLU hidden, linear output */
+    PetscCall(SRNNetLayers_Private(r, nl, sizes, mlp));
+    if (info) PetscCall(PetscStrlcat(info->producer, " (ARCH-COMP 2022 NNet layout: no normalisation)", sizeof info->producer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(SRNNetInt_Private(r, "the symmetric flag", 0, 1, &sym));
   PetscCall(PetscMalloc4(nin, &mins, nin, &maxes, nin + 1, &means, nin + 1, &ranges));
   for (PetscInt j = 0; j < nin; j++) PetscCall(SRNNetNext_Private(r, "an input minimum", &mins[j]));
@@ -108,28 +200,7 @@ static PetscErrorCode SRNNetRead_Private(SRNNet_Private *r, SRNetworkInfo *info,
   for (PetscInt j = 0; j <= nin; j++) PetscCall(SRNNetNext_Private(r, "a range", &ranges[j]));
   for (PetscInt j = 0; j < nin; j++) PetscCheck(mins[j] <= maxes[j], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s: input %" PetscInt_FMT " has minimum %g > maximum %g", r->path, j, mins[j], maxes[j]);
   for (PetscInt j = 0; j <= nin; j++) PetscCheck(ranges[j] > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s: range %" PetscInt_FMT " is %g; ranges must be > 0", r->path, j, ranges[j]);
-  {
-    PetscInt hw[SR_MAX_LAYERS];
-    for (PetscInt l = 1; l < nl; l++) hw[l - 1] = sizes[l];
-    PetscCall(SRMLPCreate(nin, nl - 1, hw, nout, mlp));
-  }
-  for (PetscInt l = 0; l < nl; l++) {
-    double *W = (*mlp)->params + (*mlp)->woff[l], *b = (*mlp)->params + (*mlp)->boff[l];
-    PetscCall(PetscSNPrintf(what, sizeof what, "a weight of layer %" PetscInt_FMT, l));
-    for (PetscInt k = 0; k < sizes[l + 1] * sizes[l]; k++) PetscCall(SRNNetNext_Private(r, what, &W[k]));
-    PetscCall(PetscSNPrintf(what, sizeof what, "a bias of layer %" PetscInt_FMT, l));
-    for (PetscInt k = 0; k < sizes[l + 1]; k++) PetscCall(SRNNetNext_Private(r, what, &b[k]));
-    PetscCall(SRMLPSetActivation(*mlp, l, l < nl - 1 ? SR_ACT_RELU : SR_ACT_LINEAR));
-  }
-  /* nothing but blanks may follow */
-  while (1) {
-    if (r->pos)
-      while (*r->pos && (isspace((unsigned char)*r->pos) || *r->pos == ',')) r->pos++;
-    if (r->pos && *r->pos) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "NNet %s line %ld: '%.20s' after the last bias; the layer sizes do not match the data", r->path, r->lineno, r->pos);
-    if (getline(&r->line, &r->cap, r->fp) < 0) break;
-    r->lineno++;
-    r->pos = r->line;
-  }
+  PetscCall(SRNNetLayers_Private(r, nl, sizes, mlp));
   PetscCall(SRMLPSetInputTransform(*mlp, mins, maxes, means, ranges));
   {
     double *sc, *off;

@@ -1,7 +1,7 @@
 /* Plant files (SPEC §15, include/simreach/plant.h; the format is documented in docs/arch.md).
 
    One statement per line, '#' starts a comment:
-     states x1 x2 ...                 the state names (at most SR_PLANT_MAX_STATES = 8)
+     states x1 x2 ...                 the state names (at most SR_PLANT_MAX_STATES = 64)
      const NAME = EXPR                a named constant (an expression of numbers and constants)
      outputs M                        the network has M outputs, named y1..yM
      input EXPR                       the next network input, an expression of the states
@@ -413,7 +413,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     int e;
     if (!pl->nout) return SRScanFail(&P->s, "'control' before the 'outputs' line");
     if (*der_line) return SRScanFail(&P->s, "'control' after a 'der' line");
-    if (pl->nu == SR_AFFINE_MAX) return SRScanFail(&P->s, "more than %d controls", SR_AFFINE_MAX);
+    if (pl->nu == SR_PLANT_MAX_STATES) return SRScanFail(&P->s, "more than %d controls", SR_PLANT_MAX_STATES);
     if (!SRScanName(&P->s, name)) return false;
     if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
     if (pl->nw) return SRScanFail(&P->s, "'control' lines must come before the disturbance lines");
@@ -428,7 +428,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   if (!strcmp(kw, "disturbance")) {
     double lo, hi, t;
     if (*der_line) return SRScanFail(&P->s, "'disturbance' after a 'der' line");
-    if (pl->nw == SR_AFFINE_MAX) return SRScanFail(&P->s, "more than %d disturbances", SR_AFFINE_MAX);
+    if (pl->nw == SR_PLANT_MAX_STATES) return SRScanFail(&P->s, "more than %d disturbances", SR_PLANT_MAX_STATES);
     if (!SRScanName(&P->s, name)) return false;
     if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
     if (!SRScanName(&P->s, kw) || strcmp(kw, "in")) return SRScanFail(&P->s, "expected 'in [LO, HI]'");
@@ -495,7 +495,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
   memset(pl, 0, sizeof *pl);
   PetscCall(PetscStrncpy(pl->path, name, sizeof pl->path));
   SRExprInit(&pl->dag);
-  for (int i = 0; i < SR_AFFINE_MAX; i++) pl->f_root[i] = -1;
+  for (int i = 0; i < SR_PLANT_MAX_STATES; i++) pl->f_root[i] = -1;
   P->s.kind  = "plant file";
   P->s.name  = name;
   P->plant = pl;

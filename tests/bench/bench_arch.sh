@@ -2,7 +2,8 @@
 # The ARCH-COMP AINNCS benchmarks of jobs/arch (SPEC §15, docs/arch.md) on 1 and 2 ranks:
 # verdict, wall and CPU time, pieces, peak RSS per rank — one CSV row each, printed beside the
 # published verdict.  Run from the project root after a build:
-#   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle]
+#   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle double_pendulum_less
+#     double_pendulum_more tora_relu_tanh tora_sigmoid airplane]
 # Each benchmark's extra options are in jobs/arch/<name>/options; BENCH_EXTRA adds options to
 # every run (e.g. -closedloop_network forward to compare the controller enclosures).
 # BENCH_TIMEOUT=S caps each run at S seconds: a capped run prints verdict TIMEOUT and the pieces
@@ -12,10 +13,12 @@
 set -u
 exe=${1:-build/simreach}
 shift || true
-benches=${*:-pendulum tora acc unicycle}
+benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane}
 extra=()
 [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
-declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED)
+declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED
+  [double_pendulum_less]=FALSIFIED [double_pendulum_more]=FALSIFIED [tora_relu_tanh]=VERIFIED
+  [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED)
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
 tmo=() prog=0
@@ -26,8 +29,9 @@ for b in $benches; do
   opts=$(cat "$d/options" 2> /dev/null)
   for np in 1 2; do
     log=$(mktemp)
-    nets=("$d"/*.onnx) # the published controller (jobs/arch/PROVENANCE.md)
+    nets=("$d"/*.onnx "$d"/nn_*.txt) # the published controller (jobs/arch/PROVENANCE.md): ONNX, else POLAR text
     net=${nets[0]}
+    [ -e "$net" ] || net=${nets[1]}
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     "${tmo[@]}" mpiexec -n "$np" --oversubscribe "${extra[@]}" "$exe" closedloop -closedloop_progress "$prog" -plant "$d/plant.txt" -network "$net" -spec "$d/spec.txt" $opts ${BENCH_EXTRA:-} > "$log" 2>&1

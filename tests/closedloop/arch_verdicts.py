@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""The ARCH-COMP 2022 AINNCS instances added by issue 35 (jobs/arch), answered as published.
+
+- Single Pendulum, Double Pendulum less and more robust, Airplane: FALSIFIED, exit 6, from the NNet file and from
+  the ONNX twin, on 1 rank and on 2 ranks (the same counterexample); the counterexample printed
+  is re-simulated here (NumPy RK4 of the plant written by hand, the network by a NumPy forward
+  pass of the ONNX graph) and must break the spec's box.
+- TORA heterogeneous relu-tanh and sigmoid (POLAR text controllers): VERIFIED, exit 0, on 1 and
+  2 ranks; the tubes `-o` stores must hold the trajectories of a NumPy oracle written apart from
+  the C code (the POLAR text read here, RK4 with 200 steps per period from the 16 corners of X0
+  and 200 random points; tolerance 1e-7), every simulated end point must lie in the goal, and
+  the planted -closedloop_test_planted_shrink 0.5 must be caught.
+Usage: arch_verdicts.py SIMREACH SRCDIR WORKDIR MPIEXEC [MPIEXEC_ARGS ...]"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+    import onnx
+    from onnx import numpy_helper
+except ImportError as e:
+    print(f"arch_verdicts: skipped ({e})")
+    sys.exit(77)
+
+simreach, src, work = sys.argv[1:4]
+mpiexec = sys.argv[4:]
+os.makedirs(work, exist_ok=True)
+A = os.path.join(src, "jobs", "arch")
+TOL = 1e-7
+fails = 0
+
+
+def fail(msg):
+    global fails
+    print("FAIL:", msg)
+    fails += 1
+
+
+def run(name, net, np_, extra=(), out=None):
+    d = os.path.join(A, name)
+    cmd = [simreach, "closedloop", "-plant", os.path.join(d, "plant.txt"), "-network", os.path.join(d, net),
+           "-spec", os.path.join(d, "spec.txt"), "-closedloop_progress", "0"] + open(os.path.join(d, "options")).read().split()
+    if out:
+        cmd += ["-o", out, "-force"]
+    if np_ > 1:
+        cmd = mpiexec[:1] + ["-n", str(np_)] + mpiexec[1:] + cmd
+    r = subprocess.run(cmd + list(extra), capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------- oracles
+def onnx_net(path):
+    m = onnx.load(path)
+    init = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    inp = [i.name for i in m.graph.input if i.name not in init][0]
+
+    def f(x):
+        v = dict(init)
+        v[inp] = x
+        for nd in m.graph.node:
+            a = [v[i] for i in nd.input]
+            v[nd.output[0]] = {"MatMul": lambda: a[0] @ a[1], "Add": lambda: a[0] + a[1],
+                               "Relu": lambda: np.maximum(a[0], 0)}[nd.op_type]()
+        return v[m.graph.output[0].name]
+    return f
+
+
+def polar_net(path, acts):
+    v = [float(l) for l in open(path) if l.strip()]
+    nin, nout, nh = int(v[0]), int(v[1]), int(v[2])
+    sizes = [nin] + [int(x) for x in v[3:3 + nh]] + [nout]
+    i, layers = 3 + nh, []
+    for l in range(nh + 1):
+        W, b = np.zeros((sizes[l + 1], sizes[l])), np.zeros(sizes[l + 1])
+        for r in range(sizes[l + 1]):
+            W[r] = v[i:i + sizes[l]]; i += sizes[l]
+            b[r] = v[i]; i += 1
+        layers.append((W, b))
+    off, sc = v[i], v[i + 1]
+    fn = {"relu": lambda z: np.maximum(z, 0), "tanh": np.tanh, "sigmoid": lambda z: 1 / (1 + np.exp(-z))}
+
+    def f(x):
+        h = x
+        for (W, b), a in zip(layers, acts):
+            h = fn[a](h @ W.T + b)
+        return (h - off) * sc
+    return f
+
+
+def cols(*c):
+    return np.stack(c, axis=-1)
+
+
+def dp_field(x, u):  # dynamics_dp.m
+    t1, t2, v1, v2 = x.T
+    T1, T2 = u[:, 0], u[:, 1]
+    s, c = np.sin(t1 - t2), np.cos(t1 - t2)
+    inner = s * v1 ** 2 + 8 * T2 + 2 * np.sin(t2) - c * (-(s * v2 ** 2) / 2 + 4 * T1 + 2 * np.sin(t1))
+    return cols(v1, v2, 4 * T1 + 2 * np.sin(t1) - (v2 ** 2 * s) / 2 + c * inner / (2 * (c ** 2 / 2 - 1)),
+                -inner / (c ** 2 / 2 - 1))
+
+
+def airplane_field(x, a):  # dynamics.m, matrices multiplied out here
+    X, Y, Z, u, v, w, phi, th, psi, r, p, q = x.T
+    Fx, Fy, Fz, Mx, My, Mz = a.T
+    cps, sps, cth, sth, cph, sph = np.cos(psi), np.sin(psi), np.cos(th), np.sin(th), np.cos(phi), np.sin(phi)
+    Tpsi = np.array([[cps, -sps, 0 * cps], [sps, cps, 0 * cps], [0 * cps, 0 * cps, 1 + 0 * cps]])
+    Tth = np.array([[cth, 0 * cth, sth], [0 * cth, 1 + 0 * cth, 0 * cth], [-sth, 0 * cth, cth]])
+    Tph = np.array([[1 + 0 * cph, 0 * cph, 0 * cph], [0 * cph, cph, -sph], [0 * cph, sph, cph]])
+    M1 = np.einsum("ijn,jkn,kln->iln", Tpsi, Tth, Tph)
+    M2 = np.array([[cth, sth * sph, sth * cph], [0 * cth, cth * cph, -cth * sph], [0 * cth, sph, cph]]) / cth
+    d123 = np.einsum("ijn,jn->in", M1, np.array([u, v, w]))
+    d789 = np.einsum("ijn,jn->in", M2, np.array([p, q, r]))
+    return cols(d123[0], d123[1], d123[2], -sth + Fx - q * w + r * v, cth * sph + Fy - r * u + p * w,
+                cth * cph + Fz - p * v + q * u, d789[0], d789[1], d789[2], Mz, Mx, My)
+
+
+def tora_field(x, u):
+    return cols(x[:, 1], -x[:, 0] + 0.1 * np.sin(x[:, 2]), x[:, 3], u[:, 0])
+
+
+def simulate(x, ctrl, field, T, steps, K=200, hook=None):
+    for j in range(steps):
+        u = ctrl(x)
+        h = T / K
+        for s in range(K + 1):
+            if hook:
+                hook(j, s, x)
+            if s == K:
+                break
+            k1 = field(x, u)
+            k2 = field(x + h / 2 * k1, u)
+            k3 = field(x + h / 2 * k2, u)
+            k4 = field(x + h * k3, u)
+            x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return x
+
+
+# ---------------------------------------------------------------- FALSIFIED instances
+def pendulum_field(x, u):  # dynamics_sp.m, m = l = 0.5, g = 1, c = 0
+    return cols(x[:, 1], 2.0 * np.sin(x[:, 0]) + u[:, 0] / 0.125)
+
+
+FALS = [  # name, files, oracle field, control of y, period, steps, box (state index, lo, hi), window
+    ("pendulum", ["controller_single_pendulum.nnet", "controller_single_pendulum.onnx"],
+     pendulum_field, lambda y: y, 0.05, 20, [(0, 0.0, 1.0)], (0.5, 1.0)),
+    ("double_pendulum_less", ["controller_double_pendulum_less_robust.nnet", "controller_double_pendulum_less_robust.onnx"],
+     dp_field, lambda y: y, 0.05, 20, [(i, -1.0, 1.7) for i in range(4)], None),
+    ("double_pendulum_more", ["controller_double_pendulum_more_robust.nnet", "controller_double_pendulum_more_robust.onnx"],
+     dp_field, lambda y: y, 0.02, 20, [(i, -0.5, 1.5) for i in range(4)], None),
+    ("airplane", ["controller_airplane.nnet", "controller_airplane.onnx"],
+     airplane_field, lambda y: y, 0.1, 20, [(1, -0.5, 0.5), (6, -1.0, 1.0), (7, -1.0, 1.0), (8, -1.0, 1.0)], None),
+]
+for name, nets, field, ctl, T, steps, box, win in FALS:
+    onx = onnx_net(os.path.join(A, name, nets[1]))
+    for net in nets:
+        seen = {}
+        for np_ in (1, 2):
+            rc, out = run(name, net, np_)
+            m = re.search(r"FALSIFIED: the trajectory from \(([^)]*)\)", out)
+            if rc != 6 or not m:
+                fail(f"{name} {net} {np_} rank(s): want FALSIFIED exit 6, got exit {rc}: {out[-300:]}")
+                continue
+            seen[np_] = m.group(1)
+        if len(seen) == 2 and seen[1] != seen[2]:
+            fail(f"{name} {net}: 1 and 2 ranks give different counterexamples: {seen[1]} / {seen[2]}")
+        if 1 in seen:
+            x0 = np.array([[float(t.split("=")[1]) for t in seen[1].split(",")]])
+            worst = [-np.inf]
+
+            def hook(j, s, x):
+                t = (j + s / 200) * T
+                if win and not (win[0] <= t <= win[1]):
+                    return
+                for i, lo, hi in box:
+                    worst[0] = max(worst[0], float(lo - x[0, i]), float(x[0, i] - hi))
+            simulate(x0, lambda x: ctl(onx(x)), field, T, steps, hook=hook)
+            if not worst[0] > 0:
+                fail(f"{name} {net}: the counterexample does not break the box in the NumPy oracle (margin {worst[0]:.3g})")
+            print(f"{name} ({net}): FALSIFIED on 1 and 2 ranks from ({seen[1]}); the oracle's trajectory leaves the box by {worst[0]:.3g}")
+
+# ---------------------------------------------------------------- VERIFIED instances
+VER = [("tora_relu_tanh", "nn_tora_relu_tanh.txt", ["relu", "relu", "relu", "tanh"], lambda y: y),
+       ("tora_sigmoid", "nn_tora_sigmoid.txt", ["sigmoid"] * 4, lambda y: 0.5 * y + 5.5)]
+for name, net, acts, ctl in VER:
+    f = polar_net(os.path.join(A, name, net), acts)
+    for np_ in (1, 2):
+        rc, out = run(name, net, np_)
+        if rc != 0 or "VERIFIED" not in out:
+            fail(f"{name} {np_} rank(s): want VERIFIED exit 0, got exit {rc}: {out[-300:]}")
+    for planted in (False, True):
+        h5 = os.path.join(work, f"{name}{'_planted' if planted else ''}.h5")
+        rc, out = run(name, net, 1, ["-closedloop_test_planted_shrink", "0.5"] if planted else [], out=h5)
+        F = h5py.File(h5, "r")
+        P, tubes = F["pieces"][...], F["tubes"][...]
+        n = tubes.shape[2]
+        lo, hi = P[:, :n], P[:, n:2 * n]
+        X0lo, X0hi = lo.min(0), hi.max(0)
+        rng = np.random.default_rng(7)
+        corners = X0lo + (X0hi - X0lo) * np.array([[(c >> i) & 1 for i in range(n)] for c in range(2 ** n)])
+        x = np.vstack([corners, X0lo + (X0hi - X0lo) * rng.random((200, n))])
+        hold = np.all((lo[None] <= x[:, None]) & (x[:, None] <= hi[None]), axis=2)
+        st = {"esc": 0, "chk": 0, "worst": -np.inf}
+
+        def hook(j, s, xx):
+            tb = tubes[:, j]
+            ok = ~np.isnan(tb).any(axis=(1, 2))
+            d = np.max(np.maximum(tb[None, :, :, 0] - xx[:, None, :], xx[:, None, :] - tb[None, :, :, 1]), axis=2)
+            m = hold & ok[None, :]
+            if m.any():
+                st["worst"] = max(st["worst"], d[m].max())
+                st["esc"] += int((d[m] > TOL).sum())
+                st["chk"] += int(m.sum())
+        xe = simulate(x, lambda z: ctl(f(z)), tora_field, 0.5, 10, hook=hook)
+        if planted:
+            print(f"  planted shrink 0.5: {st['esc']} escapes of {st['chk']} {'(caught)' if st['esc'] else 'NOT CAUGHT'}")
+            if not st["esc"]:
+                fail(f"{name}: planted shrink not caught")
+        else:
+            goal = (xe[:, 0] >= -0.1) & (xe[:, 0] <= 0.2) & (xe[:, 1] >= -0.9) & (xe[:, 1] <= -0.6)
+            print(f"{name}: VERIFIED on 1 and 2 ranks; {st['chk']} tube checks, {st['esc']} escapes, largest excess "
+                  f"{st['worst']:.3g}; {int(goal.sum())} of {len(xe)} simulated end points in the goal")
+            if st["esc"]:
+                fail(f"{name}: {st['esc']} tube escapes")
+            if not goal.all():
+                fail(f"{name}: a simulated end point misses the goal, yet VERIFIED")
+print("FAIL" if fails else "PASS")
+sys.exit(1 if fails else 0)
