@@ -38,3 +38,6 @@ set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETUR
 # dense grids and at the ends of many pre-activation ranges, and CROWN on tiny networks against
 # the exact network (issue 37: a wrong relu slope escaped the random trials above).
 sr_add_mpi_test(NAME crown_relax COMMAND test_crown_relax RANKS 1 TIMEOUT 120 LABELS closedloop quick)
+# The flow's Lagrange remainder at the default order 6 (and 4, 8) against exact solutions in
+# MPFR (x' = a x, x' = x^2), with cases where a halved remainder misses the exact value (issue 37).
+sr_add_mpi_test(NAME flow_remainder COMMAND test_flow_remainder RANKS 1 TIMEOUT 60 LABELS closedloop quick)
