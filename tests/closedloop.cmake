@@ -41,3 +41,6 @@ sr_add_mpi_test(NAME crown_relax COMMAND test_crown_relax RANKS 1 TIMEOUT 120 LA
 # The flow's Lagrange remainder at the default order 6 (and 4, 8) against exact solutions in
 # MPFR (x' = a x, x' = x^2), with cases where a halved remainder misses the exact value (issue 37).
 sr_add_mpi_test(NAME flow_remainder COMMAND test_flow_remainder RANKS 1 TIMEOUT 60 LABELS closedloop quick)
+# `always` by verdict (issue 37): constraints broken strictly between the samples in the first
+# and in the last control period are never VERIFIED (FALSIFIED once a simulation sees them).
+sr_add_mpi_test(NAME always_verdict COMMAND test_always RANKS 1 TIMEOUT 120 LABELS closedloop quick)
