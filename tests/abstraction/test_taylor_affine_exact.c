@@ -48,26 +48,33 @@ static void ExactImage(SRModel model, const double *lo, const double *hi, mpfr_t
   mpfr_t A[MAXW][SR_MAX_DIM + 1], B[MAXW][SR_MAX_DIM + 1], t;
   double S[MAXW], S2[MAXW]; /* the magnitudes the layers see: |W| ... |W| |x| + |b| ..., rounded up */
   mpfr_init2(t, PREC);
-  for (PetscInt j = 0; j < n; j++) S[j] = fmax(fabs(lo[j]), fabs(hi[j]));
-  for (int j = 0; j < MAXW; j++)
-    for (int d = 0; d <= SR_MAX_DIM; d++) mpfr_init2(A[j][d], PREC), mpfr_init2(B[j][d], PREC);
   for (PetscInt j = 0; j < n; j++)
-    for (PetscInt d = 0; d <= n; d++) mpfr_set_ui(A[j][d], j == d ? 1 : 0, MPFR_RNDN);
+    S[j] = fmax(fabs(lo[j]), fabs(hi[j]));
+  for (int j = 0; j < MAXW; j++)
+    for (int d = 0; d <= SR_MAX_DIM; d++)
+      mpfr_init2(A[j][d], PREC), mpfr_init2(B[j][d], PREC);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt d = 0; d <= n; d++)
+      mpfr_set_ui(A[j][d], j == d ? 1 : 0, MPFR_RNDN);
   mpfr_clear_inexflag();
   for (PetscInt l = 0; l < mlp->nlayers; l++) {
     const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
     for (PetscInt o = 0; o < no; o++) {
-      for (PetscInt d = 0; d < n; d++) mpfr_set_zero(B[o][d], 1);
+      for (PetscInt d = 0; d < n; d++)
+        mpfr_set_zero(B[o][d], 1);
       mpfr_set_d(B[o][n], mlp->params[mlp->boff[l] + o], MPFR_RNDN);
       S2[o] = fabs(mlp->params[mlp->boff[l] + o]);
       for (PetscInt j = 0; j < ni; j++) {
-        for (PetscInt d = 0; d <= n; d++) mpfr_mul_d(t, A[j][d], mlp->params[mlp->woff[l] + o * ni + j], MPFR_RNDN), mpfr_add(B[o][d], B[o][d], t, MPFR_RNDN);
+        for (PetscInt d = 0; d <= n; d++)
+          mpfr_mul_d(t, A[j][d], mlp->params[mlp->woff[l] + o * ni + j], MPFR_RNDN), mpfr_add(B[o][d], B[o][d], t, MPFR_RNDN);
         S2[o] += fabs(mlp->params[mlp->woff[l] + o * ni + j]) * S[j];
       }
     }
-    for (PetscInt o = 0; o < no; o++) S[o] = 1.01 * S2[o];
     for (PetscInt o = 0; o < no; o++)
-      for (PetscInt d = 0; d <= n; d++) mpfr_set(A[o][d], B[o][d], MPFR_RNDN);
+      S[o] = 1.01 * S2[o];
+    for (PetscInt o = 0; o < no; o++)
+      for (PetscInt d = 0; d <= n; d++)
+        mpfr_set(A[o][d], B[o][d], MPFR_RNDN);
   }
   for (PetscInt i = 0; i < n; i++) {
     scale[i] = S[i] + fmax(fabs(lo[i]), fabs(hi[i]));
@@ -80,7 +87,8 @@ static void ExactImage(SRModel model, const double *lo, const double *hi, mpfr_t
   }
   if (mpfr_inexflag_p()) ninexact++;
   for (int j = 0; j < MAXW; j++)
-    for (int d = 0; d <= SR_MAX_DIM; d++) mpfr_clear(A[j][d]), mpfr_clear(B[j][d]);
+    for (int d = 0; d <= SR_MAX_DIM; d++)
+      mpfr_clear(A[j][d]), mpfr_clear(B[j][d]);
   mpfr_clear(t);
 }
 
@@ -95,10 +103,12 @@ static PetscErrorCode Check(SRModel model, const char what[], PetscInt nb, const
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(2 * n * BLK, &E));
-  for (int d = 0; d < SR_MAX_DIM; d++) mpfr_init2(elo[d], PREC), mpfr_init2(ehi[d], PREC);
+  for (int d = 0; d < SR_MAX_DIM; d++)
+    mpfr_init2(elo[d], PREC), mpfr_init2(ehi[d], PREC);
   mpfr_init2(t, PREC);
   for (PetscInt c = 0; c < BLK; c++) /* SoA; the unused slots repeat the first cell */
-    for (PetscInt d = 0; d < n; d++) L[d * BLK + c] = lo[(c < nb ? c : 0) * n + d], H[d * BLK + c] = hi[(c < nb ? c : 0) * n + d];
+    for (PetscInt d = 0; d < n; d++)
+      L[d * BLK + c] = lo[(c < nb ? c : 0) * n + d], H[d * BLK + c] = hi[(c < nb ? c : 0) * n + d];
   PetscCall(SRTMBatchCreate(model, &tb));
   PetscCall(SRTMBatchEnclose(tb, nb, L, H, E, NULL));
   PetscCall(SRTMBatchDestroy(&tb));
@@ -109,8 +119,7 @@ static PetscErrorCode Check(SRModel model, const char what[], PetscInt nb, const
     for (PetscInt i = 0; i < n; i++) {
       double slack;
       if (!(mpfr_cmp_d(elo[i], Ec[i]) >= 0 && mpfr_cmp_d(ehi[i], Ec[n + i]) <= 0)) {
-        if (nescape++ < 20)
-          printf("ESCAPE %s, cell %d, f_%d: exact image [%.17g, %.17g], batched box [%.17g, %.17g]\n", what, (int)c, (int)i + 1, mpfr_get_d(elo[i], MPFR_RNDD), mpfr_get_d(ehi[i], MPFR_RNDU), Ec[i], Ec[n + i]);
+        if (nescape++ < 20) printf("ESCAPE %s, cell %d, f_%d: exact image [%.17g, %.17g], batched box [%.17g, %.17g]\n", what, (int)c, (int)i + 1, mpfr_get_d(elo[i], MPFR_RNDD), mpfr_get_d(ehi[i], MPFR_RNDU), Ec[i], Ec[n + i]);
         continue;
       }
       /* inner side: the box is the exact image up to 2^-30 of the magnitudes the layers see */
@@ -123,7 +132,8 @@ static PetscErrorCode Check(SRModel model, const char what[], PetscInt nb, const
     }
   }
   PetscCall(PetscFree(E));
-  for (int d = 0; d < SR_MAX_DIM; d++) mpfr_clear(elo[d]), mpfr_clear(ehi[d]);
+  for (int d = 0; d < SR_MAX_DIM; d++)
+    mpfr_clear(elo[d]), mpfr_clear(ehi[d]);
   mpfr_clear(t);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -133,8 +143,10 @@ static PetscErrorCode LinearModel(SRSystem sys, PetscInt nh, const PetscInt *w, 
 {
   PetscFunctionBeginUser;
   PetscCall(SRModelCreate(sys, SR_MODEL_DYNAMICS, nh, w, model));
-  for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++) PetscCall(SRMLPSetActivation((*model)->mlp, l, SR_ACT_LINEAR));
-  for (PetscInt p = 0; p < (*model)->mlp->nparams; p++) (*model)->mlp->params[p] = 0.0;
+  for (PetscInt l = 0; l < (*model)->mlp->nlayers; l++)
+    PetscCall(SRMLPSetActivation((*model)->mlp, l, SR_ACT_LINEAR));
+  for (PetscInt p = 0; p < (*model)->mlp->nparams; p++)
+    (*model)->mlp->params[p] = 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -147,7 +159,7 @@ static PetscErrorCode Handmade(SRSystem sys)
   for (int kind = 0; kind < 4; kind++) {
     SRModel        model;
     SRMLP          mlp;
-    const PetscInt nh = kind / 2, w[1] = {2};
+    const PetscInt nh = kind / 2, w[1] = { 2 };
     double         x1;
     PetscCall(LinearModel(sys, nh, w, &model));
     mlp = model->mlp;
@@ -175,10 +187,11 @@ static PetscErrorCode Handmade(SRSystem sys)
        allowance is tiny, only g |b| covers it */
     SRModel        model;
     SRMLP          mlp;
-    const PetscInt w[1] = {48};
+    const PetscInt w[1] = { 48 };
     PetscCall(LinearModel(sys, 1, w, &model));
     mlp = model->mlp;
-    for (int j = 0; j < 48; j++) mlp->params[mlp->woff[0] + 2 * j + 1] = 1.0, mlp->params[mlp->woff[1] + j] = 1.0;
+    for (int j = 0; j < 48; j++)
+      mlp->params[mlp->woff[0] + 2 * j + 1] = 1.0, mlp->params[mlp->woff[1] + j] = 1.0;
     mlp->params[mlp->boff[1] + 0] = P;
     for (int c = 0; c < 42; c++) {
       const double h = c == 0 ? 0.0 : ldexp(1.0, -(c + 1)); /* 0, 1/4, ..., 2^-42 */
@@ -200,10 +213,12 @@ static PetscErrorCode Random(SRSystem sys, int nnets)
     SRMLP          mlp;
     const PetscInt nh = net % 3;
     PetscInt       w[2];
-    for (PetscInt l = 0; l < nh; l++) w[l] = 2 + (PetscInt)(5 * U());
+    for (PetscInt l = 0; l < nh; l++)
+      w[l] = 2 + (PetscInt)(5 * U());
     PetscCall(LinearModel(sys, nh, w, &model));
     mlp = model->mlp;
-    for (PetscInt p = 0; p < mlp->nparams; p++) mlp->params[p] = (U() < 0.5 ? -1 : 1) * ldexp(1.0 + floor(U() * 1024) / 1024, (int)(40 * U()) - 20);
+    for (PetscInt p = 0; p < mlp->nparams; p++)
+      mlp->params[p] = (U() < 0.5 ? -1 : 1) * ldexp(1.0 + floor(U() * 1024) / 1024, (int)(40 * U()) - 20);
     if (nh == 0) mlp->params[mlp->woff[0] + 1] = -mlp->params[mlp->woff[0] + 0]; /* N_1 = a (x1 - x2) + ... */
     for (int c = 0; c < BLK; c++) {
       const double big = ldexp(1.0 + floor(U() * 4096) / 4096, (int)(55 * U()));

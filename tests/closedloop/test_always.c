@@ -43,11 +43,11 @@ static const char *Verdict(SRVerdict v) { return v == SR_VERDICT_VERIFIED ? "VER
 static PetscErrorCode Case(const SRPlant *pl, const char name[], const char spec_text[], int *bad)
 {
   SRSpec         spec;
-  SRController   ctrl = {2, 1, NULL, Zero, NULL, ZeroEval};
+  SRController   ctrl = { 2, 1, NULL, Zero, NULL, ZeroEval };
   SRFlowOptions  fo;
   SRLoop         loop;
   SRPieceResult  r;
-  SRSplitOptions so = {4, 16, 3, PETSC_FALSE, PETSC_FALSE};
+  SRSplitOptions so = { 4, 16, 3, PETSC_FALSE, PETSC_FALSE };
   SRSplitResult  res;
 
   PetscFunctionBeginUser;
@@ -59,14 +59,15 @@ static PetscErrorCode Case(const SRPlant *pl, const char name[], const char spec
     double lo[2], hi[2];
     for (int i = 0; i < 2; i++) {
       const double m = 0.5 * spec.lo[i] + 0.5 * spec.hi[i];
-      lo[i] = q < 0 || !((q >> i) & 1) ? spec.lo[i] : m;
-      hi[i] = q < 0 || ((q >> i) & 1) ? spec.hi[i] : m;
+      lo[i]          = q < 0 || !((q >> i) & 1) ? spec.lo[i] : m;
+      hi[i]          = q < 0 || ((q >> i) & 1) ? spec.hi[i] : m;
     }
     SRPieceProve(&loop, lo, hi, &r);
     if (r.status == SR_PIECE_PROVEN) {
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s: piece [%g, %g] x [%g, %g] proven\n", name, lo[0], hi[0], lo[1], hi[1]));
       (*bad)++;
-    } else if (q < 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: X0 not proven (constraint %d, step %d, margin %.3g)\n", name, r.constraint, r.step, r.margin));
+    } else if (q < 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: X0 not proven (constraint %d, step %d, margin %.3g)\n", name, r.constraint, r.step, r.margin));
   }
   /* simulations that miss the broken stretch: not VERIFIED */
   PetscCall(SRSplitSolve(PETSC_COMM_WORLD, &loop, &so, &res));

@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PREC_F 300   /* s(z) */
-#define PREC_L 2400  /* the lines, exact */
+#define PREC_F 300 /* s(z) */
+#define PREC_L 2400 /* the lines, exact */
 #define GRID 257
 
 static unsigned long state = 12345;
@@ -133,10 +133,12 @@ static void NetMPFR(SRMLP mlp, double x, mpfr_t y, mpfr_t *a, mpfr_t *b, mpfr_t 
     const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
     for (PetscInt o = 0; o < no; o++) {
       mpfr_set_d(b[o], mlp->params[mlp->boff[l] + o], MPFR_RNDN);
-      for (PetscInt j = 0; j < ni; j++) mpfr_mul_d(t, a[j], mlp->params[mlp->woff[l] + o * ni + j], MPFR_RNDN), mpfr_add(b[o], b[o], t, MPFR_RNDN);
+      for (PetscInt j = 0; j < ni; j++)
+        mpfr_mul_d(t, a[j], mlp->params[mlp->woff[l] + o * ni + j], MPFR_RNDN), mpfr_add(b[o], b[o], t, MPFR_RNDN);
       ActMPFR(mlp->act[l], b[o]);
     }
-    for (PetscInt o = 0; o < no; o++) mpfr_set(a[o], b[o], MPFR_RNDN);
+    for (PetscInt o = 0; o < no; o++)
+      mpfr_set(a[o], b[o], MPFR_RNDN);
   }
   mpfr_set(y, a[0], MPFR_RNDN);
 }
@@ -145,19 +147,23 @@ static PetscErrorCode CheckNetworks(Work *w, int nnets)
 {
   mpfr_t a[4], b[4], t;
   PetscFunctionBeginUser;
-  for (int j = 0; j < 4; j++) mpfr_init2(a[j], PREC_F), mpfr_init2(b[j], PREC_F);
+  for (int j = 0; j < 4; j++)
+    mpfr_init2(a[j], PREC_F), mpfr_init2(b[j], PREC_F);
   mpfr_init2(t, PREC_F);
   for (int tr = 0; tr < nnets; tr++) {
     const SRActivation act = (SRActivation)(tr % 4);
-    const PetscInt     nh = 1 + (tr / 4) % 2, wd = 1 + (tr / 8) % 3, widths[2] = {wd, wd};
+    const PetscInt     nh = 1 + (tr / 4) % 2, wd = 1 + (tr / 8) % 3, widths[2] = { wd, wd };
     SRMLP              mlp;
     SRAffine           in, out;
     const double       c0 = 4 * U() - 2, r = 0.05 + 3 * U();
     PetscCall(SRMLPCreate(1, nh, widths, 1, &mlp));
-    for (PetscInt k = 0; k < mlp->nparams; k++) mlp->params[k] = 4 * U() - 2;
-    for (PetscInt l = 0; l < nh; l++) PetscCall(SRMLPSetActivation(mlp, l, act));
+    for (PetscInt k = 0; k < mlp->nparams; k++)
+      mlp->params[k] = 4 * U() - 2;
+    for (PetscInt l = 0; l < nh; l++)
+      PetscCall(SRMLPSetActivation(mlp, l, act));
     in = SRAffineVariable(0, c0, r);
-    if (!SRMLPForwardCrown(mlp, 1, &in, &out)) Fail("network %d (%s): no CROWN enclosure\n", tr, ActName(act));
+    if (!SRMLPForwardCrown(mlp, 1, &in, &out))
+      Fail("network %d (%s): no CROWN enclosure\n", tr, ActName(act));
     else
       for (int g = 0; g < 129; g++) {
         /* xi in [-1, 1]: the ends first; x = c0 + r xi as the form holds it (exact in MPFR) */
@@ -173,25 +179,28 @@ static PetscErrorCode CheckNetworks(Work *w, int nnets)
         mpfr_add_d(w->flo, w->line, out.r.lo, MPFR_RNDN), mpfr_add_d(w->fhi, w->line, out.r.hi, MPFR_RNDN);
         mpfr_add(w->z, w->f, w->e, MPFR_RNDU);
         nchecks++;
-        if (mpfr_cmp(w->z, w->flo) < 0) Fail("network %d (%s, %d x %d): N(%.17g) = %.17g below the CROWN form by %.3g\n", tr, ActName(act), (int)nh, (int)wd, x, mpfr_get_d(w->f, MPFR_RNDN), mpfr_get_d(w->flo, MPFR_RNDN) - mpfr_get_d(w->f, MPFR_RNDN));
+        if (mpfr_cmp(w->z, w->flo) < 0)
+          Fail("network %d (%s, %d x %d): N(%.17g) = %.17g below the CROWN form by %.3g\n", tr, ActName(act), (int)nh, (int)wd, x, mpfr_get_d(w->f, MPFR_RNDN), mpfr_get_d(w->flo, MPFR_RNDN) - mpfr_get_d(w->f, MPFR_RNDN));
         mpfr_sub(w->z, w->f, w->e, MPFR_RNDD);
         nchecks++;
-        if (mpfr_cmp(w->z, w->fhi) > 0) Fail("network %d (%s, %d x %d): N(%.17g) = %.17g above the CROWN form by %.3g\n", tr, ActName(act), (int)nh, (int)wd, x, mpfr_get_d(w->f, MPFR_RNDN), mpfr_get_d(w->f, MPFR_RNDN) - mpfr_get_d(w->fhi, MPFR_RNDN));
+        if (mpfr_cmp(w->z, w->fhi) > 0)
+          Fail("network %d (%s, %d x %d): N(%.17g) = %.17g above the CROWN form by %.3g\n", tr, ActName(act), (int)nh, (int)wd, x, mpfr_get_d(w->f, MPFR_RNDN), mpfr_get_d(w->f, MPFR_RNDN) - mpfr_get_d(w->fhi, MPFR_RNDN));
       }
     PetscCall(SRMLPDestroy(&mlp));
   }
-  for (int j = 0; j < 4; j++) mpfr_clear(a[j]), mpfr_clear(b[j]);
+  for (int j = 0; j < 4; j++)
+    mpfr_clear(a[j]), mpfr_clear(b[j]);
   mpfr_clear(t);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  const double ends[] = {-60, -20, -7.5, -3, -2, -1, -0.75, -0.5, -0.1, -1e-3, -1e-300, 0, 1e-300, 1e-3, 0.1, 0.5, 0.75, 1, 2, 3, 7.5, 20, 60};
-  const int    ne = (int)(sizeof ends / sizeof ends[0]);
+  const double ends[] = { -60, -20, -7.5, -3, -2, -1, -0.75, -0.5, -0.1, -1e-3, -1e-300, 0, 1e-300, 1e-3, 0.1, 0.5, 0.75, 1, 2, 3, 7.5, 20, 60 };
+  const int    ne     = (int)(sizeof ends / sizeof ends[0]);
   int          nrand;
   Work         w;
-  long         per[4] = {0, 0, 0, 0};
+  long         per[4] = { 0, 0, 0, 0 };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   nrand = argc > 1 ? atoi(argv[1]) : 2000;
@@ -200,10 +209,11 @@ int main(int argc, char **argv)
   /* the lines are compared exactly: flo, fhi and line at the lines' precision */
   mpfr_set_prec(w.flo, PREC_L), mpfr_set_prec(w.fhi, PREC_L);
   for (int a = 0; a < 4; a++) {
-    const SRActivation act = (SRActivation)a;
+    const SRActivation act    = (SRActivation)a;
     const long         before = nfail;
     for (int i = 0; i < ne; i++)
-      for (int j = i; j < ne; j++) CheckRange(&w, act, ends[i], ends[j]);
+      for (int j = i; j < ne; j++)
+        CheckRange(&w, act, ends[i], ends[j]);
     for (int k = 0; k < nrand; k++) {
       const double c = 20 * U() - 10, h = pow(10.0, -12 + 13.5 * U()), s = U();
       double       lo = c - h * s, hi = c + h * (1 - s);
@@ -214,7 +224,8 @@ int main(int argc, char **argv)
     per[a] = nfail - before;
   }
   PetscCall(CheckNetworks(&w, 2400));
-  printf("crown relaxation: %ld checks, %ld failures (relu %ld, tanh %ld, sigmoid %ld, linear %ld on the lines; %ld on the networks)\n", nchecks, nfail, per[SR_ACT_RELU], per[SR_ACT_TANH], per[SR_ACT_SIGMOID], per[SR_ACT_LINEAR], nfail - per[0] - per[1] - per[2] - per[3]);
+  printf("crown relaxation: %ld checks, %ld failures (relu %ld, tanh %ld, sigmoid %ld, linear %ld on the lines; %ld on the networks)\n", nchecks, nfail, per[SR_ACT_RELU], per[SR_ACT_TANH], per[SR_ACT_SIGMOID], per[SR_ACT_LINEAR],
+      nfail - per[0] - per[1] - per[2] - per[3]);
   mpfr_clears(w.z, w.f, w.flo, w.fhi, w.e, w.line, (mpfr_ptr)0);
   PetscCall(PetscFinalize());
   return nfail != 0;

@@ -21,9 +21,9 @@
 #define PREC 256
 
 typedef struct {
-  const char *der;  /* the right-hand side */
+  const char *der; /* the right-hand side */
   double      x0;
-  double      a;    /* x' = a x, or 0 for x' = x^2 */
+  double      a; /* x' = a x, or 0 for x' = x^2 */
 } Case;
 
 /* the exact x(h), bracketed: [lo, hi] */
@@ -35,7 +35,8 @@ static void Exact(const Case *c, double h, mpfr_t lo, mpfr_t hi)
     /* exp(a h) x0; a h exact in a double here (a and h have few bits) */
     mpfr_set_d(t, c->a * h, MPFR_RNDN);
     mpfr_exp(lo, t, MPFR_RNDD), mpfr_exp(hi, t, MPFR_RNDU);
-    if (c->x0 >= 0) mpfr_mul_d(lo, lo, c->x0, MPFR_RNDD), mpfr_mul_d(hi, hi, c->x0, MPFR_RNDU);
+    if (c->x0 >= 0)
+      mpfr_mul_d(lo, lo, c->x0, MPFR_RNDD), mpfr_mul_d(hi, hi, c->x0, MPFR_RNDU);
     else {
       mpfr_swap(lo, hi);
       mpfr_mul_d(lo, lo, c->x0, MPFR_RNDD), mpfr_mul_d(hi, hi, c->x0, MPFR_RNDU);
@@ -58,8 +59,10 @@ static void TaylorSum(const Case *c, int q, double h, mpfr_t P)
   for (int k = 0; k < q; k++) {
     mpfr_add(P, P, term, MPFR_RNDN);
     /* x' = a x: x_{k+1} h^{k+1} = x_k h^k a h / (k + 1); x' = x^2: x_{k+1} = x0 x_k */
-    if (c->a != 0) mpfr_mul_d(term, term, c->a * h, MPFR_RNDN), mpfr_div_ui(term, term, (unsigned long)k + 1, MPFR_RNDN);
-    else mpfr_mul_d(term, term, c->x0 * h, MPFR_RNDN);
+    if (c->a != 0)
+      mpfr_mul_d(term, term, c->a * h, MPFR_RNDN), mpfr_div_ui(term, term, (unsigned long)k + 1, MPFR_RNDN);
+    else
+      mpfr_mul_d(term, term, c->x0 * h, MPFR_RNDN);
   }
   mpfr_clear(term);
 }
@@ -67,9 +70,18 @@ static void TaylorSum(const Case *c, int q, double h, mpfr_t P)
 int main(int argc, char **argv)
 {
   const Case cases[] = {
-    {"a * x", 1.0, 1.0}, {"a * x", -2.5, 1.0}, {"a * x", 1.0, -1.0}, {"a * x", 3.75, -2.0}, {"a * x", 0.5, 3.0}, {"a * x", -1.0, -4.0}, {"a * x", 2.0, 0.5}, {"x^2", 0.5, 0.0}, {"x^2", 1.0, 0.0}, {"x^2", -2.0, 0.0},
+    { "a * x", 1.0, 1.0 },
+    { "a * x", -2.5, 1.0 },
+    { "a * x", 1.0, -1.0 },
+    { "a * x", 3.75, -2.0 },
+    { "a * x", 0.5, 3.0 },
+    { "a * x", -1.0, -4.0 },
+    { "a * x", 2.0, 0.5 },
+    { "x^2", 0.5, 0.0 },
+    { "x^2", 1.0, 0.0 },
+    { "x^2", -2.0, 0.0 },
   };
-  const int    orders[] = {6, 4, 8};
+  const int    orders[] = { 6, 4, 8 };
   const double h        = 0x1p-4;
   int          fails = 0, weak = 0, checked = 0;
   double       worst_ratio = INFINITY; /* max over order-6 cases: |true remainder| / |enclosed far end| */
@@ -91,10 +103,11 @@ int main(int argc, char **argv)
       o.order = orders[oi];
       PetscCall(PetscMalloc1(SRFlowWorkSize(&pl, &o) + 16, &work));
       PetscCall(PetscMalloc1(pl.nvars + 1, &vars));
-      for (int j = 0; j < pl.nvars; j++) vars[j] = SRAffineConstant(0.0);
+      for (int j = 0; j < pl.nvars; j++)
+        vars[j] = SRAffineConstant(0.0);
       X = SRAffineConstant(c->x0);
       checked++;
-      if (!SRFlowStep(&pl, 1, &X, vars, (SRInterval){h, h}, &o, &Y, &T, TB, work)) {
+      if (!SRFlowStep(&pl, 1, &X, vars, (SRInterval) { h, h }, &o, &Y, &T, TB, work)) {
         printf("FAIL der x = %s, x0 = %g, a = %g, order %d: no enclosure\n", c->der, c->x0, c->a, o.order);
         fails++;
       } else {

@@ -34,7 +34,8 @@ static PetscInt EscapingCells(SRModel model, SRCells cells, const SRSuccessorLis
     for (PetscInt s = 0; s < m && !esc; s++) {
       double    x[SR_MAX_DIM], y[SR_MAX_DIM];
       PetscBool cov = PETSC_FALSE;
-      for (PetscInt d = 0; d < n; d++) x[d] = cells->c[k * n + d] + cells->w[k * n + d] * (2 * SRRandomUniform(41, SR_STREAM_TEST, (uint64_t)((k * m + s) * n + d)) - 1);
+      for (PetscInt d = 0; d < n; d++)
+        x[d] = cells->c[k * n + d] + cells->w[k * n + d] * (2 * SRRandomUniform(41, SR_STREAM_TEST, (uint64_t)((k * m + s) * n + d)) - 1);
       Forward(model, x, y);
       for (PetscInt q = C->ptr[k]; q < C->ptr[k + 1] && !cov; q++) {
         const PetscInt j  = C->idx[q];
@@ -82,7 +83,8 @@ static void ThetaGuardRun(const char extra[])
   CHK(SRAbstractionGetCertified(abs, &C));
   esc = EscapingCells(mdl, cells, C, 200);
   ok  = ok && esc == 0;
-  print_message("theta guard %s: status %d, %d checkpoints, theta accepted %d rejected %d backtracked %d, guard test failing cells %d, escaping cells %d\n", extra, (int)st, (int)n, n ? (int)t[n - 1].theta_accepted : -1, n ? (int)t[n - 1].theta_rejected : -1, n ? (int)t[n - 1].theta_backtracked : -1, (int)nfail, (int)esc);
+  print_message("theta guard %s: status %d, %d checkpoints, theta accepted %d rejected %d backtracked %d, guard test failing cells %d, escaping cells %d\n", extra, (int)st, (int)n, n ? (int)t[n - 1].theta_accepted : -1,
+      n ? (int)t[n - 1].theta_rejected : -1, n ? (int)t[n - 1].theta_backtracked : -1, (int)nfail, (int)esc);
   CHK(SRRunDestroy(&run));
   AssertAll(ok);
 }
@@ -93,7 +95,7 @@ static void test_theta_reject_dynamics(void **state) { ThetaGuardRun("-model dyn
 
 int main(int argc, char **argv)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_theta_reject_controller), cmocka_unit_test(test_theta_backtrack_controller), cmocka_unit_test(test_theta_reject_dynamics)};
+  const struct CMUnitTest tests[] = { cmocka_unit_test(test_theta_reject_controller), cmocka_unit_test(test_theta_backtrack_controller), cmocka_unit_test(test_theta_reject_dynamics) };
   int                     rc;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   rc = cmocka_run_group_tests(tests, NULL, NULL);
