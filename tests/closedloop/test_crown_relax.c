@@ -5,7 +5,7 @@
       of end points from -60 to 60 with 0, +-1e-300 and +-1e-3 among them, degenerate ranges,
       and random ranges of widths 1e-12 .. 30 about centres in [-10, 10]), the two lines
       alL z + beL <= s(z) <= alU z + beU are checked at both ends, at their neighbouring
-      doubles inside the range, and on a dense grid of 257 points: the lines in exact
+      doubles inside the range, and on a dense grid of 129 points: the lines in exact
       arithmetic (MPFR with 2400 bits: a product of two doubles plus a double is exact there),
       s(z) in 300-bit MPFR with a bracket of 2^-280 |s(z)| + 2^-1000 (its own rounding): a line
       counts as wrong only when it is surely on the wrong side.
@@ -27,7 +27,7 @@
 
 #define PREC_F 300 /* s(z) */
 #define PREC_L 2400 /* the lines, exact */
-#define GRID 257
+#define GRID 129
 
 static unsigned long state = 12345;
 static double        U(void)
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
     }
     per[a] = nfail - before;
   }
-  PetscCall(CheckNetworks(&w, 2400));
+  PetscCall(CheckNetworks(&w, 1200));
   printf("crown relaxation: %ld checks, %ld failures (relu %ld, tanh %ld, sigmoid %ld, linear %ld on the lines; %ld on the networks)\n", nchecks, nfail, per[SR_ACT_RELU], per[SR_ACT_TANH], per[SR_ACT_SIGMOID], per[SR_ACT_LINEAR],
       nfail - per[0] - per[1] - per[2] - per[3]);
   mpfr_clears(w.z, w.f, w.flo, w.fhi, w.e, w.line, (mpfr_ptr)0);
