@@ -4,3 +4,6 @@ sr_add_mpi_test(NAME abstraction COMMAND test_abstraction RANKS 1 2 3 TIMEOUT 18
 # simreach abstract prints the floor |F| (dense sample with the corners) beside the sampled count
 add_test(NAME abstract_floor COMMAND simreach_exe abstract -sys pendulum -model dynamics -cells 8,8 -mlp_widths 8)
 set_tests_properties(abstract_floor PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION "floor \\|F\\| [0-9.]+ \\(cells meeting the hull of f over 9\\^n points per cell, corners included")
+# The batched taylor1 kernel's affine layers against the exact image in MPFR, inner and outer,
+# on cancelling sums and biases where a lost rounding allowance of a few ulps shows (issue 37).
+sr_add_mpi_test(NAME taylor_affine_exact COMMAND test_taylor_affine_exact RANKS 1 TIMEOUT 120 LABELS abstraction quick)

@@ -26,7 +26,8 @@ set_tests_properties(closedloop_ode PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS c
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 # The network over affine forms, the controller enclosure of the closed loop (SPEC §15, §14):
 # MPFR samples of random relu/tanh/sigmoid/linear networks stay inside; a planted shrink is caught.
-sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 120 RANKS 1 TIMEOUT 300 LABELS closedloop)
+# At least 1,200 trials, more while under 5 s (a wrong relu slope escaped 120, issue 37).
+sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 1200 5 RANKS 1 TIMEOUT 300 LABELS closedloop)
 # End to end (SPEC §15): every tube of the four ARCH benchmarks and the hand-made pendulum case
 # must hold the trajectories of an oracle written apart from the C code (NumPy plants, ONNX graphs
 # through python3-onnx); the planted -closedloop_test_planted_shrink must be caught on each.
@@ -50,3 +51,13 @@ set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 S
 add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
 set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
+# CROWN's relaxation lines of relu, tanh, sigmoid and linear against the functions in MPFR on
+# dense grids and at the ends of many pre-activation ranges, and CROWN on tiny networks against
+# the exact network (issue 37: a wrong relu slope escaped the random trials above).
+sr_add_mpi_test(NAME crown_relax COMMAND test_crown_relax RANKS 1 TIMEOUT 120 LABELS closedloop quick)
+# The flow's Lagrange remainder at the default order 6 (and 4, 8) against exact solutions in
+# MPFR (x' = a x, x' = x^2), with cases where a halved remainder misses the exact value (issue 37).
+sr_add_mpi_test(NAME flow_remainder COMMAND test_flow_remainder RANKS 1 TIMEOUT 60 LABELS closedloop quick)
+# `always` by verdict (issue 37): constraints broken strictly between the samples in the first
+# and in the last control period are never VERIFIED (FALSIFIED once a simulation sees them).
+sr_add_mpi_test(NAME always_verdict COMMAND test_always RANKS 1 TIMEOUT 120 LABELS closedloop quick)

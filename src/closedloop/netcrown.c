@@ -14,6 +14,7 @@
    negated rows.  The pre-activation bounds [lo, hi] of each layer are themselves obtained this
    way, layer by layer (the first layer exactly linear). */
 #include <simreach/netaffine.h>
+#include <simreach/private/netcrown.h>
 
 #include <stdlib.h>
 
@@ -69,6 +70,14 @@ static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
     return isfinite(r->beL) && isfinite(r->beU);
   }
   return true; /* linear */
+}
+
+bool SRCrownRelax_Private(SRActivation act, double lo, double hi, double *alL, double *beL, double *alU, double *beU)
+{
+  Relax      r;
+  const bool ok = Relax_Private(act, lo, hi, &r);
+  *alL = r.alL, *beL = r.beL, *alU = r.alU, *beU = r.beU;
+  return ok;
 }
 
 /* |s(z)| over [lo, hi] bounded */

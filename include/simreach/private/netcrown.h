@@ -1,0 +1,11 @@
+/* Test access to the relaxation lines of CROWN (src/closedloop/netcrown.c; SPEC §15): the two
+   lines CROWN puts around an activation over a pre-activation range, so that a test can check
+   them against the function itself (tests/closedloop/test_crown_relax.c). */
+#pragma once
+
+#include <simreach/model.h>
+#include <stdbool.h>
+
+/* alL z + beL <= s(z) <= alU z + beU for every real z in [lo, hi] (lo <= hi finite), s the
+   activation act; false when no finite lines were found */
+bool SRCrownRelax_Private(SRActivation act, double lo, double hi, double *alL, double *beL, double *alU, double *beU);
