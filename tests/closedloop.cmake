@@ -32,4 +32,5 @@ sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 120 RANKS 1 TIME
 # through python3-onnx); the planted -closedloop_test_planted_shrink must be caught on each.
 add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness)
-set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")

@@ -14,6 +14,7 @@
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/closedloop_file.h>
+#include <simreach/private/tubes_file.h>
 #include <simreach/private/run.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,6 +125,11 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
     PetscCall(SRSafetyFileProbe(comm, file, &abs_file));
     if (abs_file) {
       PetscCall(SRCommandCheckSafety(comm, file, exit_code));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(SRTubesFileProbe(file, &abs_file));
+    if (abs_file) {
+      PetscCall(SRCommandCheckTubes(comm, file, exit_code));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }

@@ -92,6 +92,9 @@ int main(int argc, char **argv)
   if (ierr) return SR_EXIT_REFUSED; /* PETSc said why (a bad options file) */
   if (!strcmp(cmd, "study")) SRStudyCatchSignals(); /* again: PetscInitialize may install its own */
   PetscCall(PetscPushErrorHandler(SRErrorHandler, &state));
+#if defined(SR_TEST_HOOKS)
+  SRTestHooksEnable(); /* simreach_testhooks only (CMake SIMREACH_TEST_HOOKS): the fault-planting test options */
+#endif
   ierr = Dispatch_Private(cmd, file, &code);
   if (ierr) {
     code = SRExitCode(state.code ? state.code : ierr);

@@ -10,6 +10,10 @@
 /* Unknown options are an error before any work starts (like -options_left, but fatal):
    every object has read its options by now, so an option nobody read is a typo or a
    knob that does not exist.  Collective. */
+static PetscBool SRTestHooks_Private = PETSC_FALSE; /* set only by simreach_testhooks' main() */
+void             SRTestHooksEnable(void) { SRTestHooks_Private = PETSC_TRUE; }
+PetscBool        SRTestHooksEnabled(void) { return SRTestHooks_Private; }
+
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm)
 {
   PetscInt  n;
@@ -111,6 +115,8 @@ static const SROptRule_Private SROptRules_Private[] = {
   {"quiet", SR_OPT_BOOL, 0, 0, 0, 0},
   {"cells_free", SR_OPT_BOOL, 0, 0, 0, 0},
   {"run_view", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"closedloop_progress", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"closedloop_affine_network", SR_OPT_BOOL, 0, 0, 0, 0},
   /* names that must not be empty */
   {"output", SR_OPT_NONEMPTY, 0, 0, 0, 0},
   {"merge", SR_OPT_NONEMPTY, 0, 0, 0, 0},

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <simreach/private/fileio.h>
 #include <simreach/private/filelock.h>
+#include <hdf5.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -181,6 +182,110 @@ PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static void CheckOutput_Private(const char opt[], const char path[], PetscBool exist_ok, Outcome_Private *o)
+{
+  char        dir[PETSC_MAX_PATH_LEN];
+  const char *slash = strrchr(path, '/');
+  struct stat st;
+
+  o->code = PETSC_ERR_ARG_WRONG;
+  if (!path[0]) {
+    snprintf(o->msg, sizeof(o->msg), "option %s: no file name; give the file to write", opt);
+    return;
+  }
+  if (slash && !slash[1]) {
+    snprintf(o->msg, sizeof(o->msg), "option %s %s: names a directory; give a file name", opt, path);
+    return;
+  }
+  if (!stat(path, &st)) {
+    if (S_ISDIR(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: is a directory; give a file name", opt, path);
+    else if (!S_ISREG(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: is a %s, not a regular file; simreach writes a new file and renames it into place, give a file name", opt, path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+    else if (!exist_ok) {
+      o->code = PETSC_ERR_FILE_OPEN;
+      snprintf(o->msg, sizeof(o->msg), "option %s %s: the file exists; give -force to replace it", opt, path);
+    } else o->code = 0;
+    if (o->code) return;
+  }
+  if (!slash) snprintf(dir, sizeof(dir), ".");
+  else if (slash == path) snprintf(dir, sizeof(dir), "/");
+  else snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+  o->code = PETSC_ERR_FILE_OPEN;
+  if (stat(dir, &st)) snprintf(o->msg, sizeof(o->msg), "option %s %s: the folder %s: %s", opt, path, dir, strerror(errno));
+  else if (!S_ISDIR(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: %s is not a folder", opt, path, dir);
+  else if (access(dir, W_OK | X_OK)) snprintf(o->msg, sizeof(o->msg), "option %s %s: the folder %s is not writable: %s", opt, path, dir, strerror(errno));
+  else o->code = 0;
+}
+
+PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) CheckOutput_Private(opt, path ? path : "", exist_ok, &o);
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a failed write: close whatever HDF5 left open on part (its flush at exit would fail again). */
+static void CloseHDF5On_Private(const char part[])
+{
+  ssize_t nf = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  hid_t  *ids;
+
+  if (nf <= 0 || !(ids = malloc(sizeof(hid_t) * (size_t)nf))) return;
+  nf = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)nf, ids);
+  for (ssize_t i = 0; i < nf; i++) {
+    char    name[PETSC_MAX_PATH_LEN + 16] = "";
+    ssize_t no;
+    hid_t  *objs;
+    if (H5Fget_name(ids[i], name, sizeof(name)) < 0 || strcmp(name, part)) continue;
+    no = H5Fget_obj_count(ids[i], H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL);
+    if (no > 0 && (objs = malloc(sizeof(hid_t) * (size_t)no))) {
+      no = H5Fget_obj_ids(ids[i], H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL, (size_t)no, objs);
+      for (ssize_t j = 0; j < no; j++) (void)H5Oclose(objs[j]);
+      free(objs);
+    }
+    (void)H5Fclose(ids[i]);
+  }
+  free(ids);
+}
+
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(const char part[], void *ctx), void *ctx)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    H5E_auto2_t    fn;
+    void          *data;
+    PetscErrorCode ierr;
+    int            err;
+    (void)H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+    (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    errno = 0;
+    ierr  = write(part, ctx);
+    err   = errno;
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      char why[PETSC_MAX_PATH_LEN * 2];
+      CloseHDF5On_Private(part);
+      SRFileWriteFailureReason(final, err, why, sizeof(why));
+      o.code = PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "cannot write %s: %s; nothing was written (the partial file %s and its lock were removed)", final, why, part);
+    }
+    (void)H5Eset_auto2(H5E_DEFAULT, fn, data);
+  }
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
+  if (o.code) PetscCall(SRFileRemove(comm, part));
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* statvfs of the directory holding path; -1 if unknown. */
 static double FreeBytes_Private(const char path[])
 {
@@ -272,8 +377,8 @@ void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len
   double        avail = FreeBytes_Private(path);
   struct rlimit rl;
 
-  if ((err == EFBIG || SRFileSizeLimitHit_Private) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) snprintf(msg, len, "%s would grow past the file-size limit of this process (ulimit -f: %.4g MB); raise the limit or write a smaller file", path, (double)rl.rlim_cur / 1e6);
-  else if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted)", path);
+  if ((err == EFBIG || SRFileSizeLimitHit_Private) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) snprintf(msg, len, "%s would grow past the file-size limit of this process (ulimit -f: %.4g MB; errno EFBIG: %s); raise the limit or write a smaller file", path, (double)rl.rlim_cur / 1e6, strerror(EFBIG));
+  else if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted; errno %s: %s)", path, err == EDQUOT ? "EDQUOT" : "ENOSPC", strerror(err == EDQUOT ? EDQUOT : ENOSPC));
   else snprintf(msg, len, "writing %s failed: %s", path, err ? strerror(err) : "an HDF5 write failed");
 }
 

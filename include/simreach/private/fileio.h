@@ -27,6 +27,17 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
    filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
    exit 4) names final and says the disk is full.  File systems without fallocate pass. */
 PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes);
+/* Before any work (SPEC §13, issue 34): the output path given to option opt can be written.
+   Refused in one line naming the option and the path (exit 2): an empty name, a directory, a
+   device, FIFO or socket (/dev/null too: only a regular file is ever replaced), a folder that
+   does not exist or is not writable, and an existing file unless exist_ok (-force, -resume). */
+PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok);
+/* Writes a whole file by rank 0 alone: write(part, ctx) runs on rank 0 of comm with PETSc's and
+   HDF5's error printing silenced.  If it fails (disk full, ulimit -f, any HDF5 error) the HDF5
+   objects it left open on part are closed, part and its lock are removed, and every rank raises
+   one line naming final and the reason (PETSC_ERR_FILE_WRITE, exit 4); an existing final is
+   untouched (it is only replaced by SRFileCommit afterwards). */
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(const char part[], void *ctx), void *ctx);
 /* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
 /* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
