@@ -14,6 +14,7 @@
    file is validated before any answer (SPEC §13).  When a trajectory violates its horizon
    nothing is claimed: no verified-safe line, no -output (an existing one is kept), exit 5. */
 #include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/closedloop_results.h>
 #include <petsctime.h>
 #include <sys/resource.h>
@@ -50,6 +51,7 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   PetscCheck(maxit >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_iterations %" PetscInt_FMT ": allowed are 1 or more", maxit);
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": allowed are 0 or more", seed);
   PetscCall(SRCheckUnusedOptions(comm));
+  if (has_out) PetscCall(SRFileCheckOutput(comm, "-output", output, force)); /* before the work (issue 34) */
 
   PetscCall(SRClosedLoopSourceOpen(comm, file, sel_set ? &sel : NULL, &src));
   gs = src.gs;

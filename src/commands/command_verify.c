@@ -14,6 +14,7 @@
    encloses every cell of a stored abstraction file again (by default with the other
    enclosure) and tests it against the stored lists; it exits non-zero when a cell fails. */
 #include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/results_run.h>
 #include <simreach/verify.h>
 
@@ -158,6 +159,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscOptionsEnd();
   PetscCheck(bisect >= 0 && bisect <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bisect %" PetscInt_FMT ": allowed are 0 to 20 (2^d sub-boxes per cell)", bisect);
 
+  if (has_out) PetscCall(SRFileCheckOutput(comm, "-output", output, force)); /* before the work (issue 34) */
   if (has_recheck) {
     SRAbstractionFile          rf;
     const SRAbstractionHeader *rh;

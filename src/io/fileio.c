@@ -4,7 +4,7 @@
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <simreach/private/fileio.h>
 #include <simreach/private/filelock.h>
-#include <hdf5.h>
+#include <simreach/private/h5attr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -228,31 +228,54 @@ PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char pat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After a failed write: close whatever HDF5 left open on part (its flush at exit would fail again). */
-static void CloseHDF5On_Private(const char part[])
+/* The image of an HDF5 file built in memory (core driver, no backing store) by write(f, ctx),
+   then written to part with plain write(2): every disk error is ours to see (errno), and no HDF5
+   file is ever left half closed on a failing disk (HDF5 would crash at exit flushing it). */
+static PetscErrorCode BuildImage_Private(PetscErrorCode (*write_fn)(hid_t f, void *ctx), void *ctx, void **img, size_t *len)
 {
-  ssize_t nf = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
-  hid_t  *ids;
+  hid_t   fapl, f;
+  ssize_t n;
 
-  if (nf <= 0 || !(ids = malloc(sizeof(hid_t) * (size_t)nf))) return;
-  nf = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)nf, ids);
-  for (ssize_t i = 0; i < nf; i++) {
-    char    name[PETSC_MAX_PATH_LEN + 16] = "";
-    ssize_t no;
-    hid_t  *objs;
-    if (H5Fget_name(ids[i], name, sizeof(name)) < 0 || strcmp(name, part)) continue;
-    no = H5Fget_obj_count(ids[i], H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL);
-    if (no > 0 && (objs = malloc(sizeof(hid_t) * (size_t)no))) {
-      no = H5Fget_obj_ids(ids[i], H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL, (size_t)no, objs);
-      for (ssize_t j = 0; j < no; j++) (void)H5Oclose(objs[j]);
-      free(objs);
-    }
-    (void)H5Fclose(ids[i]);
-  }
-  free(ids);
+  PetscFunctionBeginUser;
+  *img = NULL, *len = 0;
+  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
+  SRCallHDF5(H5Pset_fapl_core(fapl, 1 << 20, 0));
+  SRCallHDF5Id(f, H5Fcreate("simreach-image.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+  SRCallHDF5(H5Pclose(fapl));
+  PetscCall(write_fn(f, ctx));
+  SRCallHDF5(H5Fflush(f, H5F_SCOPE_GLOBAL));
+  n = H5Fget_file_image(f, NULL, 0);
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 gave no file image");
+  *img = malloc((size_t)n);
+  PetscCheck(*img, PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for the file image (%.4g MB)", (double)n / 1e6);
+  PetscCheck(H5Fget_file_image(f, *img, (size_t)n) == n, PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 gave a short file image");
+  SRCallHDF5(H5Fclose(f));
+  *len = (size_t)n;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(const char part[], void *ctx), void *ctx)
+/* write(2) the image to part; 0 or errno */
+static int WriteImage_Private(const char part[], const void *img, size_t len)
+{
+  int         fd = open(part, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC), err = 0;
+  const char *p  = (const char *)img;
+
+  if (fd < 0) return errno ? errno : EIO;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    p += w, len -= (size_t)w;
+  }
+  if (!err && fsync(fd) && errno != EINVAL && errno != EROFS) err = errno;
+  if (close(fd) && !err) err = errno;
+  return err;
+}
+
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write_fn)(hid_t f, void *ctx), void *ctx)
 {
   Outcome_Private o = {0, ""};
   PetscMPIInt     rank;
@@ -261,24 +284,30 @@ PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char f
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     H5E_auto2_t    fn;
-    void          *data;
+    void          *data, *img = NULL;
+    size_t         len = 0;
     PetscErrorCode ierr;
-    int            err;
+    int            err = 0;
     (void)H5Eget_auto2(H5E_DEFAULT, &fn, &data);
     (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    errno = 0;
-    ierr  = write(part, ctx);
-    err   = errno;
+    ierr = BuildImage_Private(write_fn, ctx, &img, &len);
     PetscCall(PetscPopErrorHandler());
+    (void)H5Eset_auto2(H5E_DEFAULT, fn, data);
+    if (!ierr) {
+      SRFileTestPause(PETSC_COMM_SELF, "write"); /* tests: a kill -9 before the bytes are on disk */
+      err = WriteImage_Private(part, img, len);
+    }
+    free(img);
     if (ierr) {
+      o.code = ierr == PETSC_ERR_MEM ? PETSC_ERR_MEM : PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "cannot write %s: building the file failed (%s); nothing was written (the partial file %s and its lock were removed)", final, ierr == PETSC_ERR_MEM ? "out of memory" : "an HDF5 call failed", part);
+    } else if (err) {
       char why[PETSC_MAX_PATH_LEN * 2];
-      CloseHDF5On_Private(part);
       SRFileWriteFailureReason(final, err, why, sizeof(why));
       o.code = PETSC_ERR_FILE_WRITE;
       snprintf(o.msg, sizeof(o.msg), "cannot write %s: %s; nothing was written (the partial file %s and its lock were removed)", final, why, part);
     }
-    (void)H5Eset_auto2(H5E_DEFAULT, fn, data);
   }
   PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
   if (o.code) PetscCall(SRFileRemove(comm, part));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <simreach/base.h>
+#include <hdf5.h>
 
 /* Creates tmp = "<final>.part" (buffer of len bytes) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644,
    and closes it: the caller then opens tmp by name (e.g. H5Fcreate(..., H5F_ACC_TRUNC)).
@@ -32,12 +33,12 @@ PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[
    device, FIFO or socket (/dev/null too: only a regular file is ever replaced), a folder that
    does not exist or is not writable, and an existing file unless exist_ok (-force, -resume). */
 PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok);
-/* Writes a whole file by rank 0 alone: write(part, ctx) runs on rank 0 of comm with PETSc's and
-   HDF5's error printing silenced.  If it fails (disk full, ulimit -f, any HDF5 error) the HDF5
-   objects it left open on part are closed, part and its lock are removed, and every rank raises
-   one line naming final and the reason (PETSC_ERR_FILE_WRITE, exit 4); an existing final is
-   untouched (it is only replaced by SRFileCommit afterwards). */
-PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(const char part[], void *ctx), void *ctx);
+/* Writes a whole HDF5 file by rank 0 alone: write(f, ctx) fills the file f, built in memory on
+   rank 0 (HDF5's core driver), whose image is then written to part with write(2).  If anything
+   fails (an HDF5 call, disk full, ulimit -f) part and its lock are removed and every rank raises
+   one line naming final and the reason with its errno (PETSC_ERR_FILE_WRITE, exit 4); an
+   existing final is untouched (only SRFileCommit replaces it, afterwards). */
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(hid_t f, void *ctx), void *ctx);
 /* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
 /* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
