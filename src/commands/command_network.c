@@ -9,6 +9,7 @@
    is written with the closed loop of the study's options (system, constants, u_max,
    control_steps; SPEC §13). */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/closedloop_results.h>
 #include <simreach/private/results_run.h>

@@ -35,8 +35,18 @@ static PetscErrorCode Raise_Private(MPI_Comm comm, Outcome_Private *o)
 #define SR_FILE_MAX_OPEN 8
 static struct {
   char       part[PETSC_MAX_PATH_LEN];
+  char       lockpath[PETSC_MAX_PATH_LEN + 8]; /* for SRFileUnlinkOpenOnSignal */
   SRFileLock lock;
 } SROpen_Private[SR_FILE_MAX_OPEN];
+
+void SRFileUnlinkOpenOnSignal(void)
+{
+  for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
+    if (SROpen_Private[i].part[0]) {
+      (void)unlink(SROpen_Private[i].part);
+      if (SROpen_Private[i].lockpath[0]) (void)unlink(SROpen_Private[i].lockpath);
+    }
+}
 
 static PetscErrorCode Forget_Private(const char part[])
 {
@@ -44,7 +54,8 @@ static PetscErrorCode Forget_Private(const char part[])
   for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
     if (SROpen_Private[i].lock && !strcmp(SROpen_Private[i].part, part)) {
       PetscCall(SRFileLockRelease(&SROpen_Private[i].lock));
-      SROpen_Private[i].part[0] = 0;
+      SROpen_Private[i].part[0]     = 0;
+      SROpen_Private[i].lockpath[0] = 0;
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -55,7 +66,9 @@ static PetscErrorCode Remember_Private(const char part[], SRFileLock lock)
   if (!lock) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
     if (!SROpen_Private[i].lock) {
+      size_t l = strlen(part);
       SROpen_Private[i].lock = lock;
+      if (l > 5 && !strcmp(part + l - 5, ".part")) snprintf(SROpen_Private[i].lockpath, sizeof(SROpen_Private[i].lockpath), "%.*s.lock", (int)(l - 5), part);
       PetscCall(PetscStrncpy(SROpen_Private[i].part, part, sizeof(SROpen_Private[i].part)));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

@@ -13,6 +13,17 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach v
    default the other one than stored; -bisect d) and tested against its stored list; exit_code 0
    only when every cell is proven. */
 PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code);
+/* Every stored row of an abstraction file re-proven (the batched first stage, then SRRecheckCell
+   for what it leaves; src/commands/check_abstraction.c): what simreach check does, and what reach
+   and safe do before they say "verified" (SRReproveSource).  Collective. */
+PetscErrorCode SRCheckAbstractionRows(MPI_Comm comm, const char file[], SRRecheckParams *par, SRRecheckResult *res, SRAbstractionHeader *h);
+/* Before reach or safe says "verified" (docs/files.md "What each command re-proves"): with
+   reprove, every row of an abstraction file is re-proven (SRCheckAbstractionRows); a row that
+   does not re-prove refuses the answer in one line (SR_ERR_UNSOUND, exit 5).  note is then "re-proven
+   here"; without reprove, or for a results file's run (its rows are the ones the run's own
+   re-check proved; not re-proven here), note says "given the stored lists" and names the
+   command that re-proves them.  Collective. */
+PetscErrorCode SRReproveSource(MPI_Comm comm, const char cmd[], const char file[], PetscBool is_abstraction_file, PetscBool reprove, PetscBool *reproven, char note[], size_t len);
 /* simreach check on a safety file of simreach safe -output (src/commands/check_safety.c). */
 PetscErrorCode SRCommandCheckSafety(MPI_Comm comm, const char file[], int *exit_code);
 /* simreach check on a tubes file of simreach closedloop -o (src/commands/check_tubes.c). */

@@ -46,6 +46,9 @@ PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
    write: open (before the lock), locked, created (.part created), write (data half written, in
    the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
 void SRFileTestPause(MPI_Comm comm, const char moment[]);
+/* Async-signal-safe (a stop by a signal, src/commands/main.c): unlink the .part files this
+   process is writing and the locks it took for them. */
+void SRFileUnlinkOpenOnSignal(void);
 /* Catch SIGXFSZ (a write past `ulimit -f`): the write then fails with EFBIG, and
    SRFileWriteFailureReason names the limit instead of the process being killed. */
 void SRFileCatchSizeLimit(void);
