@@ -233,8 +233,11 @@ PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char pat
 {
   Outcome_Private o = {0, ""};
   PetscMPIInt     rank;
+  PetscBool       help;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(NULL, &help)); /* -help lists the options and does no work */
+  if (help) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) CheckOutput_Private(opt, path ? path : "", exist_ok, &o);
   PetscCall(Raise_Private(comm, &o));

@@ -31,7 +31,8 @@ PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[
 /* Before any work (SPEC §13, issue 34): the output path given to option opt can be written.
    Refused in one line naming the option and the path (exit 2): an empty name, a directory, a
    device, FIFO or socket (/dev/null too: only a regular file is ever replaced), a folder that
-   does not exist or is not writable, and an existing file unless exist_ok (-force, -resume). */
+   does not exist or is not writable, and an existing file unless exist_ok (-force, -resume).
+   With -help nothing is checked (nothing is written). */
 PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok);
 /* Writes a whole HDF5 file by rank 0 alone: write(f, ctx) fills the file f, built in memory on
    rank 0 (HDF5's core driver), whose image is then written to part with write(2).  If anything
