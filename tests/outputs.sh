@@ -4,8 +4,8 @@
 #   work, in one line naming the option and the path, exit 2: /dev/null (a device), a directory,
 #   a folder that does not exist, an existing file without -force (left unchanged);
 # - a full file system (a real 256 KiB tmpfs when this machine lets us mount one) and a file-size
-#   limit (ulimit -f, SIGXFSZ caught: EFBIG): closedloop -o, verify -output, safe -output on 2
-#   ranks end in exactly one "simreach:" line naming the file, exit 4, no .part and no .lock left,
+#   limit (ulimit -f, SIGXFSZ caught: EFBIG): closedloop -o, verify -output, safe -output,
+#   network -output on 2 ranks end in exactly one "simreach:" line naming the file, exit 4, no .part and no .lock left,
 #   an existing file given with -force unchanged (sha256), no MPI_ABORT banner.
 # Usage: outputs.sh SRCDIR WORKDIR TEST_VERIFY   (environment: SIMREACH, MPIEXEC, MPIEXEC_EXTRA, PY)
 . "$(dirname "$0")/study_common.sh"
@@ -92,4 +92,7 @@ grep -q "ulimit -f" "$dir/u1.log" || fail "verify: the line does not name the fi
 "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "${L[@]}" bash -c "ulimit -f 16; exec \"$SIMREACH\" $(printf '%q ' "${CL[@]}") -o \"$dir/lim.h5\" -force" > "$dir/u2.log" 2>&1
 check_failed "$dir/u2.log" $? "$dir/lim.h5"
 grep -q "ulimit -f" "$dir/u2.log" || fail "closedloop: the line does not name the file-size limit"
+"$MPIEXEC" -n 2 $MPIEXEC_EXTRA "${L[@]}" bash -c "ulimit -f 2; exec \"$SIMREACH\" network \"$dir/pend.h5\" -output \"$dir/lim.h5\" -force" > "$dir/u3.log" 2>&1
+check_failed "$dir/u3.log" $? "$dir/lim.h5"
+grep -q "errno EFBIG" "$dir/u3.log" || fail "network: the line does not name EFBIG"
 echo "PASS: outputs refused before the work; write failures one line, exit 4, nothing left, old files unchanged"
