@@ -45,5 +45,5 @@ add_test(NAME closedloop_tubes_file COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tub
 set_tests_properties(closedloop_tubes_file PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 add_test(NAME closedloop_reprove COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/reprove.sh $<TARGET_FILE:test_verify> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_reprove)
-set_tests_properties(closedloop_reprove PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "closedloop;quick"
+set_tests_properties(closedloop_reprove PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
