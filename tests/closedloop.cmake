@@ -33,7 +33,8 @@ sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 1200 5 RANKS 1 T
 # through python3-onnx); the planted -closedloop_test_planted_shrink must be caught on each.
 add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness)
-set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # Plants beyond the old 8-state limit (issue 35 item 1): decoupled damped oscillators closed by a
 # random ReLU NNet controller, 12 and 32 states, tubes against a NumPy RK4 oracle written apart
 # from the C code, and the planted shrink caught (tests/closedloop/tube_soundness_large.py).
@@ -42,15 +43,17 @@ foreach(_k 6 16)
   add_test(NAME closedloop_tube_soundness_${_n}states COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness_large.py
            $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness_${_n}states ${_k})
 endforeach()
-set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")
-set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop)
+set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # The ARCH-COMP 2022 instances of issue 35 answered as published (tests/closedloop/arch_verdicts.py):
 # Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
 # 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
 # sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
 add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
-set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
+set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # CROWN's relaxation lines of relu, tanh, sigmoid and linear against the functions in MPFR on
 # dense grids and at the ends of many pre-activation ranges, and CROWN on tiny networks against
 # the exact network (issue 37: a wrong relu slope escaped the random trials above).
@@ -61,3 +64,16 @@ sr_add_mpi_test(NAME flow_remainder COMMAND test_flow_remainder RANKS 1 TIMEOUT 
 # `always` by verdict (issue 37): constraints broken strictly between the samples in the first
 # and in the last control period are never VERIFIED (FALSIFIED once a simulation sees them).
 sr_add_mpi_test(NAME always_verdict COMMAND test_always RANKS 1 TIMEOUT 120 LABELS closedloop quick)
+# Issue 34: no test hook in the product (the planted fault only in simreach_testhooks, which
+# answers PLANTED-FAULT, exit 7, never VERIFIED; tests/testhooks.sh) and tubes files checked like
+# every other file (checksums, validation; check and analysis/tube.py refuse damage in one line;
+# tests/tubes_file.sh); reach and safe re-prove the lists before "verified" (tests/reprove.sh).
+add_test(NAME closedloop_testhooks COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/testhooks.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_testhooks)
+set_tests_properties(closedloop_testhooks PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
+add_test(NAME closedloop_tubes_file COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tubes_file.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tubes_file)
+set_tests_properties(closedloop_tubes_file PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
+add_test(NAME closedloop_reprove COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/reprove.sh $<TARGET_FILE:test_verify> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_reprove)
+set_tests_properties(closedloop_reprove PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS closedloop
+                     ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")

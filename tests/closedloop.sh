@@ -163,7 +163,13 @@ PYEOF
 )
 "$PY" "$(dirname "$0")/sr_reseal.py" "$dir/planted.h5" || fail "sr_reseal.py"
 [ -n "$cell" ] || fail "no cell listing the sink to plant an edit in"
-sr_run 1 safe "$dir/planted.h5" -trajectories 0 -output "$dir/planted_safe.h5" > "$dir/planted_safe.log" 2>&1 || { cat "$dir/planted_safe.log"; fail "safe on the planted file"; }
+# safe re-proves the lists before any claim (issue 34): it refuses the planted file, exit 5, no
+# output; with -reprove false it answers "given the stored lists" and the answer changed
+sr_run 1 safe "$dir/planted.h5" -trajectories 0 -output "$dir/planted_safe.h5" > "$dir/planted_safe.log" 2>&1
+rc=$?
+[ $rc -eq 5 ] && [ ! -e "$dir/planted_safe.h5" ] && ! grep -q "verified-safe set" "$dir/planted_safe.log" || { cat "$dir/planted_safe.log"; fail "safe re-proving the planted file: exit $rc, want 5 and no claim, no output"; }
+sr_run 1 safe "$dir/planted.h5" -trajectories 0 -reprove false -output "$dir/planted_safe.h5" > "$dir/planted_safe.log" 2>&1 || { cat "$dir/planted_safe.log"; fail "safe -reprove false on the planted file"; }
+grep -q "given the stored lists, NOT verified here" "$dir/planted_safe.log" || { cat "$dir/planted_safe.log"; fail "safe -reprove false does not say what it proved"; }
 "$PY" - "$dir" "$cell" <<'PYEOF' || fail "the planted edit did not change the answer"
 import sys, h5py
 d, cell = sys.argv[1], int(sys.argv[2])

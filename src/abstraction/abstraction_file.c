@@ -206,6 +206,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   PetscCall(PetscTestFile(path, 'r', &exists));
   PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-output %s exists: give -force to replace it", path);
   PetscCall(SRAbsCheckSpace_Private(comm, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)) + 1e6));
+  PetscCall(SRFileCheckSpace(comm, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)) + 1e6)); /* ulimit -f too (issue 34) */
   PetscCall(PetscNew(&af));
   af->comm  = comm;
   af->write = PETSC_TRUE;
@@ -216,6 +217,7 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   af->h.K    = ax->K;
   /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
   PetscCall(SRFileCreateExclusiveTemp(comm, path, af->part, sizeof(af->part)));
+  PetscCall(SRFileReserve(comm, af->part, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)))); /* the blocks are there (a full tmpfs, a quota) */
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
   SRCallHDF5Id(fapl, SRAbsFapl_Private(comm));
   f = H5Fcreate(af->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);

@@ -258,6 +258,7 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
   }
   PetscCall(SRFileCheckSpace(comm, path, 12.0 * (double)h->sum.K + 65536.0));
   PetscCall(SRFileCreateExclusiveTemp(comm, path, tmp, sizeof(tmp)));
+  PetscCall(SRFileReserve(comm, tmp, path, 12.0 * (double)h->sum.K + 65536.0)); /* the blocks are there (a full tmpfs, a quota; issue 34) */
   PetscCall(PetscMalloc2(PetscMax(m, 1), &h32, PetscMax(m, 1), &sums));
   for (PetscInt64 k = 0; k < m; k++) { /* each row's checksum written with it (SPEC §13) */
     h32[k]  = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];

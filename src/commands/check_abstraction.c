@@ -82,7 +82,7 @@ static PetscErrorCode SRCheckAbsExpand_Private(SRAxes ax, PetscInt K, const int3
    it can against the stored rows; only the cells it leaves go through SRRecheckCell (bisection
    and the witness search), with their list expanded and the file's cells as an SRCells, built
    on the first such cell.  Memory: the chunk, the axes and the non-proven results. */
-static PetscErrorCode SRCheckAbstractionRecheck_Private(MPI_Comm comm, const char file[], SRRecheckParams *par, SRRecheckResult *res, SRAbstractionHeader *hout)
+PetscErrorCode SRCheckAbstractionRows(MPI_Comm comm, const char file[], SRRecheckParams *par, SRRecheckResult *res, SRAbstractionHeader *hout)
 {
   SRAbstractionFile          af;
   const SRAbstractionHeader *h;
@@ -177,7 +177,7 @@ PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *
   PetscOptionsEnd();
   PetscCheck(max_print >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_print %" PetscInt_FMT ": allowed is >= 0", max_print);
   PetscCall(SRCheckUnusedOptions(comm));
-  PetscCall(SRCheckAbstractionRecheck_Private(comm, file, &par, &res, &h));
+  PetscCall(SRCheckAbstractionRows(comm, file, &par, &res, &h));
   PetscCall(PetscPrintf(comm, "simreach check %s (abstraction file, lists built with %s, bisect %" PetscInt_FMT ") on %d rank(s)\n", file, h.enclosure, h.bisect, size));
   PetscCall(SRRecheckResultView(&res, h.n, max_print, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscPrintf(comm, "simreach check: %" PetscInt_FMT " cells: %" PetscInt_FMT " proven, %" PetscInt_FMT " falsified, %" PetscInt_FMT " unknown (%.0f enclosures, at most %" PetscInt_FMT " per cell; %.3g s) -> %s\n", res.K, res.proven, res.falsified, res.unknown, res.boxes, res.boxes_max, res.seconds,

@@ -11,9 +11,11 @@
    counts and the failing cells with their witness x and the directed-rounding enclosure of
    f(x).  Exit code 0 only when every cell of every triple is proven, 1 otherwise. */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
 #include <simreach/verify.h>
 #include <simreach/private/results.h>
 #include <simreach/private/closedloop_file.h>
+#include <simreach/private/tubes_file.h>
 #include <simreach/private/run.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +116,7 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
 
   PetscFunctionBeginUser;
   *exit_code = SR_EXIT_UNPROVEN;
+  if (file) PetscCall(SRH5CheckTruncated(comm, file)); /* named as truncated, whatever its kind (issue 34) */
   if (file) { /* an abstraction file of simreach verify: its own re-check (src/commands/command_verify.c) */
     PetscBool abs_file;
     PetscCall(SRAbstractionFileProbe(comm, file, &abs_file));
@@ -124,6 +127,11 @@ PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code)
     PetscCall(SRSafetyFileProbe(comm, file, &abs_file));
     if (abs_file) {
       PetscCall(SRCommandCheckSafety(comm, file, exit_code));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(SRTubesFileProbe(file, &abs_file));
+    if (abs_file) {
+      PetscCall(SRCommandCheckTubes(comm, file, exit_code));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }

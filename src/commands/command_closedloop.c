@@ -11,12 +11,11 @@
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
 #include <simreach/private/results.h>
+#include <simreach/private/tubes_file.h>
 #include <simreach/verify.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-
-#define SR_CLOSEDLOOP_FORMAT "simreach closedloop tubes 1"
 
 typedef struct {
   SRMLP          mlp;
@@ -51,120 +50,6 @@ static PetscErrorCode GetInt_Private(MPI_Comm comm, const char name[], PetscInt 
     PetscCheck(buf[0] && !*end && x >= lo && x <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE, "option %s %s: allowed are integers %" PetscInt_FMT "..%" PetscInt_FMT, name, buf, lo, hi);
     *v = (PetscInt)x;
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode WriteTubes_Private(MPI_Comm comm, const char out[], PetscBool force, const SRPlant *pl, const SRSpec *S, const char *names[3], SRLoop *L, const SRSplitResult *res, int nsub)
-{
-  PetscMPIInt rank;
-  char        tmp[PETSC_MAX_PATH_LEN + 8];
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(SRFileCreateExclusiveTemp(comm, out, tmp, sizeof tmp));
-  if (rank == 0) {
-    hid_t         f, sp, ds;
-    const int     n  = pl->n;
-    const hsize_t L_ = (hsize_t)res->nleaves;
-    double       *buf;
-    const char   *verdict = res->verdict == SR_VERDICT_VERIFIED ? "VERIFIED" : res->verdict == SR_VERDICT_FALSIFIED ? "FALSIFIED" : "UNKNOWN";
-    size_t        tl      = (size_t)(pl->steps * nsub + 1) * n;
-    SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-    PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_CLOSEDLOOP_FORMAT));
-    PetscCall(SRH5AttrWriteString(f, "verdict", verdict));
-    PetscCall(SRH5AttrWriteString(f, "plant", names[0]));
-    PetscCall(SRH5AttrWriteString(f, "network", names[1]));
-    PetscCall(SRH5AttrWriteString(f, "spec", names[2]));
-    {
-      char st[SR_AFFINE_MAX * (SR_PLANT_NAME + 1) + 1] = "";
-      for (int i = 0; i < n; i++)
-        strcat(st, pl->state[i]), strcat(st, i + 1 < n ? "," : "");
-      PetscCall(SRH5AttrWriteString(f, "states", st));
-    }
-    PetscCall(SRH5AttrWrite(f, "period", H5T_NATIVE_DOUBLE, 1, &pl->period));
-    {
-      int64_t s = pl->steps;
-      PetscCall(SRH5AttrWrite(f, "steps", H5T_NATIVE_INT64, 1, &s));
-    }
-    PetscCall(SRH5AttrWrite(f, "x0_lo", H5T_NATIVE_DOUBLE, n, S->lo));
-    PetscCall(SRH5AttrWrite(f, "x0_hi", H5T_NATIVE_DOUBLE, n, S->hi));
-    /* leaves: lo, hi, status, id, depth; tubes (leaves x steps x n x 2) */
-    PetscCall(PetscMalloc1(L_ * (2 * n + 3) + 1, &buf));
-    for (hsize_t k = 0; k < L_; k++) {
-      const SRLeaf *lf = &res->leaves[k];
-      for (int i = 0; i < n; i++)
-        buf[k * (2 * n + 3) + i] = lf->lo[i], buf[k * (2 * n + 3) + n + i] = lf->hi[i];
-      buf[k * (2 * n + 3) + 2 * n] = lf->status, buf[k * (2 * n + 3) + 2 * n + 1] = lf->id, buf[k * (2 * n + 3) + 2 * n + 2] = lf->depth;
-    }
-    {
-      hsize_t d[2] = { L_, (hsize_t)(2 * n + 3) };
-      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
-      SRCallHDF5Id(ds, H5Dcreate2(f, "pieces", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-      if (L_) SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-      PetscCall(SRH5AttrWriteString(ds, "columns", "lo[n], hi[n], status (0 proven, 1 open), tree id, depth"));
-      SRCallHDF5(H5Dclose(ds));
-      SRCallHDF5(H5Sclose(sp));
-    }
-    PetscCall(PetscFree(buf));
-    if (L_ && res->leaves[0].tube) {
-      hsize_t d[4] = { L_, (hsize_t)pl->steps, (hsize_t)n, 2 };
-      PetscCall(PetscMalloc1(L_ * pl->steps * n * 2, &buf));
-      for (hsize_t k = 0; k < L_; k++)
-        PetscCall(PetscArraycpy(buf + k * pl->steps * n * 2, res->leaves[k].tube, pl->steps * n * 2));
-      SRCallHDF5Id(sp, H5Screate_simple(4, d, NULL));
-      SRCallHDF5Id(ds, H5Dcreate2(f, "tubes", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-      SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-      PetscCall(SRH5AttrWriteString(ds, "meaning", "per piece and period: the box enclosing every state over [j T, (j+1) T] (NaN after a failure)"));
-      SRCallHDF5(H5Dclose(ds));
-      SRCallHDF5(H5Sclose(sp));
-      PetscCall(PetscFree(buf));
-    }
-    /* constraints: rows [constraint, kind, t0, t1, a[n], b] */
-    {
-      int     na = 0, r = 0;
-      hsize_t d[2];
-      for (int c = 0; c < S->nc; c++)
-        na += S->c[c].natoms;
-      PetscCall(PetscMalloc1((size_t)na * (n + 5) + 1, &buf));
-      for (int c = 0; c < S->nc; c++)
-        for (int k = 0; k < S->c[c].natoms; k++, r++) {
-          double *row = buf + (size_t)r * (n + 5);
-          row[0] = c, row[1] = S->c[c].kind, row[2] = S->c[c].t0, row[3] = S->c[c].t1;
-          for (int i = 0; i < n; i++)
-            row[4 + i] = SRIntervalMid(S->c[c].atom[k].a[i]);
-          row[4 + n] = SRIntervalMid(S->c[c].atom[k].b);
-        }
-      d[0] = (hsize_t)na, d[1] = (hsize_t)(n + 5);
-      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
-      SRCallHDF5Id(ds, H5Dcreate2(f, "constraints", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-      if (na) SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-      PetscCall(SRH5AttrWriteString(ds, "columns", "constraint, kind (0 always, 1 at_end, 2 eventually), t0, t1, a[n], b: a . x <= b"));
-      SRCallHDF5(H5Dclose(ds));
-      SRCallHDF5(H5Sclose(sp));
-      PetscCall(PetscFree(buf));
-    }
-    /* the counterexample's simulated trajectory, or the centre's (a reference) */
-    {
-      double  x0[SR_AFFINE_MAX];
-      hsize_t d[2] = { (hsize_t)(pl->steps * nsub + 1), (hsize_t)n };
-      for (int i = 0; i < n; i++)
-        x0[i] = res->verdict == SR_VERDICT_FALSIFIED ? res->cex[i] : 0.5 * S->ilo[i] + 0.5 * S->ihi[i];
-      PetscCall(PetscMalloc1(tl, &buf));
-      SRSimulate(L, x0, nsub, buf);
-      SRCallHDF5Id(sp, H5Screate_simple(2, d, NULL));
-      SRCallHDF5Id(ds, H5Dcreate2(f, "trajectory", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-      SRCallHDF5(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-      PetscCall(SRH5AttrWriteString(ds, "meaning", res->verdict == SR_VERDICT_FALSIFIED ? "the counterexample (simulated, RK4), times k T / sub" : "a simulated trajectory from the centre of X0, times k T / sub"));
-      {
-        int64_t s = nsub;
-        PetscCall(SRH5AttrWrite(ds, "sub", H5T_NATIVE_INT64, 1, &s));
-      }
-      SRCallHDF5(H5Dclose(ds));
-      SRCallHDF5(H5Sclose(sp));
-      PetscCall(PetscFree(buf));
-    }
-    SRCallHDF5(H5Fclose(f));
-  }
-  PetscCall(SRFileCommit(comm, tmp, out, force));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -222,16 +107,16 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCheck(has_n && netf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -network FILE");
   PetscCheck(has_s && specf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -spec FILE (docs/arch.md)");
   PetscCheck(!has_o || out[0], comm, PETSC_ERR_ARG_WRONG, "option -o: give a file name");
-  /* test only (tests/closedloop/tube_soundness.py): a planted violation, the flow's result shrunk
-     by this factor, which the closed-loop soundness test must catch */
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_shrink", &shrink, NULL));
-  PetscCheck(shrink >= 0 && shrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_shrink %g: allowed are 0 (off) to below 1", (double)shrink);
-  PetscCall(SRCheckUnusedOptions(comm));
-  if (has_o && !force) {
-    PetscBool exists;
-    PetscCall(PetscTestFile(out, '\0', &exists));
-    PetscCheck(!exists, comm, PETSC_ERR_FILE_OPEN, "-o %s: the file exists; give -force to replace it", out);
+  /* the test executable only (simreach_testhooks, docs/arch.md "Test build"; tests/closedloop/
+     tube_soundness.py): a planted violation, the flow's result shrunk by this factor, which the
+     closed-loop soundness test must catch.  The product never reads the option (it is refused
+     as unknown); under it the run answers PLANTED-FAULT, exit 7, whatever the split found. */
+  if (SRTestHooksEnabled()) {
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_shrink", &shrink, NULL));
+    PetscCheck(shrink >= 0 && shrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_shrink %g: allowed are 0 (off) to below 1", (double)shrink);
   }
+  PetscCall(SRCheckUnusedOptions(comm));
+  if (has_o) PetscCall(SRFileCheckOutput(comm, "-o", out, force)); /* before the work (issue 34) */
   PetscCall(SRPlantRead(comm, plantf, &pl));
   PetscCall(SRSpecRead(comm, specf, &pl, &S));
   PetscCheck(symbols <= SR_AFFINE_MAX - pl.n - pl.nin, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_symbols %" PetscInt_FMT ": allowed are -1 (15 per state) or 0..%d for plant %s (%d states, %d network inputs)", symbols,
@@ -267,7 +152,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     PetscCallMPI(MPI_Allreduce(&mine, &mx, 1, MPI_LONG, MPI_MAX, comm));
     PetscCallMPI(MPI_Allreduce(&mine, &mn, 1, MPI_LONG, MPI_MIN, comm));
     PetscCallMPI(MPI_Allreduce(&cpu, &cpus, 1, MPI_DOUBLE, MPI_SUM, comm));
-    if (res.verdict == SR_VERDICT_FALSIFIED) {
+    if (shrink > 0) {
+      PetscCall(PetscPrintf(comm, "closedloop: PLANTED-FAULT: the test option -closedloop_test_planted_shrink %g shrank every flow enclosure; this run answers nothing (the split ended %s; exit %d)\n", (double)shrink,
+          res.verdict == SR_VERDICT_VERIFIED ? "with every piece proven under the fault" : res.verdict == SR_VERDICT_FALSIFIED ? "with a counterexample" : "with open pieces", SR_EXIT_PLANTED));
+    } else if (res.verdict == SR_VERDICT_FALSIFIED) {
       char pt[512] = "";
       for (int i = 0; i < pl.n; i++) {
         char b[64];
@@ -321,10 +209,12 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     }
   }
   if (has_o) {
-    const char *names[3] = { plantf, netf, specf };
-    PetscCall(WriteTubes_Private(comm, out, force, &pl, &S, names, &L, &res, (int)nsub));
+    char             planted[128] = "";
+    SRTubesWriteInfo info         = {plantf, netf, specf, planted, (int)nsub};
+    if (shrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_shrink %g", (double)shrink);
+    PetscCall(SRTubesFileWrite(comm, out, force, &pl, &S, &L, &res, &info));
   }
-  code = res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
+  code = shrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
   PetscCall(SRMLPDestroy(&mlp));

@@ -3,6 +3,7 @@
    -merge A.h5,B.h5,...): merge the -grid_slice parts of one study (slurm/array.sbatch) into
    the results file FILE.h5, then gather it. */
 #include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/results.h>
 
 PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[])
@@ -24,6 +25,7 @@ PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[])
     char **files;
     int    n;
     PetscCheck(!(file && output_set), comm, PETSC_ERR_ARG_INCOMP, "simreach gather -merge: give the merged file once, as FILE.h5 or as -output, not both");
+    PetscCall(SRFileCheckOutput(comm, file ? "FILE" : "-output", file ? file : output, force)); /* before the work (issue 34) */
     PetscCall(PetscStrToArray(merge, ',', &n, &files));
     PetscCall(SRGatherMerge(comm, (PetscInt)n, files, file ? file : output, force, PETSC_VIEWER_STDOUT_(comm)));
     PetscCall(PetscStrToArrayDestroy(n, files));

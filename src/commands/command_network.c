@@ -9,6 +9,8 @@
    is written with the closed loop of the study's options (system, constants, u_max,
    control_steps; SPEC §13). */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/closedloop_results.h>
 #include <simreach/private/results_run.h>
 
@@ -66,6 +68,7 @@ PetscErrorCode SRCommandNetwork(MPI_Comm comm, const char file[])
   PetscCall(SRRunSelectOptions(PetscOptionsObject, comm, &sel, &sel_set));
   PetscCall(PetscOptionsInt("-checkpoint", "with a run: the network stored at this checkpoint (default: the final one)", NULL, checkpoint, &checkpoint, NULL));
   PetscOptionsEnd();
+  if (has_out) PetscCall(SRFileCheckOutput(comm, "-output", output, force)); /* before the work (issue 34) */
   if (sel_set) { /* a study's run (SPEC §13: the closed loop of the study's options) */
     PetscCall(SRCommandNetworkRun_Private(comm, file, &sel, checkpoint, has_out ? output : NULL, force));
     PetscFunctionReturn(PETSC_SUCCESS);

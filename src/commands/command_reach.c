@@ -11,6 +11,7 @@
    whether the sink (leaving D) is reachable, step by step; every real trajectory from X0 is in
    R_t at step t.  Unverified cells (failures, NaN/Inf enclosures) are given the sink. */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
 #include <simreach/private/closedloop_results.h>
 #include <petsctime.h>
 
@@ -18,7 +19,8 @@ PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[])
 {
   double             init[2 * SR_MAX_DIM];
   PetscInt           ninit = 2 * SR_MAX_DIM, steps = 10, sink_step;
-  PetscBool          has_init, sel_set;
+  PetscBool          has_init, sel_set, reprove = PETSC_TRUE, reproven;
+  char               note[PETSC_MAX_PATH_LEN + 200];
   SRRunSelect        sel;
   SRClosedLoopSource src;
   SRIndexGraphStore  gs;
@@ -32,12 +34,14 @@ PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[])
   PetscOptionsBegin(comm, NULL, "simreach reach: bounded reachability on an abstraction file (SPEC §12)", NULL);
   PetscCall(PetscOptionsRealArray("-init", "initial box X0 as lo,hi per dimension: lo0,hi0,lo1,hi1,...", NULL, init, &ninit, &has_init));
   PetscCall(PetscOptionsInt("-steps", "number of steps N", NULL, steps, &steps, NULL));
+  PetscCall(PetscOptionsBool("-reprove", "re-prove the abstraction file's lists before saying verified (docs/files.md)", NULL, reprove, &reprove, NULL));
   PetscCall(SRRunSelectOptions(PetscOptionsObject, comm, &sel, &sel_set));
   PetscOptionsEnd();
   PetscCheck(file && file[0], comm, PETSC_ERR_ARG_WRONG, "simreach reach: give the abstraction file, e.g. simreach reach abs.h5 -init -0.1,0.1,-0.1,0.1 -steps 20");
   PetscCheck(steps >= 0 && steps <= 1000000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-steps %" PetscInt_FMT ": allowed are 0 to 1000000", steps);
   PetscCheck(has_init, comm, PETSC_ERR_ARG_WRONG, "simreach reach: give the initial box, -init lo0,hi0,... (two numbers per dimension)");
   PetscCall(SRCheckUnusedOptions(comm));
+  PetscCall(SRH5CheckTruncated(comm, file)); /* named as truncated (issue 34) */
   PetscCall(SRClosedLoopSourceOpen(comm, file, sel_set ? &sel : NULL, &src));
   gs = src.gs;
   ax = src.ax;
@@ -60,6 +64,7 @@ PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[])
   }
   PetscCallMPI(MPI_Allreduce(&nin, &nin_g, 1, MPIU_INT64, MPI_SUM, comm));
   PetscCheck(nin_g > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-init: the box meets no cell of D in %s", file);
+  PetscCall(SRReproveSource(comm, "reach", file, (PetscBool)(src.af != NULL), reprove, &reproven, note, sizeof note)); /* before any answer (issue 34) */
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscTime(&t0));
   PetscCall(SRClosedLoopReach(comm, &gs.g, x0, steps, ncells, vol, &sink_step, NULL));
@@ -68,7 +73,7 @@ PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[])
   PetscCall(PetscPrintf(comm, "| step | cells | vol / vol(D) | sink reachable |\n|---|---|---|---|\n"));
   for (PetscInt t = 0; t <= steps; t++) PetscCall(PetscPrintf(comm, "| %" PetscInt_FMT " | %" PetscInt64_FMT " | %.6g | %s |\n", t, ncells[t], vol[t], sink_step >= 0 && t >= sink_step ? "yes" : "no"));
   if (sink_step >= 0) PetscCall(PetscPrintf(comm, "reach: the sink (leaving D) is reachable from X0 at step %" PetscInt_FMT ": safety from X0 is NOT verified for %" PetscInt_FMT " steps\n", sink_step, steps));
-  else PetscCall(PetscPrintf(comm, "reach: the sink is not reachable within %" PetscInt_FMT " steps: every trajectory from X0 stays in D for %" PetscInt_FMT " steps (verified)\n", steps, steps));
+  else PetscCall(PetscPrintf(comm, "reach: the sink is not reachable within %" PetscInt_FMT " steps: every trajectory from X0 stays in D for %" PetscInt_FMT " steps %s%s%s\n", steps, steps, reproven ? "(verified); the lists: " : "(NOT verified here: ", note, reproven ? "" : ")"));
   PetscCall(PetscPrintf(comm, "reach: %.3f s (%.2e s per step)\n", t1 - t0, (t1 - t0) / PetscMax(steps, 1)));
   PetscCall(PetscFree3(x0, ncells, vol));
   PetscCall(SRClosedLoopSourceClose(&src));

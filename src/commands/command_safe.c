@@ -14,6 +14,8 @@
    file is validated before any answer (SPEC §13).  When a trajectory violates its horizon
    nothing is claimed: no verified-safe line, no -output (an existing one is kept), exit 5. */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/closedloop_results.h>
 #include <petsctime.h>
 #include <sys/resource.h>
@@ -22,7 +24,8 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
 {
   char               output[PETSC_MAX_PATH_LEN] = "";
   PetscInt           ntraj = 100000, cap = 100, seed = 1, maxit = PETSC_MAX_INT, *horizon;
-  PetscBool          has_out, force = PETSC_FALSE, sel_set;
+  PetscBool          has_out, force = PETSC_FALSE, sel_set, reprove = PETSC_TRUE, reproven;
+  char               note[PETSC_MAX_PATH_LEN + 200];
   SRRunSelect        sel;
   SRClosedLoopSource src;
   SRIndexGraphStore  gs;
@@ -42,6 +45,7 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   PetscCall(PetscOptionsInt("-trajectory_cap", "steps simulated from a safe cell (horizon infinite)", NULL, cap, &cap, NULL));
   PetscCall(PetscOptionsInt("-seed", "seed of the sampled trajectories", NULL, seed, &seed, NULL));
   PetscCall(PetscOptionsInt("-max_iterations", "bound on the fixed-point iterations (default: until the fixed point)", NULL, maxit, &maxit, NULL));
+  PetscCall(PetscOptionsBool("-reprove", "re-prove the abstraction file's lists before claiming a verified-safe set (docs/files.md)", NULL, reprove, &reprove, NULL));
   PetscCall(SRRunSelectOptions(PetscOptionsObject, comm, &sel, &sel_set));
   PetscOptionsEnd();
   PetscCheck(file && file[0], comm, PETSC_ERR_ARG_WRONG, "simreach safe: give the abstraction file, e.g. simreach safe abs.h5 (written by simreach verify -output)");
@@ -50,7 +54,9 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
   PetscCheck(maxit >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-max_iterations %" PetscInt_FMT ": allowed are 1 or more", maxit);
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-seed %" PetscInt_FMT ": allowed are 0 or more", seed);
   PetscCall(SRCheckUnusedOptions(comm));
+  if (has_out) PetscCall(SRFileCheckOutput(comm, "-output", output, force)); /* before the work (issue 34) */
 
+  PetscCall(SRH5CheckTruncated(comm, file)); /* named as truncated (issue 34) */
   PetscCall(SRClosedLoopSourceOpen(comm, file, sel_set ? &sel : NULL, &src));
   gs = src.gs;
   ax = src.ax;
@@ -92,7 +98,9 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
     PetscCall(SRClosedLoopSourceClose(&src));
     SETERRQ(comm, SR_ERR_UNSOUND, "%s: %" PetscInt64_FMT " sampled trajectories left D before their cell's verified horizon: its lists are unsound, no verified-safe set is claimed%s (re-prove them: simreach check %s)", file, sum.traj.violations, has_out ? " and -output is not written" : "", file);
   }
-  PetscCall(PetscPrintf(comm, "safe: verified-safe set %" PetscInt64_FMT " cells, %.6f of vol(D); the other %" PetscInt64_FMT " cells stay in D for %.2f steps on average (max %" PetscInt_FMT ")\n", sum.safe_cells, sum.safe_fraction, glob[1], sum.mean_horizon, sum.max_horizon));
+  PetscCall(SRReproveSource(comm, "safe", file, (PetscBool)(src.af != NULL), reprove, &reproven, note, sizeof note)); /* before any claim (issue 34) */
+  PetscCall(PetscPrintf(comm, "safe: the lists of %s: %s\n", file, note));
+  PetscCall(PetscPrintf(comm, "safe: %s set %" PetscInt64_FMT " cells, %.6f of vol(D); the other %" PetscInt64_FMT " cells stay in D for %.2f steps on average (max %" PetscInt_FMT ")\n", reproven ? "verified-safe" : "safe (given the stored lists, NOT verified here)", sum.safe_cells, sum.safe_fraction, glob[1], sum.mean_horizon, sum.max_horizon));
   PetscCall(PetscPrintf(comm, "safe: fixed point after %" PetscInt_FMT " iterations, %.3f s in all, %.2e s per iteration\n", sum.iterations, sum.time_total, sum.time_total / PetscMax(sum.iterations, 1)));
   getrusage(RUSAGE_SELF, &ru);
   rss = ru.ru_maxrss;

@@ -1,5 +1,6 @@
 /* simreach study: the beta x tau x seed sweep and its gather phase (SPEC §9). */
 #include <simreach/private/commands.h>
+#include <simreach/private/fileio.h>
 
 PetscErrorCode SRCommandStudy(MPI_Comm comm)
 {
@@ -7,6 +8,12 @@ PetscErrorCode SRCommandStudy(MPI_Comm comm)
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
+  { /* the results file's path checked before the work (issue 34); whether an existing one may be
+       resumed or replaced is the study's rule (-resume, -force) */
+    char out[PETSC_MAX_PATH_LEN] = "results.h5";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-output", out, sizeof out, NULL));
+    PetscCall(SRFileCheckOutput(comm, "-output", out, PETSC_TRUE));
+  }
   PetscCall(SRStudyCreate(comm, &study));
   ierr = SRStudySetFromOptions(study);
   if (!ierr) ierr = SRCheckUnusedOptions(comm);

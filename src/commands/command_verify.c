@@ -14,6 +14,8 @@
    encloses every cell of a stored abstraction file again (by default with the other
    enclosure) and tests it against the stored lists; it exits non-zero when a cell fails. */
 #include <simreach/private/commands.h>
+#include <simreach/private/h5attr.h>
+#include <simreach/private/fileio.h>
 #include <simreach/private/results_run.h>
 #include <simreach/verify.h>
 
@@ -158,11 +160,13 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscOptionsEnd();
   PetscCheck(bisect >= 0 && bisect <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bisect %" PetscInt_FMT ": allowed are 0 to 20 (2^d sub-boxes per cell)", bisect);
 
+  if (has_out) PetscCall(SRFileCheckOutput(comm, "-output", output, force)); /* before the work (issue 34) */
   if (has_recheck) {
     SRAbstractionFile          rf;
     const SRAbstractionHeader *rh;
     PetscCheck(!has_net && !has_from && !has_cells && !has_out, comm, PETSC_ERR_ARG_INCOMP, "-recheck FILE re-verifies a stored abstraction: -network, -from, -cells and -output do not apply");
     PetscCall(SRCheckUnusedOptions(comm));
+    PetscCall(SRH5CheckTruncated(comm, recheck)); /* named as truncated (issue 34) */
     if (!etype_set) {
       PetscCall(SRAbstractionFileOpen(comm, recheck, &rf));
       PetscCall(SRAbstractionFileGetHeader(rf, &rh));
@@ -173,7 +177,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(PetscPrintf(comm, "simreach verify -recheck %s: %" PetscInt64_FMT " cells re-enclosed with %s (bisect %" PetscInt_FMT ") on %d rank(s)\n", recheck, m.K, SREnclosureTypes[etype], bisect, size));
     PetscCall(PetscPrintf(comm, "  proven %" PetscInt64_FMT ", failed %" PetscInt64_FMT " (nonfinite %" PetscInt64_FMT ")\n", m.K - m.failures, m.failures, m.nonfinite));
     PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists (read) %.3f s, containment %.3f s\n", m.t_enclose, m.t_lists, m.t_contain));
-    PetscCheck(m.failures == 0, comm, PETSC_ERR_NOT_CONVERGED, "simreach verify -recheck %s: %" PetscInt64_FMT " of %" PetscInt64_FMT " cells are not proven inside their stored lists", recheck, m.failures, m.K);
+    PetscCheck(m.failures == 0, comm, SR_ERR_UNSOUND, "simreach verify -recheck %s: %" PetscInt64_FMT " of %" PetscInt64_FMT " cells are not proven inside their stored lists (listed above; exit 5)", recheck, m.failures, m.K);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 

@@ -11,9 +11,12 @@
      simreach network  FILE [-output net.h5]            print an HDF5/ONNX/NNet network, convert it to our file (SPEC §14)
      simreach closedloop -plant P -network N -spec S  a continuous-time plant under a network controller (SPEC §15); exit 0 VERIFIED, 6 FALSIFIED, 5 UNKNOWN
    Exit codes: README "Exit codes" (commands.h SR_EXIT_*). */
+#define _GNU_SOURCE /* sigaction */
 #include <simreach/private/commands.h>
 #include <simreach/private/fileio.h>
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,35 @@ static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int 
     PetscCheck(!strcmp(cmd, "-help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown subcommand '%s': allowed are train, abstract, study, gather, verify, check, safe, reach, network, closedloop", cmd);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SIGTERM or SIGINT during any command but study (which checkpoints and says -resume): one line
+   "stopped by signal 15 (SIGTERM)" from the first rank, the .part files being written and their
+   locks removed, exit 128 + the signal (README "Exit codes"; issue 34).  Open MPI's mpiexec
+   forwards both as SIGTERM to every rank.  Async-signal-safe: write(2), unlink(2), _exit(2). */
+static volatile sig_atomic_t SRFirstRank_Private = 1;
+static void SRStopHandler_Private(int sig)
+{
+  static const char term[] = "simreach: stopped by signal 15 (SIGTERM); nothing more is computed and no output file is written (partial files and their locks removed)\n";
+  static const char intr[] = "simreach: stopped by signal 2 (SIGINT); nothing more is computed and no output file is written (partial files and their locks removed)\n";
+  if (SRFirstRank_Private) {
+    SRFileUnlinkOpenOnSignal();
+    if (sig == SIGINT) (void)!write(2, intr, sizeof(intr) - 1);
+    else (void)!write(2, term, sizeof(term) - 1);
+  }
+  _exit(128 + sig);
+}
+static void SRCatchStop_Private(void)
+{
+  struct sigaction sa;
+  const char      *rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank) rank = getenv("PMI_RANK");
+  SRFirstRank_Private = !rank || !strcmp(rank, "0");
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SRStopHandler_Private;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGTERM, &sa, NULL);
+  (void)sigaction(SIGINT, &sa, NULL);
 }
 
 /* Before MPI and PETSc start: an -options_file that cannot be read is refused input (exit 2),
@@ -75,6 +107,7 @@ int main(int argc, char **argv)
 
   /* a study catches SIGTERM/SIGUSR1 from the start, so a stop during start-up says -resume */
   if (!strcmp(cmd, "study")) SRStudyCatchSignals();
+  else SRCatchStop_Private();
   SRFileCatchSizeLimit(); /* a write past ulimit -f fails (and is reported) instead of killing us */
   /* The subcommand word (and gather's file) are not PETSc options: hide them from PetscInitialize. */
   int    pargc = argc > 1 ? argc - 1 : argc;
@@ -91,7 +124,11 @@ int main(int argc, char **argv)
   ierr = PetscInitialize(&pargc, &pargv, NULL, help);
   if (ierr) return SR_EXIT_REFUSED; /* PETSc said why (a bad options file) */
   if (!strcmp(cmd, "study")) SRStudyCatchSignals(); /* again: PetscInitialize may install its own */
+  else SRCatchStop_Private();
   PetscCall(PetscPushErrorHandler(SRErrorHandler, &state));
+#if defined(SR_TEST_HOOKS)
+  SRTestHooksEnable(); /* simreach_testhooks only (CMake SIMREACH_TEST_HOOKS): the fault-planting test options */
+#endif
   ierr = Dispatch_Private(cmd, file, &code);
   if (ierr) {
     code = SRExitCode(state.code ? state.code : ierr);

@@ -6,10 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Unknown options are an error before any work starts (like -options_left, but fatal):
    every object has read its options by now, so an option nobody read is a typo or a
    knob that does not exist.  Collective. */
+static PetscBool SRTestHooks_Private = PETSC_FALSE; /* set only by simreach_testhooks' main() */
+void             SRTestHooksEnable(void) { SRTestHooks_Private = PETSC_TRUE; }
+PetscBool        SRTestHooksEnabled(void) { return SRTestHooks_Private; }
+
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm)
 {
   PetscInt  n;
@@ -116,11 +121,39 @@ static const SROptRule_Private SROptRules_Private[] = {
   {"quiet", SR_OPT_BOOL, 0, 0, 0, 0},
   {"cells_free", SR_OPT_BOOL, 0, 0, 0, 0},
   {"run_view", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"closedloop_progress", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"reprove", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"closedloop_affine_network", SR_OPT_BOOL, 0, 0, 0, 0},
   /* names that must not be empty */
   {"output", SR_OPT_NONEMPTY, 0, 0, 0, 0},
   {"merge", SR_OPT_NONEMPTY, 0, 0, 0, 0},
   {"sys", SR_OPT_NONEMPTY, 0, 0, 0, 0},
 };
+
+/* Options that take one name of a list (PETSc's own message for a bad one is a traceback block). */
+static const struct {
+  const char *name, *allowed;
+} SROptEnums_Private[] = {
+  {"enclosure", "interval,taylor1,both"},
+  {"recheck_subbox", "interval,taylor1,both"},
+  {"target", "empirical,nominal,certified"},
+  {"model", "dynamics,controller"},
+  {"closedloop_network", "forward,crown,best"},
+};
+
+static int EnumBad_Private(const char name[], const char *v, char msg[], size_t len)
+{
+  for (size_t q = 0; q < sizeof(SROptEnums_Private) / sizeof(SROptEnums_Private[0]); q++) {
+    const char *a = SROptEnums_Private[q].allowed;
+    size_t      l = v ? strlen(v) : 0;
+    if (strcmp(name, SROptEnums_Private[q].name)) continue;
+    for (const char *p = a; l && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+      if (!strncasecmp(p, v, l) && (p[l] == ',' || !p[l])) return 0;
+    snprintf(msg, len, "option -%s %s: allowed are %s", name, v && v[0] ? v : "(no value)", a);
+    return 1;
+  }
+  return 0;
+}
 
 static void Range_Private(const SROptRule_Private *r, char buf[], size_t len)
 {
@@ -168,6 +201,7 @@ PetscErrorCode SRCheckOptionValues(MPI_Comm comm, const char cmd[])
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt i = 0; i < n && !msg[0]; i++) {
     const char *v = values[i];
+    if (EnumBad_Private(names[i], v, msg, sizeof(msg))) break;
     for (size_t q = 0; q < sizeof(SROptRules_Private) / sizeof(SROptRules_Private[0]) && !msg[0]; q++) {
       const SROptRule_Private *r = &SROptRules_Private[q];
       char                     range[160], why[256] = "";

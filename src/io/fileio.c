@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <simreach/private/fileio.h>
 #include <simreach/private/filelock.h>
+#include <simreach/private/h5attr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -34,8 +35,18 @@ static PetscErrorCode Raise_Private(MPI_Comm comm, Outcome_Private *o)
 #define SR_FILE_MAX_OPEN 8
 static struct {
   char       part[PETSC_MAX_PATH_LEN];
+  char       lockpath[PETSC_MAX_PATH_LEN + 8]; /* for SRFileUnlinkOpenOnSignal */
   SRFileLock lock;
 } SROpen_Private[SR_FILE_MAX_OPEN];
+
+void SRFileUnlinkOpenOnSignal(void)
+{
+  for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
+    if (SROpen_Private[i].part[0]) {
+      (void)unlink(SROpen_Private[i].part);
+      if (SROpen_Private[i].lockpath[0]) (void)unlink(SROpen_Private[i].lockpath);
+    }
+}
 
 static PetscErrorCode Forget_Private(const char part[])
 {
@@ -43,7 +54,8 @@ static PetscErrorCode Forget_Private(const char part[])
   for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
     if (SROpen_Private[i].lock && !strcmp(SROpen_Private[i].part, part)) {
       PetscCall(SRFileLockRelease(&SROpen_Private[i].lock));
-      SROpen_Private[i].part[0] = 0;
+      SROpen_Private[i].part[0]     = 0;
+      SROpen_Private[i].lockpath[0] = 0;
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -54,7 +66,9 @@ static PetscErrorCode Remember_Private(const char part[], SRFileLock lock)
   if (!lock) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
     if (!SROpen_Private[i].lock) {
+      size_t l = strlen(part);
       SROpen_Private[i].lock = lock;
+      if (l > 5 && !strcmp(part + l - 5, ".part")) snprintf(SROpen_Private[i].lockpath, sizeof(SROpen_Private[i].lockpath), "%.*s.lock", (int)(l - 5), part);
       PetscCall(PetscStrncpy(SROpen_Private[i].part, part, sizeof(SROpen_Private[i].part)));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -181,6 +195,142 @@ PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static void CheckOutput_Private(const char opt[], const char path[], PetscBool exist_ok, Outcome_Private *o)
+{
+  char        dir[PETSC_MAX_PATH_LEN];
+  const char *slash = strrchr(path, '/');
+  struct stat st;
+
+  o->code = PETSC_ERR_ARG_WRONG;
+  if (!path[0]) {
+    snprintf(o->msg, sizeof(o->msg), "option %s: no file name; give the file to write", opt);
+    return;
+  }
+  if (slash && !slash[1]) {
+    snprintf(o->msg, sizeof(o->msg), "option %s %s: names a directory; give a file name", opt, path);
+    return;
+  }
+  if (!stat(path, &st)) {
+    if (S_ISDIR(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: is a directory; give a file name", opt, path);
+    else if (!S_ISREG(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: is a %s, not a regular file; simreach writes a new file and renames it into place, give a file name", opt, path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+    else if (!exist_ok) {
+      o->code = PETSC_ERR_FILE_OPEN;
+      snprintf(o->msg, sizeof(o->msg), "option %s %s: the file exists; give -force to replace it", opt, path);
+    } else o->code = 0;
+    if (o->code) return;
+  }
+  if (!slash) snprintf(dir, sizeof(dir), ".");
+  else if (slash == path) snprintf(dir, sizeof(dir), "/");
+  else snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+  o->code = PETSC_ERR_FILE_OPEN;
+  if (stat(dir, &st)) snprintf(o->msg, sizeof(o->msg), "option %s %s: the folder %s: %s", opt, path, dir, strerror(errno));
+  else if (!S_ISDIR(st.st_mode)) snprintf(o->msg, sizeof(o->msg), "option %s %s: %s is not a folder", opt, path, dir);
+  else if (access(dir, W_OK | X_OK)) snprintf(o->msg, sizeof(o->msg), "option %s %s: the folder %s is not writable: %s", opt, path, dir, strerror(errno));
+  else o->code = 0;
+}
+
+PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+  PetscBool       help;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(NULL, &help)); /* -help lists the options and does no work */
+  if (help) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) CheckOutput_Private(opt, path ? path : "", exist_ok, &o);
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The image of an HDF5 file built in memory (core driver, no backing store) by write(f, ctx),
+   then written to part with plain write(2): every disk error is ours to see (errno), and no HDF5
+   file is ever left half closed on a failing disk (HDF5 would crash at exit flushing it). */
+static PetscErrorCode BuildImage_Private(PetscErrorCode (*write_fn)(hid_t f, void *ctx), void *ctx, void **img, size_t *len)
+{
+  hid_t   fapl, f;
+  ssize_t n;
+
+  PetscFunctionBeginUser;
+  *img = NULL, *len = 0;
+  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
+  SRCallHDF5(H5Pset_fapl_core(fapl, 1 << 20, 0));
+  SRCallHDF5Id(f, H5Fcreate("simreach-image.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+  SRCallHDF5(H5Pclose(fapl));
+  PetscCall(write_fn(f, ctx));
+  SRCallHDF5(H5Fflush(f, H5F_SCOPE_GLOBAL));
+  n = H5Fget_file_image(f, NULL, 0);
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 gave no file image");
+  *img = malloc((size_t)n);
+  PetscCheck(*img, PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for the file image (%.4g MB)", (double)n / 1e6);
+  PetscCheck(H5Fget_file_image(f, *img, (size_t)n) == n, PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 gave a short file image");
+  SRCallHDF5(H5Fclose(f));
+  *len = (size_t)n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* write(2) the image to part; 0 or errno */
+static int WriteImage_Private(const char part[], const void *img, size_t len)
+{
+  int         fd = open(part, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC), err = 0;
+  const char *p  = (const char *)img;
+
+  if (fd < 0) return errno ? errno : EIO;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    p += w, len -= (size_t)w;
+  }
+  if (!err && fsync(fd) && errno != EINVAL && errno != EROFS) err = errno;
+  if (close(fd) && !err) err = errno;
+  return err;
+}
+
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write_fn)(hid_t f, void *ctx), void *ctx)
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    H5E_auto2_t    fn;
+    void          *data, *img = NULL;
+    size_t         len = 0;
+    PetscErrorCode ierr;
+    int            err = 0;
+    (void)H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+    (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = BuildImage_Private(write_fn, ctx, &img, &len);
+    PetscCall(PetscPopErrorHandler());
+    (void)H5Eset_auto2(H5E_DEFAULT, fn, data);
+    if (!ierr) {
+      SRFileTestPause(PETSC_COMM_SELF, "write"); /* tests: a kill -9 before the bytes are on disk */
+      err = WriteImage_Private(part, img, len);
+    }
+    free(img);
+    if (ierr) {
+      o.code = ierr == PETSC_ERR_MEM ? PETSC_ERR_MEM : PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "cannot write %s: building the file failed (%s); nothing was written (the partial file %s and its lock were removed)", final, ierr == PETSC_ERR_MEM ? "out of memory" : "an HDF5 call failed", part);
+    } else if (err) {
+      char why[PETSC_MAX_PATH_LEN * 2];
+      SRFileWriteFailureReason(final, err, why, sizeof(why));
+      o.code = PETSC_ERR_FILE_WRITE;
+      snprintf(o.msg, sizeof(o.msg), "cannot write %s: %s; nothing was written (the partial file %s and its lock were removed)", final, why, part);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
+  if (o.code) PetscCall(SRFileRemove(comm, part));
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* statvfs of the directory holding path; -1 if unknown. */
 static double FreeBytes_Private(const char path[])
 {
@@ -272,8 +422,8 @@ void SRFileWriteFailureReason(const char path[], int err, char msg[], size_t len
   double        avail = FreeBytes_Private(path);
   struct rlimit rl;
 
-  if ((err == EFBIG || SRFileSizeLimitHit_Private) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) snprintf(msg, len, "%s would grow past the file-size limit of this process (ulimit -f: %.4g MB); raise the limit or write a smaller file", path, (double)rl.rlim_cur / 1e6);
-  else if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted)", path);
+  if ((err == EFBIG || SRFileSizeLimitHit_Private) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) snprintf(msg, len, "%s would grow past the file-size limit of this process (ulimit -f: %.4g MB; errno EFBIG: %s); raise the limit or write a smaller file", path, (double)rl.rlim_cur / 1e6, strerror(EFBIG));
+  else if (err == ENOSPC || err == EDQUOT || (avail >= 0 && avail < 1048576.0)) snprintf(msg, len, "the disk holding %s is full (or the quota is exhausted; errno %s: %s)", path, err == EDQUOT ? "EDQUOT" : "ENOSPC", strerror(err == EDQUOT ? EDQUOT : ENOSPC));
   else snprintf(msg, len, "writing %s failed: %s", path, err ? strerror(err) : "an HDF5 write failed");
 }
 

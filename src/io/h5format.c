@@ -1,8 +1,10 @@
 /* The format check and the checksummed datasets shared by every simreach file kind (SPEC §13):
    abstraction files (src/abstraction/abstraction_file.c), network files (src/model/network_file.c)
    and safety files (src/closedloop/closedloop_file.c).  Declared in include/simreach/private/h5attr.h. */
+#define _GNU_SOURCE /* fseeko, ftello */
 #include <simreach/private/h5attr.h>
 #include <simreach/private/fileio.h>
+#include <stdio.h>
 #include <string.h>
 
 static PetscBool SRH5InList_Private(const char *const list[], const char s[], PetscInt *at)
@@ -103,5 +105,48 @@ PetscErrorCode SRH5DatasetReadChecked(MPI_Comm comm, hid_t g, const char kind[],
   }
   SRCallHDF5(H5Dclose(d));
   PetscCheck(!summed || want == SRChecksum64(buf, nb, SRChecksumSeed(name, 0, 0)), comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: dataset %s fails its checksum (the file is damaged)", kind, path, shown);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the superblock's end of file (base + EOF address), 0 if path is no HDF5 file */
+static unsigned long long H5End_Private(const char path[], unsigned long long *size)
+{
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char              b[64];
+  unsigned long long         at = 0, end = 0;
+  FILE                      *fp = fopen(path, "rb");
+
+  *size = 0;
+  if (!fp) return 0;
+  if (!fseeko(fp, 0, SEEK_END)) *size = (unsigned long long)ftello(fp);
+  for (at = 0; at + sizeof b <= *size; at = at ? 2 * at : 512) { /* the signature at 0, 512, 1024, ... */
+    int    v, O;
+    size_t p;
+    if (fseeko(fp, (off_t)at, SEEK_SET) || fread(b, 1, sizeof b, fp) != sizeof b) break;
+    if (memcmp(b, sig, 8)) continue;
+    v = b[8];
+    O = v <= 1 ? b[13] : b[9];
+    p = v == 0 ? 24 : v == 1 ? 28 : 12;
+    if (O == 8 && p + 4 * 8 <= sizeof b) {
+      unsigned long long base = 0, eof = 0;
+      for (int i = 7; i >= 0; i--) base = base << 8 | b[p + i], eof = eof << 8 | b[p + 2 * 8 + i];
+      end = base + eof;
+    }
+    break;
+  }
+  fclose(fp);
+  return end;
+}
+
+PetscErrorCode SRH5CheckTruncated(MPI_Comm comm, const char path[])
+{
+  unsigned long long v[2] = {0, 0};
+  PetscMPIInt        rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank && path) v[0] = H5End_Private(path, &v[1]);
+  PetscCallMPI(MPI_Bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, comm));
+  PetscCheck(!(v[0] && v[0] < 1ULL << 60 && v[1] < v[0]), comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated: it holds %llu of the %llu bytes its HDF5 superblock records (a copy or a write cut short); nothing is answered from it", path, v[1], v[0]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -128,11 +128,22 @@ static uint64_t SRNetHeaderSum_Private(const SRNetworkInfo *info, const char act
   return h;
 }
 
-/* Rank 0's part of the write: the attributes, then every dataset with its checksum. */
-static PetscErrorCode SRNetworkFileWrite_Private(const char part[], SRSystem sys, SRModelType type, SRMLP mlp)
+/* Rank 0's part of the write, into the file f SRFileWriteOnRank0 builds: the attributes, then
+   every dataset with its checksum. */
+typedef struct {
+  SRSystem    sys;
+  SRModelType type;
+  SRMLP       mlp;
+} SRNetworkWriteCtx_Private;
+
+static PetscErrorCode SRNetworkFileWrite_Private(hid_t f, void *vctx)
 {
-  SRNetworkInfo info;
-  hid_t         f, g, gl;
+  const SRNetworkWriteCtx_Private *c    = (const SRNetworkWriteCtx_Private *)vctx;
+  SRSystem                         sys  = c->sys;
+  SRModelType                      type = c->type;
+  SRMLP                            mlp  = c->mlp;
+  SRNetworkInfo                    info;
+  hid_t                            g, gl;
   hsize_t       dims[2];
   int64_t       w[SR_MAX_LAYERS + 2];
   char          name[32], acts[8 * (SR_MAX_LAYERS + 1)];
@@ -146,8 +157,6 @@ static PetscErrorCode SRNetworkFileWrite_Private(const char part[], SRSystem sys
   info.sys_dt   = sys->dt;
   info.sys_umax = sys->umax;
   PetscCall(SRMLPActivationsString(mlp, acts, sizeof acts));
-  SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
-  SRCallHDF5Id(f, H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_NETWORK_FORMAT));
   PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
   PetscCall(SRH5AttrWriteString(f, "sys", sys->name));
@@ -183,29 +192,23 @@ static PetscErrorCode SRNetworkFileWrite_Private(const char part[], SRSystem sys
     PetscCall(SRH5DatasetWriteSummed(f, name, H5T_NATIVE_DOUBLE, 1, dims, mlp->params + mlp->boff[l]));
   }
   SRCallHDF5(H5Gclose(g));
-  SRCallHDF5(H5Fclose(f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SRNetworkFileWrite(MPI_Comm comm, const char path[], PetscBool force, SRSystem sys, SRModelType type, SRMLP mlp)
 {
-  PetscMPIInt    rank;
-  char           part[PETSC_MAX_PATH_LEN];
-  PetscBool      exists;
-  PetscErrorCode ierr = PETSC_SUCCESS;
-  int            err;
+  char                      part[PETSC_MAX_PATH_LEN];
+  PetscBool                 exists;
+  SRNetworkWriteCtx_Private c = {sys, type, mlp};
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscTestFile(path, 'r', &exists));
   PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "network file %s exists: give -force to replace it", path);
   /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
   PetscCall(SRFileCreateExclusiveTemp(comm, path, part, sizeof(part)));
-  if (rank == 0) ierr = SRNetworkFileWrite_Private(part, sys, type, mlp);
-  err = ierr ? 1 : 0;
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  if (err) PetscCall(SRFileRemove(comm, part));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "network file %s: writing %s failed; nothing was written", path, part);
+  /* built in memory, written with write(2): a failure is one line naming the file and the errno,
+     the .part and its lock removed (issue 34) */
+  PetscCall(SRFileWriteOnRank0(comm, part, path, SRNetworkFileWrite_Private, &c));
   PetscCall(SRFileCommit(comm, part, path, force)); /* replaces path only with -force */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -284,6 +284,12 @@ static PetscErrorCode SROnnxChain_Private(SROnnx_Private *o, const Onnx__GraphPr
       PetscCheck(K->ndims >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: kernel '%s' has %d dimensions", o->path, node, K->name, K->ndims);
       m = (PetscInt)K->dims[0];
       for (int d = 1; d < K->ndims; d++) kk *= (PetscInt)K->dims[d];
+      { /* kernel_shape, when given, is the weights' spatial extent (ONNX Conv); a contradiction is refused (issue 34) */
+        const Onnx__AttributeProto *ks = SROnnxAttr_Private(nd, "kernel_shape");
+        PetscBool                   same = (PetscBool)(!ks || (int)ks->n_ints == K->ndims - 2);
+        for (size_t k = 0; ks && same && k < ks->n_ints; k++) same = (PetscBool)(ks->ints[k] == K->dims[2 + k]);
+        PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: attribute kernel_shape (%d entries, first %lld) contradicts the kernel '%s' of %d dimensions (spatial extent first %lld); they must agree", o->path, node, ks ? (int)ks->n_ints : 0, ks && ks->n_ints ? (long long)ks->ints[0] : -1LL, K->name, K->ndims, K->ndims > 2 ? (long long)K->dims[2] : -1LL);
+      }
       PetscCheck(kk == len, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "ONNX %s: %s: kernel '%s' covers %" PetscInt_FMT " inputs but the data path has %" PetscInt_FMT "; allowed is a kernel over the whole input (fully connected)", o->path, node, K->name, kk, len);
       r.kind = SR_OP_AFFINE;
       r.nin  = kk;

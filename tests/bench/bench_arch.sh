@@ -13,6 +13,11 @@
 set -u
 exe=${1:-build/simreach}
 shift || true
+# the program first (issue 34): a folder or a missing file is refused in one line, exit 2
+if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
+  echo "bench_arch.sh: $exe is not an executable file; give the simreach program, e.g. build/simreach" >&2
+  exit 2
+fi
 benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane}
 extra=()
 [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)

@@ -13,8 +13,21 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach v
    default the other one than stored; -bisect d) and tested against its stored list; exit_code 0
    only when every cell is proven. */
 PetscErrorCode SRCommandCheckAbstraction(MPI_Comm comm, const char file[], int *exit_code);
+/* Every stored row of an abstraction file re-proven (the batched first stage, then SRRecheckCell
+   for what it leaves; src/commands/check_abstraction.c): what simreach check does, and what reach
+   and safe do before they say "verified" (SRReproveSource).  Collective. */
+PetscErrorCode SRCheckAbstractionRows(MPI_Comm comm, const char file[], SRRecheckParams *par, SRRecheckResult *res, SRAbstractionHeader *h);
+/* Before reach or safe says "verified" (docs/files.md "What each command re-proves"): with
+   reprove, every row of an abstraction file is re-proven (SRCheckAbstractionRows); a row that
+   does not re-prove refuses the answer in one line (SR_ERR_UNSOUND, exit 5).  note is then "re-proven
+   here"; without reprove, or for a results file's run (its rows are the ones the run's own
+   re-check proved; not re-proven here), note says "given the stored lists" and names the
+   command that re-proves them.  Collective. */
+PetscErrorCode SRReproveSource(MPI_Comm comm, const char cmd[], const char file[], PetscBool is_abstraction_file, PetscBool reprove, PetscBool *reproven, char note[], size_t len);
 /* simreach check on a safety file of simreach safe -output (src/commands/check_safety.c). */
 PetscErrorCode SRCommandCheckSafety(MPI_Comm comm, const char file[], int *exit_code);
+/* simreach check on a tubes file of simreach closedloop -o (src/commands/check_tubes.c). */
+PetscErrorCode SRCommandCheckTubes(MPI_Comm comm, const char file[], int *exit_code);
 /* simreach check FILE.h5 (SPEC §11): *exit_code 0 only when every stored cell is proven, else 1. */
 PetscErrorCode SRCommandCheck(MPI_Comm comm, const char file[], int *exit_code);
 PetscErrorCode SRCommandNetwork(MPI_Comm comm, const char file[]); /* simreach network FILE (SPEC §14) */
@@ -22,6 +35,12 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[]);   /* simreach sa
 PetscErrorCode SRCommandReach(MPI_Comm comm, const char file[]);  /* simreach reach ABS.h5 (SPEC §12) */
 /* simreach closedloop (SPEC §15): *exit_code 0 VERIFIED, 6 FALSIFIED, 5 UNKNOWN */
 PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code);
+/* The fault-planting test options (-closedloop_test_planted_shrink) exist only in the test
+   executable simreach_testhooks (CMake option SIMREACH_TEST_HOOKS; docs/arch.md "Test build"):
+   its main() calls SRTestHooksEnable before dispatching.  In the product executable nothing
+   enables them, so such an option is never read and SRCheckUnusedOptions refuses it. */
+void      SRTestHooksEnable(void);
+PetscBool SRTestHooksEnabled(void);
 /* Error out, naming them, if options were given that nothing read (like -options_left). */
 PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm);
 /* The system and model of a network file (-network of verify and abstract).  Collective. */
@@ -40,6 +59,7 @@ enum {
   SR_EXIT_RESOURCES  = 4,  /* not enough disk space or memory, or a file could not be written */
   SR_EXIT_UNPROVEN   = 5,  /* check: some stored cell is not proven (falsified or unknown); closedloop: UNKNOWN */
   SR_EXIT_FALSIFIED  = 6,  /* closedloop: FALSIFIED (a confirmed counterexample) */
+  SR_EXIT_PLANTED    = 7,  /* simreach_testhooks only: a planted fault was active, the run answers nothing */
   SR_EXIT_STOPPED    = 83  /* stopped by a signal after writing checkpoints: rerun with -resume */
 };
 int SRExitCode(PetscErrorCode ierr);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <simreach/base.h>
+#include <hdf5.h>
 
 /* Creates tmp = "<final>.part" (buffer of len bytes) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644,
    and closes it: the caller then opens tmp by name (e.g. H5Fcreate(..., H5F_ACC_TRUNC)).
@@ -27,6 +28,18 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
    filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
    exit 4) names final and says the disk is full.  File systems without fallocate pass. */
 PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes);
+/* Before any work (SPEC §13, issue 34): the output path given to option opt can be written.
+   Refused in one line naming the option and the path (exit 2): an empty name, a directory, a
+   device, FIFO or socket (/dev/null too: only a regular file is ever replaced), a folder that
+   does not exist or is not writable, and an existing file unless exist_ok (-force, -resume).
+   With -help nothing is checked (nothing is written). */
+PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char path[], PetscBool exist_ok);
+/* Writes a whole HDF5 file by rank 0 alone: write(f, ctx) fills the file f, built in memory on
+   rank 0 (HDF5's core driver), whose image is then written to part with write(2).  If anything
+   fails (an HDF5 call, disk full, ulimit -f) part and its lock are removed and every rank raises
+   one line naming final and the reason with its errno (PETSC_ERR_FILE_WRITE, exit 4); an
+   existing final is untouched (only SRFileCommit replaces it, afterwards). */
+PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(hid_t f, void *ctx), void *ctx);
 /* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
 /* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
@@ -34,6 +47,9 @@ PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
    write: open (before the lock), locked, created (.part created), write (data half written, in
    the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
 void SRFileTestPause(MPI_Comm comm, const char moment[]);
+/* Async-signal-safe (a stop by a signal, src/commands/main.c): unlink the .part files this
+   process is writing and the locks it took for them. */
+void SRFileUnlinkOpenOnSignal(void);
 /* Catch SIGXFSZ (a write past `ulimit -f`): the write then fails with EFBIG, and
    SRFileWriteFailureReason names the limit instead of the process being killed. */
 void SRFileCatchSizeLimit(void);

@@ -37,6 +37,11 @@ PetscErrorCode SRH5AttrReadString(hid_t o, const char kind[], const char path[],
    index, may be NULL); one of old[] (NULL-terminated, may be NULL) is refused by name with
    oldhint ("written before ... carried checksums"), anything else too, naming what is read. */
 PetscErrorCode SRH5FormatCheck(MPI_Comm comm, hid_t f, const char kind[], const char path[], const char *const known[], const char *const old[], const char oldhint[], PetscInt *version);
+/* Collective on comm: a file that starts as HDF5 but is shorter than its superblock's end-of-file
+   address is refused in one line as truncated ("<path> is truncated: N of the M bytes ..."),
+   before any reader calls it "not an HDF5 file" or a file of another kind (issue 34).  Any other
+   file passes (its reader judges it). */
+PetscErrorCode SRH5CheckTruncated(MPI_Comm comm, const char path[]);
 /* Not collective: *is = path is an HDF5 file whose simreach_format is one of known[]. */
 PetscErrorCode SRH5FormatProbe(const char path[], const char *const known[], PetscBool *is);
 /* A whole dataset written at once (rank dims) with its checksum as attribute "checksum":
