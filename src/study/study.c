@@ -317,6 +317,7 @@ typedef struct {
   SRCounter     ctr;
   PetscLogEvent ev_write;
   PetscBool    *hold; /* tests only: wait for a signal after the first checkpoint (StudyTestHold_Private) */
+  PetscInt  nsib, sib[SR_RESULTS_MAX_LIST]; /* SPEC §9: the beta = 0 runs at the other taus this run stands for */
 } StudyMonitorCtx;
 
 /* Window words on rank 0: next ticket, runs finished, stop requested. */
@@ -357,6 +358,20 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
   if (m->grank == 0) {
     int64_t stop;
     PetscCall(PetscLogEventBegin(m->ev_write, 0, 0, 0, 0));
+    /* SPEC §9: beta = 0 trained once, its rows at the other taus written to their runs first,
+       so that the run's own resume index never runs ahead of its siblings' */
+    for (PetscInt i = 0; i < m->nsib; i++) {
+      const SRCheckpoint *sr;
+      PetscInt            nf;
+      const SRRecheckCellResult *f;
+      PetscCall(SRRunGetCheckpointAtTau(run, i, &sr));
+      PetscCall(SRResultsWriteCheckpoint(m->res, m->sib[i], sr));
+      PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->sib[i], cp->checkpoint, m->d));
+      PetscCall(SRRunGetRecheckCells(run, &nf, &f));
+      PetscCall(SRResultsWriteRecheckCells(m->res, m->sib[i], cp->checkpoint, nf, f));
+      PetscCall(SRResultsWriteState(m->res, m->sib[i], slot, m->d, m->i));
+      PetscCall(SRResultsWriteResume(m->res, m->sib[i], cp->checkpoint, slot));
+    }
     PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
     PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->r, cp->checkpoint, m->d)); /* phi: the state's first doubles */
     {
@@ -402,6 +417,17 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SPEC §9: beta = 0 does not depend on tau in training, so it is trained once per seed, by the
+   run of the first tau, and evaluated at every tau; the run that trains run r. */
+static PetscInt StudyOwner_Private(const SRResultsLayout *lay, PetscInt r)
+{
+  const PetscInt is = r % lay->nseed, ib = r / (lay->nseed * lay->ntau);
+  PetscInt       ib0 = -1;
+  for (PetscInt b = 0; b < lay->nbeta && ib0 < 0; b++)
+    if (lay->beta[b] == 0) ib0 = b;
+  return ib == ib0 ? (ib * lay->ntau) * lay->nseed + is : r;
+}
+
 /* Runs grid point r on the group; returns its final status. */
 static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm group, PetscMPIInt grank, SRCounter ctr, PetscInt r, SRRunStatus *status)
 {
@@ -424,6 +450,10 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   PetscCall(SRRunCreate(group, &run));
   PetscCall(SRRunSetFromOptions(run));
   PetscCall(SRRunSetGridPoint(run, lay->beta[ib], lay->tau[it], lay->seed[is]));
+  if (StudyOwner_Private(lay, r) == r && lay->beta[ib] == 0 && lay->ntau > 1) { /* SPEC §9: at every tau */
+    for (PetscInt j = 1; j < lay->ntau; j++) m.sib[m.nsib++] = (ib * lay->ntau + j) * lay->nseed + is;
+    PetscCall(SRRunSetEvalTaus(run, lay->ntau - 1, lay->tau + 1));
+  }
   PetscCall(SRRunSetMonitor(run, StudyMonitor_Private, &m));
   PetscCall(SRRunSetStopFlag(run, &SRStudyStop_Private));
   PetscCall(SRRunSetUp(run));
@@ -446,16 +476,20 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   else if (grank == 0) {
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* none when the warm start diverged */
-    if (has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
-    if (has) { /* row 0: the network training starts from (seeded or -init_network, after any warm start) */
-      SRModel       model;
-      SRCells       cells;
-      SRAbstraction abs;
-      PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
-      PetscCall(SRResultsWriteCheckpointNetwork(res, r, 0, model->mlp->params));
+    for (PetscInt q = -1; q < m.nsib; q++) {
+      const PetscInt rq = q < 0 ? r : m.sib[q];
+      if (has) PetscCall(StudyWriteAbstraction_Private(run, res, rq, PETSC_TRUE));
+      if (has) { /* row 0: the network training starts from (seeded or -init_network, after any warm start) */
+        SRModel       model;
+        SRCells       cells;
+        SRAbstraction abs;
+        PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+        PetscCall(SRResultsWriteCheckpointNetwork(res, rq, 0, model->mlp->params));
+      }
     }
   }
-  if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
+  if (grank == 0)
+    for (PetscInt q = -1; q < m.nsib; q++) PetscCall(SRResultsWriteStatus(res, q < 0 ? r : m.sib[q], SR_RUN_RUNNING, ""));
   PetscCall(SRRunSolve(run));
   PetscCall(SRRunGetStatus(run, status, &reason));
   {
@@ -466,15 +500,21 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
       double *E;
       PetscCall(PetscMalloc1(4 * lay->ndim * lay->K, &E));
       PetscCall(SRRunGetFinalEnclosures(run, E));
-      if (grank == 0) PetscCall(SRResultsWriteEnclosures(res, r, E));
+      if (grank == 0)
+        for (PetscInt q = -1; q < m.nsib; q++) PetscCall(SRResultsWriteEnclosures(res, q < 0 ? r : m.sib[q], E));
       PetscCall(PetscFree(E));
     }
   }
   if (grank == 0) {
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* a run that diverged in its warm start stores no triple (SPEC §11) */
-    if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_FALSE));
-    PetscCall(SRResultsWriteStatus(res, r, *status, reason));
+    /* the siblings (SPEC §9: beta = 0 at the other taus) first: a finished run implies finished siblings */
+    for (PetscInt q = 0; q <= m.nsib; q++) {
+      const PetscInt rq = q < m.nsib ? m.sib[q] : r;
+      if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) PetscCall(StudyWriteAbstraction_Private(run, res, rq, PETSC_FALSE));
+      if (q < m.nsib && *status == SR_RUN_INTERRUPTED) continue; /* resumed with the run */
+      PetscCall(SRResultsWriteStatus(res, rq, *status, reason));
+    }
   }
   PetscCall(SRRunDestroy(&run));
   PetscCall(PetscFree2(m.d, m.i));
@@ -496,7 +536,7 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
   if (rank == 0)
     for (PetscInt r = 0; r < lay->nruns; r++) {
       SRResultsRunCheck chk;
-      if (st->fresh || r % st->nslices != st->slice) {
+      if (st->fresh || StudyOwner_Private(lay, r) % st->nslices != st->slice) { /* a sibling counts with its owner's slice */
         status[r] = SR_RUN_PENDING;
         continue;
       }
@@ -518,7 +558,14 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
       for (PetscInt rr = 0; rr < lay->ntau * lay->nseed; rr++) {
         PetscInt r = order[oi] * lay->ntau * lay->nseed + rr;
         if (r % st->nslices != st->slice) continue;
-        if (status[r] == SR_RUN_DONE) continue; /* finished: done or diverged, every row good */
+        if (StudyOwner_Private(lay, r) != r) continue; /* trained by the beta = 0 run of the first tau (SPEC §9) */
+        if (status[r] == SR_RUN_DONE) {
+          /* finished: done or diverged, every row good; a beta = 0 run also needs its siblings */
+          PetscBool sibs = PETSC_TRUE;
+          for (PetscInt q = 0; q < lay->nruns; q++)
+            if (q != r && StudyOwner_Private(lay, q) == r && status[q] != SR_RUN_DONE) sibs = PETSC_FALSE;
+          if (sibs) continue;
+        }
         (*pending)[n++] = r;
       }
   }
