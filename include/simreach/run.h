@@ -42,9 +42,9 @@ typedef struct {
      horizon of the network verified on the -safe_cells grid; the final checkpoint only (NaN
      at the others and with -safe_cells 0) */
   double safe_grid, horizon_grid;
-  /* the manipulation check's yardstick (SPEC §9, issue 33): held-out L_sim of the network with
-     targets that no network chose -- the initial grid's cells, T(k) the cell holding the
-     reference map's image of the centre c_k (src/train/run_yardstick.c) */
+  /* the manipulation check's yardstick (SPEC §9, issue 33): held-out L_sim of the network on the
+     cells as they start, with the targets chosen for the warm-started network that every arm of
+     a seed starts from (src/train/run_yardstick.c) */
   double Lsim_ref;
   /* the ceiling of the closed-loop answer (SPEC §9): the fraction of the held-out samples
      (uniform in D) whose simulated trajectory under the network stays in D for SR_HORIZON_CAP

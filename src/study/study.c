@@ -433,7 +433,7 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
 {
   const SRResultsLayout *lay = &st->lay;
   PetscInt               is = r % lay->nseed, it = (r / lay->nseed) % lay->ntau, ib = r / (lay->nseed * lay->ntau);
-  PetscInt               info[3] = {0, -1, 0};
+  PetscInt               info[4] = {0, -1, 0, 0};
   SRRun                  run;
   StudyMonitorCtx        m;
   const char            *reason;
@@ -463,10 +463,20 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
     info[0] = chk.status;
     info[1] = chk.restart;
     info[2] = chk.slot;
+    info[3] = r;
+    /* SPEC §9: the runs at the other taus hold the same states; resume from the earliest good one */
+    for (PetscInt q = 0; q < m.nsib; q++) {
+      PetscCall(SRResultsCheckRun(res, m.sib[q], PETSC_FALSE, &chk));
+      if (chk.restart < info[1]) {
+        info[1] = chk.restart;
+        info[2] = chk.slot;
+        info[3] = m.sib[q];
+      }
+    }
   }
-  PetscCallMPI(MPI_Bcast(info, 3, MPIU_INT, 0, group));
+  PetscCallMPI(MPI_Bcast(info, 4, MPIU_INT, 0, group));
   if (info[1] >= 0) { /* resume from the last complete checkpoint */
-    if (grank == 0) PetscCall(SRResultsReadState(res, r, info[2], m.d, m.i));
+    if (grank == 0) PetscCall(SRResultsReadState(res, info[3], info[2], m.d, m.i));
     /* the index points at it (again, if its row had failed its checksum) */
     if (grank == 0) PetscCall(SRResultsWriteResume(res, r, info[1], info[2]));
     PetscCallMPI(MPI_Bcast(m.d, (PetscMPIInt)lay->ndstate, MPI_DOUBLE, 0, group));
@@ -659,7 +669,12 @@ PetscErrorCode SRStudySolve(SRStudy st)
   /* 4. SIGTERM / SIGUSR1 (caught since SRStudyCreate): finish to the next checkpoint, write it, exit 83. */
 
   t0 = MPI_Wtime();
-  PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks));
+  {
+    PetscInt nsib = 0; /* SPEC §9: beta = 0 runs at the other taus, written by the run of the first tau */
+    for (PetscInt r = 0; r < st->lay.nruns; r++) nsib += StudyOwner_Private(&st->lay, r) != r;
+    PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)%s\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks,
+                          nsib ? "; beta = 0 is trained once per seed and evaluated at every tau (SPEC §9), so its runs at the other taus are not counted as runs to do" : ""));
+  }
   for (;;) {
     int64_t     ticket[2] = {0, 0};
     SRRunStatus status;
@@ -691,7 +706,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
       PetscCall(SRCounterFetchAdd(ctr, W_DONE, 1, &done));
       if (rank == 0) {
         double el = MPI_Wtime() - t0, eta = el / (double)(done + 1) * (double)(npending - done - 1);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach study: %" PetscInt64_FMT " / %" PetscInt_FMT " runs done (%" PetscInt_FMT " before this start), %.1f s elapsed, ETA %.0f s\n", (PetscInt64)(done + 1 + st->lay.nruns - npending), st->lay.nruns, st->lay.nruns - npending, el, eta));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach study: %" PetscInt64_FMT " / %" PetscInt_FMT " runs done in this start, %.1f s elapsed, ETA %.0f s\n", (PetscInt64)(done + 1), npending, el, eta));
       }
     }
   }

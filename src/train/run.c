@@ -443,7 +443,6 @@ PetscErrorCode SRRunSetUp(SRRun r)
   r->cells->wmin = r->wmin;
   r->cells->wmax = r->wmax;
   PetscCall(SRCellsDuplicate(r->cells, &r->cand));
-  PetscCall(SRRunYardstickSetUp_Private(r)); /* the manipulation check's yardstick (SPEC §9) */
   r->n = n;
   r->K = K = r->cells->K;
   r->P = P = r->model->mlp->nparams;
@@ -470,6 +469,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &r->pred0, NULL));
   /* C(k) and T(k) of the (warm-started) model on the initial grid (SPEC §5) */
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunYardstickSetUp_Private(r)); /* the manipulation check's yardstick (SPEC §9) */
   r->setup = PETSC_TRUE;
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r));
   PetscFunctionReturn(PETSC_SUCCESS);

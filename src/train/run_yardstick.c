@@ -1,43 +1,39 @@
 /* What a checkpoint measures beside the run's own quantities (SPEC §9, issue 33):
-   - the manipulation check's common yardstick: the held-out L_sim of the network with targets
-     that no network chose -- the initial regular grid of -cells (the same for every run of a
-     study), T(k) the cell that holds the reference map's image of the centre c_k (the sink when
-     it leaves D).  It depends on the network alone, so the arms of a seed are compared on one
-     scale, however their own cells, lists and targets moved;
+   - the manipulation check's common yardstick: the held-out L_sim of the network on the cells as
+     they start, with the targets the run's -target rule chose for the warm-started network all
+     arms of a seed start from.  Neither depends on the treated network, so the arms of a seed
+     are compared on one scale, however their own cells, lists and targets moved (docs/study.md,
+     "The manipulation check": why not the reference map's targets);
    - the simulated safe fraction, the ceiling of the closed-loop answer;
    - the tau-dependent columns of a row at other temperatures, so that a beta = 0 run (whose
      training does not depend on tau) is trained once and evaluated at every tau of a study. */
 #include <simreach/private/run.h>
 #include <math.h>
 
-/* The reference map the network imitates (SPEC §2, §3): the held plant step under the
-   reference control for a controller, the reference step for a world model. */
-static void SRRunReferenceImage_Private(SRRun r, const double *x, double *y)
-{
-  if (r->mtype == SR_MODEL_CONTROLLER) {
-    double u[SR_MAX_DIM] = {0};
-    SRSystemReferenceControl(r->sys, x, u);
-    SRSystemStepHeld(r->sys, x, u, y);
-  } else SRSystemReferenceStep(r->sys, x, y);
-}
-
-/* Builds the yardstick's cells and targets (once, at set-up; a function of the options only). */
+/* Builds the yardstick at set-up, after the warm start and the first SRAbstractionBuild (a
+   function of the options and the seed only): the cells as they start (before any move) and the
+   targets T(k) that the run's -target rule chose for the network every arm of this seed starts
+   from -- the warm-started network, the same for every beta.  Kept in CSR. */
 PetscErrorCode SRRunYardstickSetUp_Private(SRRun r)
 {
-  PetscInt K;
+  const SRSuccessorList *T;
+  PetscInt               K, *scratch = NULL, scap = 0, tot = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(SRCellsCreateGrid(r->sys, r->counts, &r->ycells));
-  r->ycells->p = r->p;
-  K            = r->ycells->K;
-  PetscCall(PetscMalloc2(K + 1, &r->yptr, K, &r->yidx));
+  PetscCall(SRCellsDuplicate(r->cells, &r->ycells));
+  K = r->ycells->K;
+  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  for (PetscInt k = 0; k < K; k++) tot += SRSuccessorListLength(T, k);
+  PetscCall(PetscMalloc2(K + 1, &r->yptr, PetscMax(tot, 1), &r->yidx));
+  r->yptr[0] = 0;
   for (PetscInt k = 0; k < K; k++) {
-    double y[SR_MAX_DIM];
-    SRRunReferenceImage_Private(r, r->ycells->c + k * r->ycells->n, y);
-    r->yptr[k] = k;
-    r->yidx[k] = SRCellsSinkDistance(r->ycells, y, NULL) == 0.0 ? K : SRCellsAssign(r->ycells, y);
+    PetscInt        n;
+    const PetscInt *list;
+    PetscCall(SRSuccessorListGet(T, k, &scratch, &scap, &n, &list));
+    PetscCall(PetscArraycpy(r->yidx + r->yptr[k], list, n));
+    r->yptr[k + 1] = r->yptr[k] + n;
   }
-  r->yptr[K] = K;
+  PetscCall(PetscFree(scratch));
   PetscCall(PetscMemzero(&r->yT, sizeof(r->yT)));
   r->yT.K   = K;
   r->yT.ptr = r->yptr;
@@ -62,6 +58,8 @@ PetscErrorCode SRRunYardstick_Private(SRRun r, double tau, const double *Yho, do
   SRLossValues v;
 
   PetscFunctionBeginUser;
+  *Lref = NAN;
+  if (!r->ycells) PetscFunctionReturn(PETSC_SUCCESS); /* diverged in the warm start */
   par.tau = tau;
   PetscCall(SRLossSim(r->ycells, &r->yT, &par, r->nheld, r->Xho, Yho, &v, NULL, NULL));
   *Lref = v.Lsim;
@@ -85,7 +83,7 @@ PetscErrorCode SRRunSimulatedSafe_Private(SRRun r, double *frac)
   for (PetscInt t = 0; t < SR_HORIZON_CAP; t++) {
     PetscCall(SRModelEvaluate(r->model, N, X, Y));
     for (PetscInt i = 0; i < N; i++) {
-      if (in[i] && !(SRCellsSinkDistance(r->ycells, Y + i * n, NULL) > 0.0)) in[i] = PETSC_FALSE;
+      if (in[i] && !(SRCellsSinkDistance(r->cells, Y + i * n, NULL) > 0.0)) in[i] = PETSC_FALSE; /* left D */
       for (PetscInt d = 0; d < n; d++) X[i * n + d] = in[i] ? Y[i * n + d] : r->Xho[i * n + d]; /* a sample that left is parked */
     }
   }
