@@ -54,8 +54,9 @@ PetscErrorCode SRRunAccepted_Private(SRRun r)
   if (r->guard != SR_GUARD_NONE && !r->relist) PetscCall(SRAbstractionPrune(r->abs, r->model, r->cells));
   /* -target_update checkpoint: T(k) stays as the last checkpoint chose it (SPEC §9: targets fixed
      over an interval do not re-centre on the network's own images after every step); with
-     -relist never pruning may drop a target from C(k), so T(k) is re-chosen there as before */
-  if (!r->target_update || (r->guard != SR_GUARD_NONE && !r->relist)) PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
+     -relist never pruning may drop a target from C(k), so T(k) is re-chosen there as before.
+     -target_update never: the loss reads the fixed targets of SRRunLossTargets_Private */
+  if (!r->target_update || (r->target_update == 1 && r->guard != SR_GUARD_NONE && !r->relist)) PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
   PetscCall(PetscLogEventEnd(r->ev_guard, 0, 0, 0, 0));
   r->t_guard += MPI_Wtime() - t;
   PetscFunctionReturn(PETSC_SUCCESS);

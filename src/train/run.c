@@ -174,9 +174,9 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-target", "target successors T(k): empirical, nominal, certified (SPEC §5)", SRTargetTypes, &e));
   r->target = (SRTargetType)e;
   {
-    const char *const upd[] = {"step", "checkpoint", "SRTargetUpdate", "SR_TARGET_UPDATE_", NULL};
+    const char *const upd[] = {"step", "checkpoint", "never", "SRTargetUpdate", "SR_TARGET_UPDATE_", NULL};
     e = r->target_update;
-    PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-target_update", "when T(k) is re-chosen: after every accepted step, or at checkpoints only (fixed over an interval; SPEC §5, §9)", upd, &e));
+    PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-target_update", "when T(k) is re-chosen: after every accepted step, at checkpoints only, or never (the warm-started network's targets, the seed's fixed successor topology; SPEC §5, §9)", upd, &e));
     r->target_update = e;
   }
   PetscCall(PetscOptionsReal("-target_mass", "share of sampled hits the empirical target keeps, in (0, 1] (SPEC §5)", NULL, r->target_mass, &r->target_mass, NULL));
@@ -495,12 +495,12 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
     PetscCall(SRModelTaskLoss(r->model, nb, r->Xb, &task, r->grad));
     if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
       /* L_encl over every cell, its gradient through the interval pass (SPEC §6) */
-      PetscCall(SRAbstractionGetTargets(r->abs, &T));
+      PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, r->beta, &lencl, r->grad, NULL));
     }
     if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
       SRLossValues val;
-      PetscCall(SRAbstractionGetTargets(r->abs, &T));
+      PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRModelEvaluate(r->model, nb, r->Xb, r->Y));
       PetscCall(SRLossSim(r->cells, T, &r->par, nb, r->Xb, r->Y, &val, r->dY, NULL));
       for (PetscInt i = 0; i < nb * n; i++) r->dY[i] *= r->beta;
@@ -593,7 +593,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   else if (r->relist) PetscCall(SRRunRelist_Private(r, &row.relist_grown)); /* -relist checkpoint (SPEC §8) */
   PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  PetscCall(SRRunLossTargets_Private(r, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
   PetscCall(SRLossSim(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &val, NULL, NULL));
   PetscCall(SRLossHard(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &hvt)); /* H_train */

@@ -122,7 +122,7 @@ PetscErrorCode SRRunCheckpointAtTau_Private(SRRun r, double tau, const SRCheckpo
   PetscFunctionBeginUser;
   par.tau = tau;
   *out    = *row;
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  PetscCall(SRRunLossTargets_Private(r, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
   PetscCall(SRLossSim(r->cells, T, &par, r->nsamples, r->Xtr, r->Y, &val, NULL, NULL));
   PetscCall(SRModelEvaluate(r->model, r->nheld, r->Xho, r->Y));
@@ -135,6 +135,17 @@ PetscErrorCode SRRunCheckpointAtTau_Private(SRRun r, double tau, const SRCheckpo
   out->gap_max      = val.gap_max;
   out->taulogN      = val.taulogN;
   out->Lsim_heldout = vho.Lsim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The targets the loss and the checkpoint's L_sim, H and coverage read: the abstraction's T(k), or
+   with -target_update never the yardstick's (chosen once for the warm-started network and never
+   re-chosen: the seed's fixed successor topology, SPEC §9). */
+PetscErrorCode SRRunLossTargets_Private(SRRun r, const SRSuccessorList **T)
+{
+  PetscFunctionBeginUser;
+  if (r->target_update == 2 && r->ycells) *T = &r->yT;
+  else PetscCall(SRAbstractionGetTargets(r->abs, T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -104,7 +104,7 @@ struct _p_SRRun {
   PetscInt        neval;
   double         *eval_tau;
   SRCheckpoint   *eval_rows;
-  PetscInt        target_update; /* -target_update: 0 after every accepted step, 1 at checkpoints only */
+  PetscInt        target_update; /* -target_update: 0 after every accepted step, 1 at checkpoints only, 2 never (SPEC §9) */
 };
 
 /* guard.c: the containment guard on candidate updates and the divergence rule (SPEC §8) */
@@ -145,4 +145,5 @@ PetscErrorCode SRRunYardstickSetUp_Private(SRRun r);
 PetscErrorCode SRRunYardstickDestroy_Private(SRRun r);
 PetscErrorCode SRRunYardstick_Private(SRRun r, double tau, const double *Yho, double *Lref);
 PetscErrorCode SRRunSimulatedSafe_Private(SRRun r, double *frac);
+PetscErrorCode SRRunLossTargets_Private(SRRun r, const SRSuccessorList **T);
 PetscErrorCode SRRunCheckpointAtTau_Private(SRRun r, double tau, const SRCheckpoint *row, SRCheckpoint *out);
