@@ -722,7 +722,7 @@ def manipulation_section(res):
             parts.append(f"beta={beta:g} tau={tau:g} {d:+.4f}+-{se:.4f} ({(100 * d / abs(b0) if b0 else math.nan):+.1f}%) p {float(row[res.tcol('p_manipulation')]):.2g} "
                          f"Holm {float(row[res.tcol('p_manipulation_holm')]):.2g} {'yes' if a == 1 else 'no'};")
     return ["", "## Manipulation check (SPEC §9, from /summary/table)", "",
-            "Manipulation check: held-out L_sim on one yardstick (the initial grid, T(k) the cell of the reference map's image of c_k), "
+            "Manipulation check: held-out L_sim on one yardstick (the cells as they start, the targets chosen for the warm-started network every arm of a seed starts from), "
             "beta > 0 against beta = 0 of the same tau and seed, one-sided paired t, Holm: " + " ".join(parts) + f" -> {k} of {m} settings acted", "",
             "Only settings that acted are judged on criterion 2; none acted -> criterion 2 NOT TESTED."]
 

@@ -3,14 +3,14 @@
    Manipulation check: did the treatment lower the quantity it optimises?  Per (beta > 0, tau),
    the paired same-seed difference of the held-out L_sim against beta = 0 at the final
    checkpoint, every arm of a seed measured with one yardstick: the checkpoint column
-   Lsim_ref_heldout (src/train/run_yardstick.c), L_sim on the held-out samples over the initial
-   grid of -cells with T(k) the cell holding the reference map's image of the cell's centre.
-   Neither the cells nor the targets depend on the network, so the number compares networks, not
-   target sets (the run's own held-out L_sim uses the run's own targets, which the empirical rule
-   re-derives from the treated network's images).  The reference map is the map every arm is
-   trained to imitate, so the yardstick is the same object for every beta.  One-sided paired t
-   test of a drop, Holm over the settings; acted when significant at a family-wise 5 % and the
-   drop exceeds 1 % of the baseline's mean value. */
+   Lsim_ref_heldout (src/train/run_yardstick.c), L_sim on the held-out samples over the cells as
+   the run started, with the targets the run's -target rule chose for the warm-started network
+   that every arm of the seed starts from.  Neither depends on the treated network, so the number
+   compares networks, not target sets (the run's own held-out L_sim uses the run's own targets,
+   which the empirical rule re-derives from the treated network's images; the reference map's
+   targets measure accuracy instead: docs/study.md).  One-sided paired t test of a drop, Holm over
+   the settings; acted when significant at a family-wise 5 % and the drop exceeds 1 % of the
+   baseline's mean value. */
 #include <simreach/private/gather_impl.h>
 #include <simreach/study.h>
 #include <math.h>
@@ -62,7 +62,7 @@ PetscErrorCode SRGatherManipulation(const SRResultsLayout *lay, const SRGatherRu
 PetscErrorCode SRGatherManipulationView(const SRResultsLayout *lay, const double *table, PetscInt nacted, PetscInt nset, PetscViewer viewer)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Manipulation check (SPEC §9): held-out L_sim on one yardstick (the initial grid, T(k) the cell of the reference map's image of c_k), beta > 0 against beta = 0 of the same tau and seed, final checkpoint, mean+-SE, one-sided paired t, Holm over %" PetscInt_FMT " settings; acted: p Holm < 0.05 and a drop > 1%% of the baseline:", nset));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Manipulation check (SPEC §9): held-out L_sim on one yardstick (the cells as they start, the targets chosen for the warm-started network every arm of a seed starts from), beta > 0 against beta = 0 of the same tau and seed, final checkpoint, mean+-SE, one-sided paired t, Holm over %" PetscInt_FMT " settings; acted: p Holm < 0.05 and a drop > 1%% of the baseline:", nset));
   for (PetscInt ib = 0; ib < lay->nbeta; ib++)
     for (PetscInt it = 0; it < lay->ntau; it++) {
       const double *row = table + (ib * lay->ntau + it) * SR_SUMMARY_NCOLS;
