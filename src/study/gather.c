@@ -17,18 +17,6 @@ static const char *SRG_Private(char *buf, double v)
   return buf;
 }
 
-enum { C_CK = 0, C_LSIM = 2, C_H = 3, C_PRED = 5, C_COV = 6, C_SUCC = 7, C_VOLE = 10, C_VOLU = 11, C_GMIN = 12, C_TLN = 13, C_GMAX = 14, C_TLNN = 15, C_FAIL = 19, C_FALS = 20 };
-enum { S_SUCC = 0, S_VOLE = 2, S_VOLU = 4, S_DPRED = 6, S_DCOV = 8, S_SPEAR = 10, S_FAIL = 12, S_PRED = 13, S_COV = 14, S_SUCCM = 15, S_VOLEM = 16, S_NSEED = 17 };
-/* criterion 2 and the treatment check (SPEC §9): columns of the checkpoint table they read, and
-   the summary columns they fill (mean, standard error over seeds) */
-enum { C_SUCCMIN = 8, C_HTR = 22, C_LSHO = 23, C_TIGHT = 25, C_VOLT = 26, C_FLOOR = 27 };
-/* the closed loop (SPEC §12) */
-enum { C_SAFEG = 41, C_HORG = 42 };
-enum { S_TRED = 18, S_VTRED = 20, S_TREDA = 22, S_VTREDA = 24, S_NACC = 26, S_DLSHO = 27, S_DTIGHT = 29, S_ACTED = 31, S_EFFECT = 32, S_TIGHTM = 33, S_FLOORM = 34, S_VOLTM = 35, S_HM = 36, S_HTRM = 37, S_TLNNM = 38, S_MINM = 39 };
-enum { S_PACT = 40, S_PACTH = 41, S_PEFF = 42, S_PEFFH = 43 };
-/* accuracy-matched pairs found by interpolation (gather_match.h); the closed-loop answer on the
-   -safe_cells grid against the baseline, same checkpoint and accuracy-matched (SPEC §9) */
-enum { S_NINTERP = 44, S_DSAFEG = 45, S_DSAFEGA = 47, S_NSAFEGA = 49 };
 
 /* Criterion 2 of SPEC §9 for every (beta > 0, tau) of a study, into the summary table's columns
    S_TRED .. S_MINM; "acted" comes from the manipulation check (gather_manipulation.c), which runs
@@ -42,7 +30,7 @@ enum { S_NINTERP = 44, S_DSAFEG = 45, S_DSAFEGA = 47, S_NSAFEGA = 49 };
    that acted; a positive control (control) shows it when the lower end of the 95 % confidence
    interval of both mean reductions is >= 20 % (SPEC §9).   Also per setting: the means of |M_tight|, |F|,
    vol(E_tight), H, H_train, tau log N, |M|. */
-static PetscErrorCode Criterion2_Private(const SRResultsLayout *lay, const double *tables, const SRGatherRun *info, double *table, PetscBool control, PetscInt *nacted, PetscInt *neffect, PetscInt *ntested)
+PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const double *tables, const SRGatherRun *info, double *table, PetscBool control, PetscInt *nacted, PetscInt *neffect, PetscInt *ntested)
 {
   const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed, NS = lay->nbeta * ntau;
   PetscInt       ib0 = -1;
@@ -308,182 +296,6 @@ static PetscErrorCode ClosedLoopAnswer_Private(const SRResultsLayout *lay, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every run's checkpoint table and final row (the valid rows: checkpoint column written). */
-static PetscErrorCode LoadRuns_Private(SRResults res, double *tables, SRGatherRun *info)
-{
-  const SRResultsLayout *lay;
-
-  PetscFunctionBeginUser;
-  PetscCall(SRResultsGetLayout(res, &lay));
-  for (PetscInt r = 0; r < lay->nruns; r++) {
-    double          *T = tables + (size_t)r * lay->nrows * SR_CHECKPOINT_NFIELDS;
-    SRGatherRun *ri = &info[r];
-    PetscInt         last, slot;
-    PetscCall(SRResultsReadRunInfo(res, r, &ri->status, &last, &slot));
-    PetscCall(SRResultsReadCheckpoints(res, r, T));
-    ri->nvalid = ri->failures = ri->falsified = 0;
-    for (PetscInt f = 0; f < SR_CHECKPOINT_NFIELDS; f++) ri->final[f] = NAN;
-    for (PetscInt j = 0; j < lay->nrows; j++) {
-      const double *row = T + j * SR_CHECKPOINT_NFIELDS;
-      if (!isfinite(row[C_CK])) continue;
-      ri->nvalid++;
-      ri->failures += (PetscInt)row[C_FAIL];
-      ri->falsified += (PetscInt)row[C_FALS];
-      for (PetscInt f = 0; f < SR_CHECKPOINT_NFIELDS; f++) ri->final[f] = row[f];
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The train-then-abstract baseline (SPEC §9): a study of its own with -guard none; each guarded
-   beta > 0 run of this study against its beta = 0 run of the same tau (the nearest tau when the
-   file has others) and seed index, at the final checkpoint: |M_tight| and vol(E_tight)
-   reductions and the prediction-error change, mean +- standard error over seeds.  Prints only.
-   Collective. */
-static PetscErrorCode TrainThenAbstract_Private(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const SRGatherRun *info, PetscViewer viewer)
-{
-  SRResults              res;
-  const SRResultsLayout *bl;
-  double                *tables;
-  SRGatherRun       *binfo;
-  PetscInt               bb0 = -1;
-
-  char gb[32], gt[32]; /* SRG_Private buffers */
-  PetscFunctionBeginUser;
-  PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
-  PetscCall(SRResultsGetLayout(res, &bl));
-  PetscCall(PetscMalloc2((size_t)bl->nruns * bl->nrows * SR_CHECKPOINT_NFIELDS, &tables, bl->nruns, &binfo));
-  PetscCall(LoadRuns_Private(res, tables, binfo));
-  for (PetscInt ib = 0; ib < bl->nbeta; ib++)
-    if (bl->beta[ib] == 0 && bb0 < 0) bb0 = ib;
-  if (bb0 < 0) PetscCall(PetscViewerASCIIPrintf(viewer, "Train-then-abstract baseline %s: no beta = 0 run -> not compared\n", file));
-  else {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Against the train-then-abstract baseline %s (beta = 0 of that study, same seed index, nearest tau; final checkpoint, mean +- SE over seeds):\n", file));
-    for (PetscInt ib = 0; ib < lay->nbeta; ib++)
-      for (PetscInt it = 0; it < lay->ntau; it++) {
-        double   vt[SR_RESULTS_MAX_LIST], vv[SR_RESULTS_MAX_LIST], vp[SR_RESULTS_MAX_LIST], mt, st, mv, sv, mp, sp;
-        PetscInt bt = 0, ut, uv, up;
-        if (lay->beta[ib] == 0) continue;
-        for (PetscInt j = 1; j < bl->ntau; j++)
-          if (fabs(bl->tau[j] - lay->tau[it]) < fabs(bl->tau[bt] - lay->tau[it])) bt = j;
-        for (PetscInt is = 0; is < lay->nseed; is++) {
-          const SRGatherRun *a = &info[(ib * lay->ntau + it) * lay->nseed + is];
-          const SRGatherRun *b = is < bl->nseed ? &binfo[(bb0 * bl->ntau + bt) * bl->nseed + is] : NULL;
-          const PetscBool        ok = (PetscBool)(b && a->status == SR_RUN_DONE && b->status == SR_RUN_DONE);
-          vt[is] = ok ? SRGatherReduction_Private(a->final[C_TIGHT], b->final[C_TIGHT]) : NAN;
-          vv[is] = ok ? SRGatherReduction_Private(a->final[C_VOLT], b->final[C_VOLT]) : NAN;
-          vp[is] = ok ? a->final[C_PRED] - b->final[C_PRED] : NAN;
-        }
-        SRGatherMeanSE_Private(lay->nseed, vt, &mt, &st, &ut);
-        SRGatherMeanSE_Private(lay->nseed, vv, &mv, &sv, &uv);
-        SRGatherMeanSE_Private(lay->nseed, vp, &mp, &sp, &up);
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  beta=%s tau=%s: |M_tight| red. %.1f%%+-%.1f%%, vol(E_tight) red. %.1f%%+-%.1f%%, d pred_error %+.3e+-%.1e (%" PetscInt_FMT " seeds)\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), 100 * mt, 100 * st, 100 * mv, 100 * sv, mp, sp, ut));
-      }
-  }
-  PetscCall(PetscFree2(tables, binfo));
-  PetscCall(SRResultsDestroy(&res));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The value of option key (e.g. "-guard") in canonical options text ("-key value" lines), or
-   NULL; the value is copied to val (at most len - 1 characters, "" for a flag). */
-static const char *CanonicalValue_Private(const char *text, const char *key, char *val, size_t len)
-{
-  const size_t kl = strlen(key);
-  for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-    if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\n' || p[kl] == 0)) {
-      const char *v = p[kl] == ' ' ? p + kl + 1 : p + kl;
-      size_t      n = strcspn(v, "\n");
-      if (n > len - 1) n = len - 1;
-      memcpy(val, v, n);
-      val[n] = 0;
-      return val;
-    }
-  }
-  return NULL;
-}
-
-/* Prints the options that decide results (options_canonical) where the control differs from
-   the study, other than the sweep lists, so that a reader sees what the control changes. */
-static PetscErrorCode ControlDiff_Private(const char *study, const char *control, PetscViewer viewer)
-{
-  const char *const skip[] = {"-beta", "-tau", "-seeds", "-seed_list"};
-  char              line[4096] = "";
-  size_t            used = 0;
-  PetscInt          ndiff = 0;
-
-  PetscFunctionBeginUser;
-  for (int pass = 0; pass < 2; pass++) { /* keys of the control, then keys only the study has */
-    const char *text = pass == 0 ? control : study, *other = pass == 0 ? study : control;
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-      char        key[128], a[256], b[256];
-      size_t      kl = strcspn(p, " \n");
-      PetscBool   skipped = PETSC_FALSE;
-      const char *va, *vb;
-      if (p[0] != '-' || kl >= sizeof(key)) continue;
-      memcpy(key, p, kl);
-      key[kl] = 0;
-      for (size_t q = 0; q < sizeof(skip) / sizeof(skip[0]); q++) skipped = (PetscBool)(skipped || !strcmp(key, skip[q]));
-      if (skipped) continue;
-      va = CanonicalValue_Private(text, key, a, sizeof(a));
-      vb = CanonicalValue_Private(other, key, b, sizeof(b));
-      if (pass == 1 && vb) continue; /* compared in the first pass */
-      if (vb && va && !strcmp(va, vb)) continue;
-      if (used + 300 < sizeof(line)) {
-        int w = snprintf(line + used, sizeof(line) - used, "%s %s %s (study: %s)", ndiff ? "," : "", key, pass == 0 ? a : "unset", pass == 0 ? (vb ? b : "unset") : a);
-        if (w > 0) used += (size_t)w;
-      }
-      ndiff++;
-    }
-  }
-  if (ndiff) PetscCall(PetscViewerASCIIPrintf(viewer, "  the control differs from this study in %" PetscInt_FMT " option(s) besides the sweep:%s\n", ndiff, line));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  the control has this study's options besides the sweep\n"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The positive control (SPEC §9): a study of its own; detected when some setting of it acted and
-   shows the effect of criterion 2.  Prints one line per setting, and the options in which it
-   differs from the study (canonical: the study's options_canonical).  Collective. */
-static PetscErrorCode PositiveControl_Private(MPI_Comm comm, const char file[], const char *canonical, PetscViewer viewer, PetscBool *detected)
-{
-  SRResults              res;
-  const SRResultsLayout *lay;
-  double                *tables, *table;
-  SRGatherRun       *info;
-  PetscInt               na, ne, nt, nf;
-
-  char gb[32], gt[32], gn[32], gi[32]; /* SRG_Private buffers */
-  PetscFunctionBeginUser;
-  PetscCall(SRResultsOpen(comm, file, PETSC_FALSE, &res));
-  PetscCall(SRResultsGetLayout(res, &lay));
-  PetscCall(PetscMalloc3((size_t)lay->nruns * lay->nrows * SR_CHECKPOINT_NFIELDS, &tables, lay->nruns, &info, lay->nbeta * lay->ntau * SR_SUMMARY_NCOLS, &table));
-  PetscCall(LoadRuns_Private(res, tables, info));
-  PetscCall(SRGatherManipulation(lay, info, table, &na, &nf)); /* printed for information: the control's treatment is L_encl */
-  PetscCall(Criterion2_Private(lay, tables, info, table, PETSC_TRUE, &na, &ne, &nt));
-  *detected = (PetscBool)(ne > 0);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Positive control %s: %" PetscInt_FMT " of %" PetscInt_FMT " settings testable, %" PetscInt_FMT " show the effect by the lower end of the 95%% confidence interval (>= 20%% in both comparisons) -> %s\n", file, nt, (lay->nbeta - 1) * lay->ntau, ne, *detected ? "DETECTED" : "NOT DETECTED"));
-  for (PetscInt ib = 0; ib < lay->nbeta; ib++)
-    for (PetscInt it = 0; it < lay->ntau; it++) {
-      const double *row = table + (ib * lay->ntau + it) * SR_SUMMARY_NCOLS;
-      if (lay->beta[ib] == 0) continue;
-      {
-        PetscInt u0 = lay->nseed, ua = (PetscInt)row[S_NACC]; /* the decision counts the finished pairs (Criterion2_Private) */
-        double   t0 = SRGatherTQuantile_Private(0.975, (double)(u0 - 1)), ta = SRGatherTQuantile_Private(0.975, (double)(ua - 1));
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%s tau=%s: 95%% lower bounds |M_tight| red. %.1f%% (acc.-matched %.1f%%), vol(E_tight) red. %.1f%% (acc.-matched %.1f%%); manipulation check (L_sim yardstick, for information) p Holm %.2g\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), 100 * (row[S_TRED] - t0 * row[S_TRED + 1]), 100 * (row[S_TREDA] - ta * row[S_TREDA + 1]), 100 * (row[S_VTRED] - t0 * row[S_VTRED + 1]), 100 * (row[S_VTREDA] - ta * row[S_VTREDA + 1]), row[SRG_S_PMANH]));
-      }
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  control beta=%s tau=%s: acted %s (p Holm %.2g), |M_tight| red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%), vol(E_tight) red. %.1f%%+-%.1f%% (acc.-matched %.1f%%+-%.1f%%, %s pairs, %s interpolated), effect %s\n", SRG_Private(gb, lay->beta[ib]), SRG_Private(gt, lay->tau[it]), row[S_ACTED] == 1 ? "yes" : (row[S_ACTED] == 0 ? "no" : "n/a"), row[S_PACTH], 100 * row[S_TRED], 100 * row[S_TRED + 1], 100 * row[S_TREDA], 100 * row[S_TREDA + 1], 100 * row[S_VTRED], 100 * row[S_VTRED + 1], 100 * row[S_VTREDA], 100 * row[S_VTREDA + 1], SRG_Private(gn, row[S_NACC]), SRG_Private(gi, row[S_NINTERP]), row[S_EFFECT] == 1 ? "yes" : (row[S_EFFECT] == 0 ? "no" : "not testable")));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "    effect p %.2g, Holm-adjusted %.2g\n", row[S_PEFF], row[S_PEFFH]));
-    }
-  if (canonical) {
-    const char *cc;
-    PetscCall(SRResultsGetCanonicalOptions(res, &cc));
-    PetscCall(ControlDiff_Private(canonical, cc, viewer));
-  }
-  PetscCall(PetscFree3(tables, info, table));
-  PetscCall(SRResultsDestroy(&res));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Does the study claim soundness for its lists (SPEC §8, §11)?  Not with -guard none on free
    boxes (-cells_param boxes) or narrow cells (-cells_width < 1, the published-check setting),
    which may leave gaps no successor covers: criterion 3 is then NOT TESTED.  Read from the file's options (the run's defaults: -guard reject, -cells_param
@@ -688,21 +500,21 @@ PetscErrorCode SRGatherResults(SRResults res, PetscBool write, PetscViewer viewe
      -1 NOT TESTED when no treatment acted, when no acted setting could be tested, or when
      a null has no detected positive control; 0 DOES NOT HOLD otherwise. */
   PetscCall(SRGatherManipulation(lay, info, s.table, &nacted, &nset));
-  PetscCall(Criterion2_Private(lay, tables, info, s.table, PETSC_FALSE, &nacted, &neffect, &ntested));
+  PetscCall(SRGatherCriterion2_Private(lay, tables, info, s.table, PETSC_FALSE, &nacted, &neffect, &ntested));
   {
     char control[PETSC_MAX_PATH_LEN] = "";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-control", control, sizeof(control), &has_control));
     if (has_control) {
       const char *canon;
       PetscCall(SRResultsGetCanonicalOptions(res, &canon));
-      PetscCall(PositiveControl_Private(comm, control, canon, viewer, &control_detected));
+      PetscCall(SRGatherPositiveControl_Private(comm, control, canon, viewer, &control_detected));
     }
   }
   {
     char      ttab[PETSC_MAX_PATH_LEN] = "";
     PetscBool has_ttab;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-baseline", ttab, sizeof(ttab), &has_ttab));
-    if (has_ttab) PetscCall(TrainThenAbstract_Private(comm, ttab, lay, info, viewer));
+    if (has_ttab) PetscCall(SRGatherTrainThenAbstract_Private(comm, ttab, lay, info, viewer));
   }
   s.control          = NULL;
   s.control_detected = -1;
