@@ -34,7 +34,7 @@ import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 VERDICT_TEXT = {
-    "spearman_gt_0.8": "Spearman(L_sim, H) > 0.8 across checkpoints",
+    "spearman_gt_0.8": "Spearman(training L_sim, held-out H) > 0.8 across checkpoints",
     "reduction_ge_20pct": ">= 20 % less |M_tight| or vol(E_tight) than beta = 0, same checkpoint and accuracy-matched, where the treatment acted",
     "zero_containment_failures": "zero containment failures in the independent re-check",
 }
@@ -152,11 +152,11 @@ def fig_lsim_vs_H(res, out):
             x, y = [], []
             for js in range(res.ns):
                 r = res.run(ib, it, js)
-                x.extend(res.series(r, "Lsim_heldout" if "Lsim_heldout" in res.ckcols else "Lsim"))  # criterion 1 on the held-out samples (SPEC §9)
+                x.extend(res.series(r, "Lsim"))  # criterion 1: the training L_sim against the held-out H (SPEC §9, turn 4)
                 y.extend(res.series(r, "H"))
             ax.scatter(x, y, s=14, color=cmap(ib / max(res.nb - 1, 1)), label=f"beta={beta:g}", alpha=0.8)
         ax.set_title(f"tau={tau:g}: Spearman {res.spearman_tau[it]:.3f}")
-        ax.set_xlabel("held-out L_sim (smooth)")
+        ax.set_xlabel("training L_sim (smooth, what the optimiser sees)")
         ax.set_ylabel("H (hard, held-out)")
         ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
@@ -688,7 +688,7 @@ def grid_answer_section(res, ga):
                     "whose verified-safe set is the model's, not the system's; or `-safe_cells 0`).", ""]
     final = int(np.nanmax(res.ck[:, :, 0]))
     L += [f"Final checkpoint ({final}); mean +- standard error over seeds; change: paired by seed against beta = 0 of the same tau.", "",
-          "| beta | tau | seeds | verified-safe fraction | change | mean horizon | change | change, accuracy-matched (gather) |", "|---|---|---|---|---|---|---|---|"]
+          "| beta | tau | seeds | verified-safe fraction | simulated safe (ceiling) | change | mean horizon | change | change, accuracy-matched (gather) |", "|---|---|---|---|---|---|---|---|---|"]
     acc = "dsafe_grid_accmatched_mean" in res.tablecols
     for ib, beta in enumerate(res.beta):
         for it, tau in enumerate(res.tau):
@@ -699,8 +699,32 @@ def grid_answer_section(res, ga):
             chh = "(baseline)" if beta == 0 else f"{dhm:+.2f} +- {dhse:.2f}"
             am = (f"{res.table[ib, it, res.tcol('dsafe_grid_accmatched_mean')]:+.4f} +- {res.table[ib, it, res.tcol('dsafe_grid_accmatched_mean') + 1]:.4f}"
                   f" ({int(res.table[ib, it, res.tcol('safe_grid_accmatched_pairs')])} pairs)") if acc and beta != 0 else "-"
-            L.append(f"| {beta:g} | {tau:g} | {len(v)} | {m:.4f} +- {se:.4f} | {ch} | {hm:.2f} +- {hse:.2f} | {chh} | {am} |")
+            sim = fmt(float(res.table[ib, it, res.tcol("safe_sim_mean")]), ".4f") if "safe_sim_mean" in res.tablecols else "-"
+            L.append(f"| {beta:g} | {tau:g} | {len(v)} | {m:.4f} +- {se:.4f} | {sim} | {ch} | {hm:.2f} +- {hse:.2f} | {chh} | {am} |")
     return L + [""]
+
+
+def manipulation_section(res):
+    """The manipulation check (SPEC §9, issue 33) as the gather stored it in /summary/table: one line
+    beginning `Manipulation check` and ending `-> k of m settings acted`, then the per-setting table."""
+    if "p_manipulation_holm" not in res.tablecols:
+        return ["", "Manipulation check: not in this file (gathered before issue 33)."]
+    parts, k, m = [], 0, 0
+    for ib, beta in enumerate(res.beta):
+        for it, tau in enumerate(res.tau):
+            row = res.table[ib, it]
+            a = float(row[res.tcol("acted")])
+            if a < 0:
+                continue
+            m += 1
+            k += a == 1
+            d, se, b0 = (float(row[res.tcol(c)]) for c in ("dLsim_ref_mean", "dLsim_ref_se", "Lsim_ref_baseline_mean"))
+            parts.append(f"beta={beta:g} tau={tau:g} {d:+.4f}+-{se:.4f} ({(100 * d / abs(b0) if b0 else math.nan):+.1f}%) p {float(row[res.tcol('p_manipulation')]):.2g} "
+                         f"Holm {float(row[res.tcol('p_manipulation_holm')]):.2g} {'yes' if a == 1 else 'no'};")
+    return ["", "## Manipulation check (SPEC §9, from /summary/table)", "",
+            "Manipulation check: held-out L_sim on one yardstick (the cells as they start, the targets chosen for the warm-started network every arm of a seed starts from), "
+            "beta > 0 against beta = 0 of the same tau and seed, one-sided paired t, Holm: " + " ".join(parts) + f" -> {k} of {m} settings acted", "",
+            "Only settings that acted are judged on criterion 2; none acted -> criterion 2 NOT TESTED."]
 
 
 def write_report(res, outdir, figures, notes, scaling_rows):
@@ -717,12 +741,19 @@ def write_report(res, outdir, figures, notes, scaling_rows):
         fals = sum(float(np.nansum(res.series(r, "falsified"))) for r in done)
         L += ["", f"Re-check of the stored triples (SPEC §11), cell-checkpoints over {len(done)} finished runs: "
               f"**{int(fals)} falsified**, **{int(notp - fals)} unknown** (not proven within the budget), the rest proven."]
-    L += ["", "## Spearman(L_sim, H) across checkpoints (from /summary)", "", "| tau | Spearman |", "|---|---|"]
+    L += manipulation_section(res)
+    same = "spearman_same_tau" in res.tablecols
+    L += ["", "## Criterion 1: Spearman(training L_sim, held-out H) across checkpoints (from /summary)", "",
+          "The verdict's pair is the training L_sim (what the optimiser sees) with H on the held-out samples (SPEC §9, turn 4); "
+          "beside it the same-sample pair (held-out L_sim, held-out H), the surrogate-fidelity check, which the tau log n bound "
+          "alone makes near 1 at small tau.", "",
+          "| tau | Spearman (verdict) | same-sample (surrogate fidelity) |", "|---|---|---|"]
     for it, tau in enumerate(res.tau):
-        L.append(f"| {tau:g} | {res.spearman_tau[it]:.6f} |")
-    L.append(f"| pooled | {res.spearman_all:.6f} |")
+        sv = fmt(float(res.table[0, it, res.tcol("spearman_same_tau")]), ".6f") if same else "-"
+        L.append(f"| {tau:g} | {res.spearman_tau[it]:.6f} | {sv} |")
+    L.append(f"| pooled | {res.spearman_all:.6f} | |")
     L += ["", "## Per (beta, tau): means over seeds (from /summary/table)", ""]
-    want = [c for c in ("acted", "effect", "tight_reduction_mean", "tight_reduction_se", "tight_reduction_accmatched_mean", "volEtight_reduction_mean", "volEtight_reduction_accmatched_mean",
+    want = [c for c in ("acted", "p_manipulation_holm", "dLsim_ref_mean", "effect", "tight_reduction_mean", "tight_reduction_se", "tight_reduction_accmatched_mean", "volEtight_reduction_mean", "volEtight_reduction_accmatched_mean",
                         "accmatched_pairs", "accmatched_interpolated", "dsafe_grid_mean", "dsafe_grid_accmatched_mean", "safe_grid_accmatched_pairs", "dLsim_heldout_mean", "succ_floor_mean", "succ_tight_mean", "succ_minimal_mean", "succ_certified_mean", "dpred_error_mean", "dcoverage_mean", "spearman_mean", "recheck_failures") if c in res.tablecols]
     L += ["| beta | tau | " + " | ".join(want) + " |", "|---" * (len(want) + 2) + "|"]
     for ib, beta in enumerate(res.beta):
@@ -778,7 +809,7 @@ def main(argv=None):
         fig_beta_panels(res, os.path.join(a.output, "closed_loop.png"), ["safe_tight", "horizon_tight", "safe_C", "horizon_C"],
                         ["verified-safe fraction (M_tight)", "mean verified horizon (M_tight)", "verified-safe fraction (C)",
                          "mean verified horizon (C)"], False)
-        figures.append(("The closed loop (SPEC §12): verified-safe volume fraction and mean verified horizon vs beta", "closed_loop.png"))
+        figures.append(("The closed loop (SPEC §12) on the training cells, for the record: vs beta (every training cell's list holds the sink, so the verified-safe fraction there is 0 by construction; the answer is the -safe_cells grid's below)", "closed_loop.png"))
     ga = grid_answer(res)
     if ga is not None:
         fig_safe_grid(res, os.path.join(a.output, "closed_loop_grid.png"), ga)

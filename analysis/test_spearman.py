@@ -49,7 +49,7 @@ def main(path):
     def rows(r):
         t = table[r]
         ok = np.isfinite(t[:, col["checkpoint"]])
-        return t[ok, col["Lsim_heldout"]], t[ok, col["H"]]  # held-out L_sim against held-out H (SPEC §9, issue 21)
+        return t[ok, col["Lsim"]], t[ok, col["H"]]  # the training L_sim against the held-out H (SPEC §9, turn 4, issue 33)
 
     for r in range(table.shape[0]):
         x, y = rows(r)

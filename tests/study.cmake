@@ -36,3 +36,8 @@ set_tests_properties(study_stops PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEO
 # Issue 22 item 6: SIGTERM and SIGINT to mpiexec during a study on 2 ranks: exit 83 path, -resume hint, lock released, -resume completes.
 add_test(NAME study_signals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_signals.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_signals)
 set_tests_properties(study_signals PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 PROCESSORS 2 LABELS study)
+# Issue 33 / SPEC §9: beta = 0 trained once per seed, evaluated at every tau: identical numbers to training it at that tau.
+add_test(NAME study_beta0 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_beta0.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_beta0)
+set_tests_properties(study_beta0 PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")
+# Issue 33 / SPEC §9: the manipulation check on a synthetic file with a planted drop in one arm, criterion 1's pairing.
+sr_add_mpi_test(NAME gather_manip COMMAND test_gather_manip RANKS 1 2 TIMEOUT 60 LABELS study quick)

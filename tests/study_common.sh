@@ -39,6 +39,6 @@ sr_readable() {
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 f.visititems(lambda n, o: o[()] if isinstance(o, h5py.Dataset) else None)
-assert f.attrs["simreach_format"] in (b"simreach-results-2", "simreach-results-2")
+assert f.attrs["simreach_format"] in (b"simreach-results-3", "simreach-results-3")
 PYEOF
 }

@@ -31,7 +31,7 @@ grep -q "the verdict with the positive control is stored in $study" "$dir/diff.l
 import sys, h5py
 f = h5py.File(sys.argv[1], "r"); d = f["/summary/verdict"]
 c = d.attrs["control"]; c = c.decode() if isinstance(c, bytes) else str(c)
-ok = int(d[1]) == int(sys.argv[2]) and int(d.attrs["control_detected"][0]) == int(sys.argv[3]) and c == sys.argv[4] and int(d.attrs["rule_version"][0]) == 2
+ok = int(d[1]) == int(sys.argv[2]) and int(d.attrs["control_detected"][0]) == int(sys.argv[3]) and c == sys.argv[4] and int(d.attrs["rule_version"][0]) == 3
 print("stored verdict", list(d[()]), "control", c, "detected", int(d.attrs["control_detected"][0]), "->", "OK" if ok else "DIFFERS")
 sys.exit(0 if ok else 1)
 PYEOF

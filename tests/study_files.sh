@@ -59,7 +59,7 @@ import h5py, sys
 f = h5py.File(sys.argv[1], 'r+'); f.attrs['simreach_format'] = 'simreach-results-1'" "$dir/v1.h5" || fail "h5py"
 sumv=$(md5sum < "$dir/v1.h5")
 gather_rc "$dir/v1.h5" 2
-grep -q "v1.h5 has results format version 1 (simreach-results-1).*reads version 2" "$dir/v1.h5.gather.log" || { cat "$dir/v1.h5.gather.log"; fail "version 1: not refused by name"; }
+grep -q "v1.h5 has results format version 1 (simreach-results-1).*reads version 3" "$dir/v1.h5.gather.log" || { cat "$dir/v1.h5.gather.log"; fail "version 1: not refused by name"; }
 sr_run 1 study -options_file "$opts" -output "$dir/v1.h5" -resume > "$dir/v1.resume.log" 2>&1 && fail "-resume accepted format version 1"
 [ "$(md5sum < "$dir/v1.h5")" = "$sumv" ] || fail "version 1 file was modified"
 echo "ok: format version 1 refused by name (gather and -resume), file untouched"

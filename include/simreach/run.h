@@ -42,8 +42,16 @@ typedef struct {
      horizon of the network verified on the -safe_cells grid; the final checkpoint only (NaN
      at the others and with -safe_cells 0) */
   double safe_grid, horizon_grid;
+  /* the manipulation check's yardstick (SPEC §9, issue 33): held-out L_sim of the network on the
+     cells as they start, with the targets chosen for the warm-started network that every arm of
+     a seed starts from (src/train/run_yardstick.c) */
+  double Lsim_ref;
+  /* the ceiling of the closed-loop answer (SPEC §9): the fraction of the held-out samples
+     (uniform in D) whose simulated trajectory under the network stays in D for SR_HORIZON_CAP
+     steps; at the rows that carry safe_grid, NaN elsewhere */
+  double safe_sim;
 } SRCheckpoint;
-#define SR_CHECKPOINT_NFIELDS 43
+#define SR_CHECKPOINT_NFIELDS 45
 #define SR_HORIZON_CAP        100
 
 typedef struct _p_SRRun *SRRun;
@@ -54,6 +62,11 @@ PetscErrorCode SRRunCreate(MPI_Comm comm, SRRun *run);
 PetscErrorCode SRRunSetFromOptions(SRRun run);
 /* The sweep's grid point; overrides -beta / -tau / -seed. */
 PetscErrorCode SRRunSetGridPoint(SRRun run, double beta, double tau, PetscInt seed);
+/* SPEC §9: a beta = 0 run is trained once and evaluated at every tau: each checkpoint is also
+   evaluated at these temperatures (the tau-dependent columns; the rest is the run's). */
+PetscErrorCode SRRunSetEvalTaus(SRRun run, PetscInt n, const double tau[]);
+/* Row i of the latest checkpoint at the i-th evaluation temperature (valid in the monitor). */
+PetscErrorCode SRRunGetCheckpointAtTau(SRRun run, PetscInt i, const SRCheckpoint **row);
 PetscErrorCode SRRunSetUp(SRRun run);
 /* Called on every rank of the run after each checkpoint (the study writes it to HDF5). */
 PetscErrorCode SRRunSetMonitor(SRRun run, PetscErrorCode (*monitor)(SRRun, const SRCheckpoint *, void *), void *ctx);

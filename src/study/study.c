@@ -317,6 +317,7 @@ typedef struct {
   SRCounter     ctr;
   PetscLogEvent ev_write;
   PetscBool    *hold; /* tests only: wait for a signal after the first checkpoint (StudyTestHold_Private) */
+  PetscInt  nsib, sib[SR_RESULTS_MAX_LIST]; /* SPEC §9: the beta = 0 runs at the other taus this run stands for */
 } StudyMonitorCtx;
 
 /* Window words on rank 0: next ticket, runs finished, stop requested. */
@@ -357,6 +358,20 @@ static PetscErrorCode StudyMonitor_Private(SRRun run, const SRCheckpoint *cp, vo
   if (m->grank == 0) {
     int64_t stop;
     PetscCall(PetscLogEventBegin(m->ev_write, 0, 0, 0, 0));
+    /* SPEC §9: beta = 0 trained once, its rows at the other taus written to their runs first,
+       so that the run's own resume index never runs ahead of its siblings' */
+    for (PetscInt i = 0; i < m->nsib; i++) {
+      const SRCheckpoint *sr;
+      PetscInt            nf;
+      const SRRecheckCellResult *f;
+      PetscCall(SRRunGetCheckpointAtTau(run, i, &sr));
+      PetscCall(SRResultsWriteCheckpoint(m->res, m->sib[i], sr));
+      PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->sib[i], cp->checkpoint, m->d));
+      PetscCall(SRRunGetRecheckCells(run, &nf, &f));
+      PetscCall(SRResultsWriteRecheckCells(m->res, m->sib[i], cp->checkpoint, nf, f));
+      PetscCall(SRResultsWriteState(m->res, m->sib[i], slot, m->d, m->i));
+      PetscCall(SRResultsWriteResume(m->res, m->sib[i], cp->checkpoint, slot));
+    }
     PetscCall(SRResultsWriteCheckpoint(m->res, m->r, cp));
     PetscCall(SRResultsWriteCheckpointNetwork(m->res, m->r, cp->checkpoint, m->d)); /* phi: the state's first doubles */
     {
@@ -402,12 +417,23 @@ static PetscErrorCode StudyWriteAbstraction_Private(SRRun run, SRResults res, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SPEC §9: beta = 0 does not depend on tau in training, so it is trained once per seed, by the
+   run of the first tau, and evaluated at every tau; the run that trains run r. */
+static PetscInt StudyOwner_Private(const SRResultsLayout *lay, PetscInt r)
+{
+  const PetscInt is = r % lay->nseed, ib = r / (lay->nseed * lay->ntau);
+  PetscInt       ib0 = -1;
+  for (PetscInt b = 0; b < lay->nbeta && ib0 < 0; b++)
+    if (lay->beta[b] == 0) ib0 = b;
+  return ib == ib0 ? (ib * lay->ntau) * lay->nseed + is : r;
+}
+
 /* Runs grid point r on the group; returns its final status. */
 static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm group, PetscMPIInt grank, SRCounter ctr, PetscInt r, SRRunStatus *status)
 {
   const SRResultsLayout *lay = &st->lay;
   PetscInt               is = r % lay->nseed, it = (r / lay->nseed) % lay->ntau, ib = r / (lay->nseed * lay->ntau);
-  PetscInt               info[3] = {0, -1, 0};
+  PetscInt               info[4] = {0, -1, 0, 0};
   SRRun                  run;
   StudyMonitorCtx        m;
   const char            *reason;
@@ -424,6 +450,10 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   PetscCall(SRRunCreate(group, &run));
   PetscCall(SRRunSetFromOptions(run));
   PetscCall(SRRunSetGridPoint(run, lay->beta[ib], lay->tau[it], lay->seed[is]));
+  if (StudyOwner_Private(lay, r) == r && lay->beta[ib] == 0 && lay->ntau > 1) { /* SPEC §9: at every tau */
+    for (PetscInt j = 1; j < lay->ntau; j++) m.sib[m.nsib++] = (ib * lay->ntau + j) * lay->nseed + is;
+    PetscCall(SRRunSetEvalTaus(run, lay->ntau - 1, lay->tau + 1));
+  }
   PetscCall(SRRunSetMonitor(run, StudyMonitor_Private, &m));
   PetscCall(SRRunSetStopFlag(run, &SRStudyStop_Private));
   PetscCall(SRRunSetUp(run));
@@ -433,10 +463,20 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
     info[0] = chk.status;
     info[1] = chk.restart;
     info[2] = chk.slot;
+    info[3] = r;
+    /* SPEC §9: the runs at the other taus hold the same states; resume from the earliest good one */
+    for (PetscInt q = 0; q < m.nsib; q++) {
+      PetscCall(SRResultsCheckRun(res, m.sib[q], PETSC_FALSE, &chk));
+      if (chk.restart < info[1]) {
+        info[1] = chk.restart;
+        info[2] = chk.slot;
+        info[3] = m.sib[q];
+      }
+    }
   }
-  PetscCallMPI(MPI_Bcast(info, 3, MPIU_INT, 0, group));
+  PetscCallMPI(MPI_Bcast(info, 4, MPIU_INT, 0, group));
   if (info[1] >= 0) { /* resume from the last complete checkpoint */
-    if (grank == 0) PetscCall(SRResultsReadState(res, r, info[2], m.d, m.i));
+    if (grank == 0) PetscCall(SRResultsReadState(res, info[3], info[2], m.d, m.i));
     /* the index points at it (again, if its row had failed its checksum) */
     if (grank == 0) PetscCall(SRResultsWriteResume(res, r, info[1], info[2]));
     PetscCallMPI(MPI_Bcast(m.d, (PetscMPIInt)lay->ndstate, MPI_DOUBLE, 0, group));
@@ -446,16 +486,20 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
   else if (grank == 0) {
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* none when the warm start diverged */
-    if (has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_TRUE));
-    if (has) { /* row 0: the network training starts from (seeded or -init_network, after any warm start) */
-      SRModel       model;
-      SRCells       cells;
-      SRAbstraction abs;
-      PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
-      PetscCall(SRResultsWriteCheckpointNetwork(res, r, 0, model->mlp->params));
+    for (PetscInt q = -1; q < m.nsib; q++) {
+      const PetscInt rq = q < 0 ? r : m.sib[q];
+      if (has) PetscCall(StudyWriteAbstraction_Private(run, res, rq, PETSC_TRUE));
+      if (has) { /* row 0: the network training starts from (seeded or -init_network, after any warm start) */
+        SRModel       model;
+        SRCells       cells;
+        SRAbstraction abs;
+        PetscCall(SRRunGetObjects(run, &model, &cells, &abs));
+        PetscCall(SRResultsWriteCheckpointNetwork(res, rq, 0, model->mlp->params));
+      }
     }
   }
-  if (grank == 0) PetscCall(SRResultsWriteStatus(res, r, SR_RUN_RUNNING, ""));
+  if (grank == 0)
+    for (PetscInt q = -1; q < m.nsib; q++) PetscCall(SRResultsWriteStatus(res, q < 0 ? r : m.sib[q], SR_RUN_RUNNING, ""));
   PetscCall(SRRunSolve(run));
   PetscCall(SRRunGetStatus(run, status, &reason));
   {
@@ -466,15 +510,21 @@ static PetscErrorCode StudyRunPoint_Private(SRStudy st, SRResults res, MPI_Comm 
       double *E;
       PetscCall(PetscMalloc1(4 * lay->ndim * lay->K, &E));
       PetscCall(SRRunGetFinalEnclosures(run, E));
-      if (grank == 0) PetscCall(SRResultsWriteEnclosures(res, r, E));
+      if (grank == 0)
+        for (PetscInt q = -1; q < m.nsib; q++) PetscCall(SRResultsWriteEnclosures(res, q < 0 ? r : m.sib[q], E));
       PetscCall(PetscFree(E));
     }
   }
   if (grank == 0) {
     PetscBool has;
     PetscCall(SRRunHasVerifiedTriple(run, &has)); /* a run that diverged in its warm start stores no triple (SPEC §11) */
-    if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) PetscCall(StudyWriteAbstraction_Private(run, res, r, PETSC_FALSE));
-    PetscCall(SRResultsWriteStatus(res, r, *status, reason));
+    /* the siblings (SPEC §9: beta = 0 at the other taus) first: a finished run implies finished siblings */
+    for (PetscInt q = 0; q <= m.nsib; q++) {
+      const PetscInt rq = q < m.nsib ? m.sib[q] : r;
+      if ((*status == SR_RUN_DONE || *status == SR_RUN_DIVERGED) && has) PetscCall(StudyWriteAbstraction_Private(run, res, rq, PETSC_FALSE));
+      if (q < m.nsib && *status == SR_RUN_INTERRUPTED) continue; /* resumed with the run */
+      PetscCall(SRResultsWriteStatus(res, rq, *status, reason));
+    }
   }
   PetscCall(SRRunDestroy(&run));
   PetscCall(PetscFree2(m.d, m.i));
@@ -496,7 +546,7 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
   if (rank == 0)
     for (PetscInt r = 0; r < lay->nruns; r++) {
       SRResultsRunCheck chk;
-      if (st->fresh || r % st->nslices != st->slice) {
+      if (st->fresh || StudyOwner_Private(lay, r) % st->nslices != st->slice) { /* a sibling counts with its owner's slice */
         status[r] = SR_RUN_PENDING;
         continue;
       }
@@ -518,7 +568,14 @@ static PetscErrorCode StudyPending_Private(SRStudy st, SRResults res, PetscInt *
       for (PetscInt rr = 0; rr < lay->ntau * lay->nseed; rr++) {
         PetscInt r = order[oi] * lay->ntau * lay->nseed + rr;
         if (r % st->nslices != st->slice) continue;
-        if (status[r] == SR_RUN_DONE) continue; /* finished: done or diverged, every row good */
+        if (StudyOwner_Private(lay, r) != r) continue; /* trained by the beta = 0 run of the first tau (SPEC §9) */
+        if (status[r] == SR_RUN_DONE) {
+          /* finished: done or diverged, every row good; a beta = 0 run also needs its siblings */
+          PetscBool sibs = PETSC_TRUE;
+          for (PetscInt q = 0; q < lay->nruns; q++)
+            if (q != r && StudyOwner_Private(lay, q) == r && status[q] != SR_RUN_DONE) sibs = PETSC_FALSE;
+          if (sibs) continue;
+        }
         (*pending)[n++] = r;
       }
   }
@@ -612,7 +669,12 @@ PetscErrorCode SRStudySolve(SRStudy st)
   /* 4. SIGTERM / SIGUSR1 (caught since SRStudyCreate): finish to the next checkpoint, write it, exit 83. */
 
   t0 = MPI_Wtime();
-  PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks));
+  {
+    PetscInt nsib = 0; /* SPEC §9: beta = 0 runs at the other taus, written by the run of the first tau */
+    for (PetscInt r = 0; r < st->lay.nruns; r++) nsib += StudyOwner_Private(&st->lay, r) != r;
+    PetscCall(PetscPrintf(comm, "simreach study: %" PetscInt_FMT " runs in %s, %" PetscInt_FMT " to do, %d group(s) of %" PetscInt_FMT " rank(s)%s\n", st->lay.nruns, st->output, npending, size / (PetscMPIInt)st->cell_ranks, st->cell_ranks,
+                          nsib ? "; beta = 0 is trained once per seed and evaluated at every tau (SPEC §9), so its runs at the other taus are not counted as runs to do" : ""));
+  }
   for (;;) {
     int64_t     ticket[2] = {0, 0};
     SRRunStatus status;
@@ -644,7 +706,7 @@ PetscErrorCode SRStudySolve(SRStudy st)
       PetscCall(SRCounterFetchAdd(ctr, W_DONE, 1, &done));
       if (rank == 0) {
         double el = MPI_Wtime() - t0, eta = el / (double)(done + 1) * (double)(npending - done - 1);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach study: %" PetscInt64_FMT " / %" PetscInt_FMT " runs done (%" PetscInt_FMT " before this start), %.1f s elapsed, ETA %.0f s\n", (PetscInt64)(done + 1 + st->lay.nruns - npending), st->lay.nruns, st->lay.nruns - npending, el, eta));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "simreach study: %" PetscInt64_FMT " / %" PetscInt_FMT " runs done in this start, %.1f s elapsed, ETA %.0f s\n", (PetscInt64)(done + 1), npending, el, eta));
       }
     }
   }

@@ -41,7 +41,7 @@ PetscErrorCode SRRunGuardCheck_Private(SRRun r, SRCells cells, PetscBool *ok, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After an accepted update: rebuild T(k) (SPEC §5, §8), and with -relist never prune C(k) (it
+/* After an accepted update: rebuild T(k) (SPEC §5, §8; not with -target_update checkpoint), and with -relist never prune C(k) (it
    then never grows).  With -relist checkpoint the guard holds C(k) fixed within the interval
    and the checkpoint re-lists it; train-then-abstract (-guard none) keeps its lists until the
    checkpoint rebuild. */
@@ -52,7 +52,11 @@ PetscErrorCode SRRunAccepted_Private(SRRun r)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(r->ev_guard, 0, 0, 0, 0));
   if (r->guard != SR_GUARD_NONE && !r->relist) PetscCall(SRAbstractionPrune(r->abs, r->model, r->cells));
-  PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
+  /* -target_update checkpoint: T(k) stays as the last checkpoint chose it (SPEC §9: targets fixed
+     over an interval do not re-centre on the network's own images after every step); with
+     -relist never pruning may drop a target from C(k), so T(k) is re-chosen there as before.
+     -target_update never: the loss reads the fixed targets of SRRunLossTargets_Private */
+  if (!r->target_update || (r->target_update == 1 && r->guard != SR_GUARD_NONE && !r->relist)) PetscCall(SRAbstractionUpdateTargets(r->abs, r->model, r->cells));
   PetscCall(PetscLogEventEnd(r->ev_guard, 0, 0, 0, 0));
   r->t_guard += MPI_Wtime() - t;
   PetscFunctionReturn(PETSC_SUCCESS);

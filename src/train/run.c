@@ -173,6 +173,12 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   e = r->target;
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-target", "target successors T(k): empirical, nominal, certified (SPEC §5)", SRTargetTypes, &e));
   r->target = (SRTargetType)e;
+  {
+    const char *const upd[] = {"step", "checkpoint", "never", "SRTargetUpdate", "SR_TARGET_UPDATE_", NULL};
+    e = r->target_update;
+    PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-target_update", "when T(k) is re-chosen: after every accepted step, at checkpoints only, or never (the warm-started network's targets, the seed's fixed successor topology; SPEC §5, §9)", upd, &e));
+    r->target_update = e;
+  }
   PetscCall(PetscOptionsReal("-target_mass", "share of sampled hits the empirical target keeps, in (0, 1] (SPEC §5)", NULL, r->target_mass, &r->target_mass, NULL));
   PetscCheck(r->target_mass > 0 && r->target_mass <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-target_mass %g: allowed is (0, 1]", r->target_mass);
   PetscCall(PetscOptionsInt("-target_samples", "samples per cell for the empirical target and count (SPEC §5, §6)", NULL, r->target_samples, &r->target_samples, NULL));
@@ -463,6 +469,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &r->pred0, NULL));
   /* C(k) and T(k) of the (warm-started) model on the initial grid (SPEC §5) */
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunYardstickSetUp_Private(r)); /* the manipulation check's yardstick (SPEC §9) */
   r->setup = PETSC_TRUE;
   if (r->status != SR_RUN_DIVERGED) PetscCall(SRRunSaveVerified_Private(r));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -488,12 +495,12 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
     PetscCall(SRModelTaskLoss(r->model, nb, r->Xb, &task, r->grad));
     if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
       /* L_encl over every cell, its gradient through the interval pass (SPEC §6) */
-      PetscCall(SRAbstractionGetTargets(r->abs, &T));
+      PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, r->beta, &lencl, r->grad, NULL));
     }
     if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
       SRLossValues val;
-      PetscCall(SRAbstractionGetTargets(r->abs, &T));
+      PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRModelEvaluate(r->model, nb, r->Xb, r->Y));
       PetscCall(SRLossSim(r->cells, T, &r->par, nb, r->Xb, r->Y, &val, r->dY, NULL));
       for (PetscInt i = 0; i < nb * n; i++) r->dY[i] *= r->beta;
@@ -586,7 +593,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   else if (r->relist) PetscCall(SRRunRelist_Private(r, &row.relist_grown)); /* -relist checkpoint (SPEC §8) */
   PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
-  PetscCall(SRAbstractionGetTargets(r->abs, &T));
+  PetscCall(SRRunLossTargets_Private(r, &T));
   PetscCall(SRModelEvaluate(r->model, r->nsamples, r->Xtr, r->Y));
   PetscCall(SRLossSim(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &val, NULL, NULL));
   PetscCall(SRLossHard(r->cells, T, &r->par, r->nsamples, r->Xtr, r->Y, &hvt)); /* H_train */
@@ -616,7 +623,10 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
     row.safe_tight    = cl.safe_tight;
     row.horizon_tight = cl.horizon_tight;
   }
+  PetscCall(SRRunYardstick_Private(r, r->par.tau, r->Y, &row.Lsim_ref)); /* r->Y: the held-out images */
   PetscCall(SRRunSafeGrid_Private(r, j, &row.safe_grid, &row.horizon_grid));
+  row.safe_sim = NAN;
+  if (isfinite(row.safe_grid)) PetscCall(SRRunSimulatedSafe_Private(r, &row.safe_sim)); /* its ceiling (SPEC §9) */
   PetscCall(SRModelTaskLoss(r->model, r->nheld, r->Xho, &row.pred_error, NULL));
   PetscCall(SRAbstractionGetMetrics(r->abs, r->model, r->cells, &met));
   row.Lsim           = val.Lsim;
@@ -664,6 +674,7 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
     PetscCall(SRRunDiverge_Private(r, msg));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  for (PetscInt i = 0; i < r->neval; i++) PetscCall(SRRunCheckpointAtTau_Private(r, r->eval_tau[i], &row, &r->eval_rows[i])); /* SPEC §9: beta = 0 at every tau */
   PetscCall(SRRunSaveVerified_Private(r));
   r->table[r->ntable++] = row;
   if (!r->quiet)
@@ -793,6 +804,7 @@ PetscErrorCode SRRunDestroy(SRRun *run)
   PetscCall(SRAbstractionDestroy(&r->abs));
   PetscCall(SRCellsDestroy(&r->cand));
   PetscCall(SRCellsDestroy(&r->cells));
+  PetscCall(SRRunYardstickDestroy_Private(r));
   PetscCall(SRModelDestroy(&r->model));
   PetscCall(SRSystemDestroy(&r->sys));
   PetscCall(SRAdamDestroy(&r->adam));

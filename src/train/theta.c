@@ -71,7 +71,7 @@ static PetscErrorCode SRRunThetaObjectiveBegin_Private(SRRun r, Vec X, Vec G, Pe
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecGetArray(G, g));
   for (PetscInt i = 0; i < nt; i++) (*g)[i] = 0;
-  PetscCall(SRAbstractionGetTargets(r->abs, T));
+  PetscCall(SRRunLossTargets_Private(r, T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

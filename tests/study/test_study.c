@@ -195,6 +195,7 @@ static void SyntheticCheckpoint(PetscInt r, PetscInt j, SRCheckpoint *cp)
   cp->succ_floor   = 2.0;
   cp->Lsim_heldout = r < 2 ? 0.5 : (r == 2 ? 0.45 : 0.449);
   if (plant_case == 10) cp->Lsim_heldout = 0.5 + (r == 3 ? 1e-4 : 0.0); /* the treatment did not act */
+  cp->Lsim_ref = cp->Lsim_heldout; /* the manipulation check's yardstick (SPEC §9, issue 33) */
   cp->Lsim_heldout += 1e-3 * (3 - j); /* falls with j like Lsim: criterion 1 pairs it with H (SPEC §9); the final row unchanged */
 }
 
@@ -365,11 +366,11 @@ static void test_gather_summary(void **state)
       ok = ok && fabs(b[18] - 0.5 * (r1 + r2)) < 1e-14 && fabs(b[19] - 0.5 * fabs(r1 - r2)) < 1e-14;
       ok = ok && fabs(b[22] - 0.5 * (a1 + a2)) < 1e-14 && b[26] == 2;
       ok = ok && fabs(b[27] + 0.0505) < 1e-14 && b[31] == 1 && b[32] == 1; /* acted, shows the effect */
-      /* p-values: |M_tight| differences -1.5, -1.49: t = 1.495 / 0.005 = 299 on 1 df, two-sided
-         p = 2 atan(1 / t) / pi; Holm over the 2 tests of the family doubles the smallest */
+      /* the manipulation check (SPEC §9, issue 33): yardstick differences -0.05, -0.051: a drop,
+         t = 0.0505 / 0.0005 = 101 on 1 df, one-sided p = atan(1 / t) / pi; a family of 1 setting */
       {
-        const double p = 2 * atan(1 / 299.0) / 3.14159265358979323846;
-        ok = ok && fabs(b[40] - p) < 1e-9 * p && fabs(b[41] - 2 * p) < 1e-9 * p;
+        const double p = atan(1 / 101.0) / 3.14159265358979323846;
+        ok = ok && fabs(b[50] + 0.0505) < 1e-14 && fabs(b[53] - p) < 1e-9 * p && fabs(b[54] - p) < 1e-9 * p && b[40] == b[53] && b[41] == b[54];
       }
     }
     ok = ok && verdict[1] == 1 && verdict[2] == 1;
@@ -503,6 +504,7 @@ static void test_gather_null_family(void **state)
       const double e1 = SRRandomUniform(2101, SR_STREAM_TEST, (uint64_t)(2 * r)) - 0.5, e2 = SRRandomUniform(2101, SR_STREAM_TEST, (uint64_t)(2 * r + 1)) - 0.5;
       SyntheticCheckpoint(0, j, &cp);
       cp.Lsim_heldout = 0.5 + 0.02 * e1; /* every run: the same law, whatever beta */
+      cp.Lsim_ref     = cp.Lsim_heldout;
       cp.succ_tight   = 5.0 + 0.4 * e2;
       cp.vol_E_tight  = 1.0 + 0.1 * e2;
       cp.pred_error   = 0.05 - 0.01 * j;
@@ -536,18 +538,17 @@ static void test_gather_null_family(void **state)
       const double *row = table + b * SR_SUMMARY_NCOLS;
       acted += row[31] == 1;
       effect += row[32] == 1; /* "shows the effect" under the same discipline */
-      old += (fabs(row[27]) > 2 * row[28] && fabs(row[27]) > 0.005) || (fabs(row[29]) > 2 * row[30] && fabs(row[29]) > 0.05);
+      old += (fabs(row[50]) > 2 * row[51] && fabs(row[50]) > 0.005) || (fabs(row[29]) > 2 * row[30] && fabs(row[29]) > 0.05);
       praw += row[40] < 0.05;
-      /* the paired t test of d L_sim(held-out): two-sided p from t = mean / se on 4 df */
+      /* the manipulation check's one-sided paired t test of a drop of the yardstick L_sim on 4 df:
+         P(T >= t) = I_x(2, 1/2) / 2 for t >= 0 with x = 4 / (4 + t^2), I_x(2, 1/2) = 1 - (1 - x)^0.5 (1 + x / 2) */
       {
-        const double t = fabs(row[27] / row[28]), x = 4 / (4 + t * t);
-        /* 4 df: P(|T| >= t) = 1 - t (6 + t^2) / (4 + t^2)^1.5 ... closed form: I_x(2, 1/2) = 1 - (1 - x)^0.5 (1 + x / 2) */
-        const double p = 1 - sqrt(1 - x) * (1 + x / 2);
-        ok = ok && (row[40] <= p * (1 + 1e-9) + 1e-15);
+        const double t = -row[50] / row[51], x = 4 / (4 + t * t), p2 = 1 - sqrt(1 - x) * (1 + x / 2), p = t >= 0 ? 0.5 * p2 : 1 - 0.5 * p2;
+        ok = ok && fabs(row[40] - p) <= 1e-9 * p + 1e-15;
       }
       ok = ok && row[41] >= row[40];
     }
-    print_message("null family: 24 settings, 48 tests; old 2-SE rule: %d settings act, raw p < 0.05: %d, Holm: %d, show the effect: %d\n", old, praw, acted, effect);
+    print_message("null family: 24 settings, 24 tests; old 2-SE rule: %d settings act, raw p < 0.05: %d, Holm: %d, show the effect: %d\n", old, praw, acted, effect);
     ok = ok && acted == 0 && effect == 0 && old >= 1;
     free(table);
   }

@@ -11,12 +11,12 @@
 #include <hdf5.h>
 
 /* The format attribute `simreach_format` is "<name>-<version>"; a reader refuses any other
-   version, naming it.  Version 2 (this session): every row that -resume or gather reads has a
+   version, naming it.  Version 3 (issue 33): the checkpoint columns Lsim_ref_heldout and safe_sim.  Version 2: every row that -resume or gather reads has a
    checksum (SRChecksum64) in a parallel dataset /runs/<name>_checksum, and the attributes
    `layout` + `layout_checksum` fix every dataset's shape. */
 #define SR_RESULTS_FORMAT_NAME "simreach-results"
-#define SR_RESULTS_FORMAT_VERSION 2
-#define SR_RESULTS_FORMAT "simreach-results-2"
+#define SR_RESULTS_FORMAT_VERSION 3
+#define SR_RESULTS_FORMAT "simreach-results-3"
 #define SR_RESULTS_MAX_LIST 256 /* longest -beta / -tau / -seed_list */
 #define SR_RESULTS_REASON_LEN 128
 
@@ -42,7 +42,7 @@ extern const char *const SRResultsCheckpointColumns[SR_CHECKPOINT_NFIELDS];
 void SRResultsPackCheckpoint(const SRCheckpoint *cp, double row[SR_CHECKPOINT_NFIELDS]);
 
 /* Columns of /summary/table (per beta, tau: statistics over seeds). */
-#define SR_SUMMARY_NCOLS 50
+#define SR_SUMMARY_NCOLS 58
 extern const char *const SRSummaryColumns[SR_SUMMARY_NCOLS];
 
 typedef struct _p_SRResults *SRResults;
@@ -150,8 +150,10 @@ typedef struct {
   PetscInt    control_detected;
 } SRSummary;
 /* The rule the stored verdict was computed by (attribute rule_version of /summary/verdict):
-   2 = Holm-controlled treatment check and effect, criterion 1 on held-out samples (issue 21). */
-#define SR_SUMMARY_RULE_VERSION 2
+   2 = Holm-controlled treatment check and effect, criterion 1 on held-out samples (issue 21);
+   3 = the manipulation check on a common yardstick decides "acted", criterion 1 pairs the
+   training L_sim with held-out H, the positive control by its lower confidence bound (issue 33). */
+#define SR_SUMMARY_RULE_VERSION 3
 PetscErrorCode SRResultsWriteSummary(SRResults res, const SRSummary *s);
 /* Collective: refuses (one line naming the file, the shape found and the one written) a file
    whose /summary datasets do not have this simreach's shapes, e.g. an older summary table. */

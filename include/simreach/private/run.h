@@ -97,6 +97,14 @@ struct _p_SRRun {
   PetscInt     th_accepted, th_rejected, th_backtracked, th_moves; /* theta updates (cumulative) */
   double       th_obj_before, th_obj_after, th_disp;              /* the last solve */
   PetscLogEvent ev_step, ev_guard, ev_tao, ev_check;
+  /* the manipulation check's yardstick and the other temperatures (run_yardstick.c, SPEC §9) */
+  SRCells         ycells;
+  PetscInt       *yptr, *yidx;
+  SRSuccessorList yT;
+  PetscInt        neval;
+  double         *eval_tau;
+  SRCheckpoint   *eval_rows;
+  PetscInt        target_update; /* -target_update: 0 after every accepted step, 1 at checkpoints only, 2 never (SPEC §9) */
 };
 
 /* guard.c: the containment guard on candidate updates and the divergence rule (SPEC §8) */
@@ -132,3 +140,10 @@ PetscErrorCode SRRunCheckSize_Private(SRRun r);
    options are read (before any work); adopted in SRRunSetUp in place of the seeded init. */
 PetscErrorCode SRRunInitNetworkCheck_Private(SRRun r);
 PetscErrorCode SRRunInitNetworkAdopt_Private(SRRun r, SRModel model);
+/* run_yardstick.c (SPEC §9, issue 33) */
+PetscErrorCode SRRunYardstickSetUp_Private(SRRun r);
+PetscErrorCode SRRunYardstickDestroy_Private(SRRun r);
+PetscErrorCode SRRunYardstick_Private(SRRun r, double tau, const double *Yho, double *Lref);
+PetscErrorCode SRRunSimulatedSafe_Private(SRRun r, double *frac);
+PetscErrorCode SRRunLossTargets_Private(SRRun r, const SRSuccessorList **T);
+PetscErrorCode SRRunCheckpointAtTau_Private(SRRun r, double tau, const SRCheckpoint *row, SRCheckpoint *out);
