@@ -46,7 +46,7 @@ PetscErrorCode SRGatherManipulationView(const SRResultsLayout *lay, const double
    per run, pooled per tau and over all; the same-sample (held-out L_sim, held-out H) value per
    tau beside it.  lx, ly: scratch of nruns x nrows. */
 void SRGatherCriterion1(const SRResultsLayout *lay, const double *tables, double *lx, double *ly, double *run, double *tau, double *same, PetscInt *count, double *all);
-/* gather.c: criterion 2 of SPEC §9 into the summary columns (control: the positive control's rule) */
+/* gather_criterion2.c: criterion 2 of SPEC §9 into the summary columns (control: the positive control's rule) */
 PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const double *tables, const SRGatherRun *info, double *table, PetscBool control, PetscInt *nacted, PetscInt *neffect, PetscInt *ntested);
 /* gather_control.c */
 PetscErrorCode SRGatherLoadRuns_Private(SRResults res, double *tables, SRGatherRun *info);
