@@ -48,6 +48,7 @@ typedef struct {
   SRAffine *work;
   SRAffine *vars, *val;
   SRAffine *forms; /* the pieces' state forms (SRLoopCreate sizes them by the plant, not the stack) */
+  SRAffine *svars, *sval, *sbox; /* the spec's DAG (nonlinear atoms): slots, values in forms, in intervals */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

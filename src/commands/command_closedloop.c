@@ -328,6 +328,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
   PetscCall(SRMLPDestroy(&mlp));
+  SRSpecFree(&S);
   SRPlantFree(&pl);
   *exit_code = code;
   PetscFunctionReturn(PETSC_SUCCESS);
