@@ -50,3 +50,9 @@ set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 S
 add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
 set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1")
+# The property language (issue 35 items 2 and 7): nonlinear atoms, or, not (an avoided box), each
+# answer against a NumPy oracle; the planted shrink (flow and the new atoms' enclosures) must give
+# a wrong VERIFIED the oracle catches (tests/closedloop/spec_soundness.py).
+add_test(NAME closedloop_spec_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/spec_soundness.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_spec_soundness)
+set_tests_properties(closedloop_spec_soundness PROPERTIES TIMEOUT 300 LABELS "closedloop;quick")

@@ -168,6 +168,10 @@ static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const
     if (SRIntervalIsNaI(R)) R = S;
     else if (!SRIntervalIsNaI(S)) R = SRIntervalIntersect(R, S);
   }
+  if (L->flow.shrink > 0 && SRIntervalIsBounded(R)) { /* planted violation (tests/closedloop/spec_soundness.py must catch it) */
+    const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
+    R = (SRInterval){c - r, c + r};
+  }
   return R;
 }
 
@@ -177,8 +181,14 @@ static void Margins_Private(SRLoop *L, const SRSpecConstraint *C, int m, const S
 {
   double mu[SR_SPEC_MAX_ATOMS], ml[SR_SPEC_MAX_ATOMS];
   bool   fresh = false;
-  for (int k = 0; k < C->natoms; k++)
-    SRSpecAtomMargins(&C->atom[k], AtomRange_Private(L, &C->atom[k], m, F, box, &fresh), &mu[k], &ml[k]);
+  for (int k = 0; k < C->natoms; k++) {
+    SRInterval R = AtomRange_Private(L, &C->atom[k], m, F, box, &fresh);
+    if (L->flow.shrink > 0 && C->atom[k].root < 0 && C->atom[k].strict && SRIntervalIsBounded(R)) { /* planted, as above: negated atoms */
+      const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
+      R = (SRInterval){c - r, c + r};
+    }
+    SRSpecAtomMargins(&C->atom[k], R, &mu[k], &ml[k]);
+  }
   *up = SRSpecCombine(C, mu, crit);
   if (low) *low = SRSpecCombine(C, ml, NULL);
 }
