@@ -312,6 +312,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const int mm = Coordinates_Private(L);
 
   r->status     = SR_PIECE_OPEN;
+  r->cause      = SR_CAUSE_NONE;
   r->constraint = r->atom = r->step = -1;
   r->margin                         = INFINITY;
   for (int c = 0; c < S->nc; c++)
@@ -356,6 +357,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);
       ok = Controls_Private(L, m, Xl);
+      if (!ok) r->cause = SR_CAUSE_CONTROLLER;
       if (ok) {
         /* the controls' remainders too (the network's relaxation gap): held over the period,
            one symbol each keeps them the same value in every sub-step */
@@ -368,6 +370,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       ok = ok && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
       for (int i = 0; ok && i < n; i++)
         if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
+      if (!ok && r->cause == SR_CAUSE_NONE) r->cause = SR_CAUSE_FLOW;
       if (!ok) {
         r->step = j;
         return; /* no enclosure: split the widest dimension */
@@ -387,7 +390,12 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         Margins_Private(L, C, mm, T, TB, &m, NULL, &k);
         if (!(m <= 0)) {
           SRAffine d = AtomForm_Private(L, &C->atom[k], mm, T);
+          double mx, my;
           r->constraint = c, r->atom = k, r->step = j, r->margin = isnan(m) ? INFINITY : m;
+          /* the cause: the sample states proven while the period's tube is not points to sub-steps */
+          Margins_Private(L, C, mm, X, NULL, &mx, NULL, NULL);
+          Margins_Private(L, C, mm, Y, NULL, &my, NULL, NULL);
+          r->cause = mx <= 0 && my <= 0 ? SR_CAUSE_PERIOD_TUBE : SR_CAUSE_BOUND;
           r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, T, lo, hi) : -1;
           if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
           return;
@@ -399,7 +407,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   }
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
-      r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
+      r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c], r->cause = SR_CAUSE_TARGET;
       if (isfinite(bestm[c])) {
         const SRSpecAtom *A = &S->c[c].atom[besta[c]];
         SRAffine          d = AtomForm_Private(L, A, mm, bestF0 + (size_t)c * n);
@@ -410,6 +418,18 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     }
   r->status = SR_PIECE_PROVEN;
   r->margin = 0;
+}
+
+const char *SRPieceCauseText(SRPieceCause cause)
+{
+  switch (cause) {
+  case SR_CAUSE_CONTROLLER: return "no enclosure of the network or the control expressions over the piece (an input unbounded or out of an operation's domain): split further (-closedloop_max_depth) or give a smaller X0";
+  case SR_CAUSE_FLOW: return "the validated flow over the period failed (the a-priori enclosure did not close or an operation left its domain): more sub-steps per period (-closedloop_substeps 4, 16, ...), then a higher order (-closedloop_order)";
+  case SR_CAUSE_PERIOD_TUBE: return "the states at both sample times are proven, the tube over the whole period is not: more sub-steps per period (-closedloop_substeps 4, 16, ...)";
+  case SR_CAUSE_BOUND: return "the enclosure is wider than the margin: split further (-closedloop_max_depth), more noise symbols (-closedloop_symbols), or more sub-steps (-closedloop_substeps)";
+  case SR_CAUSE_TARGET: return "no sample time's enclosure fits the target: more sub-steps per period (-closedloop_substeps 4, 16, ...: one Taylor step over a long period widens the states), split further (-closedloop_max_depth) or more noise symbols (-closedloop_symbols)";
+  default: return "";
+  }
 }
 
 /* the validated enclosure from the point x0, SR_REFUTE_SUB sub-steps per period except in
