@@ -204,13 +204,20 @@ static SRAffine AtomForm_Private(SRLoop *L, const SRSpecAtom *A, int m, const SR
 
 /* the dimension of the piece to split for a nonlinear atom A that failed over the forms F: the
    one whose halving lowers the atom's interval bound most (each half of F's dependence on
-   coordinate d tried; a heuristic only, nothing here is claimed) */
+   coordinate d tried; a heuristic only, nothing here is claimed); -1 when no halving lowers it */
 static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const double *lo, const double *hi)
 {
   const int n    = L->plant->n;
   SRAffine *G    = L->forms + 4 * (size_t)n; /* the refutation's forms: free during a proof */
   int       best = -1;
-  double    bv   = INFINITY;
+  double    bv;
+  { /* the bound unsplit: a halving must lower it, else the caller's rule decides */
+    SRInterval R;
+    for (int i = 0; i < n; i++) L->svars[i] = SRAffineInterval(SRAffineRange(m, &F[i]));
+    SpecEvalAffine_Private(&L->spec->dag, 0, L->svars, L->sbox);
+    R  = SRAffineRange(0, &L->sbox[A->root]);
+    bv = SRIntervalIsNaI(R) ? INFINITY : R.hi;
+  }
   for (int d = 0; d < n; d++) {
     double worst = -INFINITY;
     if (!(hi[d] > lo[d])) continue;
