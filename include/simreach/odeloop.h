@@ -63,6 +63,7 @@ typedef struct {
   SRAffine *vars, *val;
   SRAffine *forms; /* the pieces' state forms (SRLoopCreate sizes them by the plant, not the stack) */
   SRAffine *svars, *sval, *sbox; /* the spec's DAG (nonlinear atoms): slots, values in forms, in intervals */
+  bool      eval_failed; /* a point evaluation of the network failed (SRSimulate returned -inf) */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

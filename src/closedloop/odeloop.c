@@ -604,7 +604,10 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
     SRExprEvalDouble(&pl->dag, v, val);
     for (int i = 0; i < pl->nin; i++)
       in[i] = val[pl->in_root[i]];
-    L->ctrl->eval(L->ctrl->ctx, in, y);
+    if (L->ctrl->eval(L->ctrl->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
+      L->eval_failed = true;
+      return -INFINITY;
+    }
     for (int k = 0; k < pl->nout; k++)
       v[SR_SLOT_Y(k)] = y[k];
     SRExprEvalDouble(&pl->dag, v, val);

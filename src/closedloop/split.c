@@ -107,6 +107,12 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
         break;
       }
   }
+  { /* a failed point evaluation of the network (out of memory) ends the run on every rank with
+       one line, instead of running on with garbage outputs */
+    int bad = L->eval_failed, anybad;
+    PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+    PetscCheck(!anybad, comm, PETSC_ERR_MEM, "closedloop: the network's point evaluation failed (out of memory: its activation cache could not be allocated); give the run more memory");
+  }
   for (int q = 0; q < K; q++) mine[2 * q] = best[q], mine[2 * q + 1] = (double)bestk[q];
   if (rank == 0) PetscCall(PetscMalloc1(16 * size, &all));
   PetscCallMPI(MPI_Gather(mine, 16, MPI_DOUBLE, all, 16, MPI_DOUBLE, 0, comm));
