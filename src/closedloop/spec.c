@@ -130,7 +130,7 @@ static int SPrimary_Private(SRSpecParser_Private *P)
     P->s.p++;
     SRScanSkip(&P->s);
     k = strtol(P->s.p, &end, 10);
-    if (end == P->s.p || k < 0 || k > 64) return SRScanFail(&P->s, "expected an integer power 0..64 after '^'"), -1;
+    if (end == P->s.p || k < 0 || k > 64 || *end == '.' || *end == 'e' || *end == 'E') return SRScanFail(&P->s, "expected an integer power 0..64 after '^'"), -1;
     P->s.p = end;
     /* x^k by squares and products */
     for (int sq = x; k > 0 && sq >= 0; k >>= 1) {

@@ -125,6 +125,19 @@ for planted in (False, True):
                 print("  the oracle should break this case (test set-up)")
                 fails += 1
 print(f"planted shrink 0.5: {wrong_planted} wrong answers {'(caught)' if wrong_planted else 'NOT CAUGHT'}")
+# bad formulas: refused with one line naming file:line:col, exit 2, before any work
+for body, want in (("always: not (p in [1, 2] and v <= 1", ":3:36: expected ')'"),
+                   ("always: sinh(p) <= 1", ":3:9: 'sinh' is not a state"),
+                   ("always: p <= 1 or", ":3:18: expected a number, a state"),
+                   ("always: p^1.5 <= 1", ":3:11: expected an integer power"),
+                   ("always: p <= 1 xor v <= 1", ":3:16: expected 'and', 'or' or the end of the line")):
+    spec = os.path.join(work, "bad.txt")
+    with open(spec, "w") as f:
+        f.write("initial p in [0.9, 1.1]\ninitial v in [-0.1, 0.1]\n" + body + "\n")
+    res = subprocess.run([simreach, "closedloop", "-plant", plant, "-network", net, "-spec", spec], capture_output=True, text=True)
+    ok = res.returncode == 2 and f"spec file {spec}{want}" in res.stdout + res.stderr
+    print(f"refused '{body}': exit {res.returncode} {'ok' if ok else 'WRONG: ' + (res.stdout + res.stderr).strip()[:300]}")
+    fails += not ok
 fails += wrong_planted == 0
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)
