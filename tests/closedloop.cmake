@@ -77,3 +77,10 @@ set_tests_properties(closedloop_tubes_file PROPERTIES TIMEOUT 300 PROCESSORS 2 L
 add_test(NAME closedloop_reprove COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/reprove.sh $<TARGET_FILE:test_verify> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_reprove)
 set_tests_properties(closedloop_reprove PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
+# The property language (issue 35 items 2 and 7): nonlinear atoms, or, not (an avoided box), each
+# answer against a NumPy oracle; the planted shrink (flow and the new atoms' enclosures) must give
+# a wrong VERIFIED the oracle catches (tests/closedloop/spec_soundness.py).
+add_test(NAME closedloop_spec_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/spec_soundness.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_spec_soundness)
+set_tests_properties(closedloop_spec_soundness PROPERTIES TIMEOUT 300 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")

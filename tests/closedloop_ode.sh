@@ -42,7 +42,7 @@ cl 1 -plant "$P" -network "$N" -spec "$dir/spec_bad.txt" > "$dir/f.out" 2>&1; rc
 cl 2 -plant "$P" -network "$N" -spec "$dir/spec_bad.txt" > "$dir/f2.out" 2>&1; rc=$?
 [ $rc = 6 ] || { cat "$dir/f2.out"; fail "FALSIFIED run on 2 ranks: exit $rc"; }
 cl 1 -plant "$P" -network "$N" -spec "$S" -closedloop_max_depth 2 > "$dir/u.out" 2>&1; rc=$?
-[ $rc = 5 ] && grep -q "UNKNOWN: 1 of 3 leaf pieces open" "$dir/u.out" && grep -q "open piece .* not proven at step" "$dir/u.out" || { cat "$dir/u.out"; fail "UNKNOWN run: exit $rc"; }
+[ $rc = 5 ] && grep -q "UNKNOWN: 1 of 3 leaf pieces open" "$dir/u.out" && grep -q "open piece .* not proven at step" "$dir/u.out" && grep -q "closedloop: why (1 open pieces): .*-closedloop_" "$dir/u.out" || { cat "$dir/u.out"; fail "UNKNOWN run: exit $rc"; }
 
 # the picture
 if "$PY" -c "import matplotlib" 2> /dev/null; then

@@ -26,11 +26,25 @@ typedef struct {
 
 typedef enum { SR_PIECE_PROVEN = 0, SR_PIECE_OPEN = 1 } SRPieceStatus;
 
+/* why a piece stays open (issue 35 item 5): SRPieceCauseText names it and the option that
+   addresses it */
+typedef enum {
+  SR_CAUSE_NONE = 0,
+  SR_CAUSE_CONTROLLER,  /* no enclosure of the network or the control expressions */
+  SR_CAUSE_FLOW,        /* the validated flow over the period failed */
+  SR_CAUSE_PERIOD_TUBE, /* always: the states at both sample times are proven, the period's tube is not */
+  SR_CAUSE_BOUND,       /* always: the enclosure is wider than the margin */
+  SR_CAUSE_TARGET,      /* at_end / eventually: no sample time's enclosure fits the target */
+  SR_CAUSE_N
+} SRPieceCause;
+const char *SRPieceCauseText(SRPieceCause cause);
+
 typedef struct {
   SRPieceStatus status;
   int           constraint, atom, step; /* the first constraint not proven, at this step (-1: the flow failed) */
   int           split; /* the dimension to bisect (-1: none can be split) */
   double        margin; /* how far the bound missed (sup a.x - b) */
+  SRPieceCause  cause;
 } SRPieceResult;
 
 typedef struct {
@@ -48,6 +62,8 @@ typedef struct {
   SRAffine *work;
   SRAffine *vars, *val;
   SRAffine *forms; /* the pieces' state forms (SRLoopCreate sizes them by the plant, not the stack) */
+  SRAffine *svars, *sval, *sbox; /* the spec's DAG (nonlinear atoms): slots, values in forms, in intervals */
+  bool      eval_failed; /* a point evaluation of the network failed (SRSimulate returned -inf) */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

@@ -30,7 +30,7 @@ typedef struct {
 
 typedef struct {
   double id;     /* tree id (exact in a double up to depth 52) */
-  int    depth, status, constraint, step;
+  int    depth, status, constraint, step, cause; /* cause: SRPieceCause */
   double margin;
   double *lo, *hi; /* n each */
   double *tube;    /* steps x n x 2 (lo, hi), when keep_tubes */

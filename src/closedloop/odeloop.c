@@ -4,6 +4,9 @@
    real times [j plo, (j + 1) phi] (a superset of every reading of the period), so an always
    constraint is checked on every step whose interval meets its window, and a sample time
    counts for a window (eventually, at_end) only when [j plo, j phi] lies inside it.
+   Constraints are formulas of atoms (include/simreach/spec.h): their margins fold through
+   and/or (SRSpecCombine); a nonlinear atom is the spec's DAG evaluated in the forms and, over a
+   step, also in the step's box, the two ranges intersected.
    Soundness of a proof: the tube encloses every trajectory from the piece (the controller
    enclosure covers the network on the range of its inputs, the flow covers the plant), and
    an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
@@ -30,7 +33,7 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
   { /* memory model (docs/arch.md): forms of SR_AFFINE_MAX coordinates each, for the Taylor
        work, the variable slots, the DAG values and the pieces' states; checked against the
        machine before any work */
-    const double forms = (double)SRFlowWorkSize(plant, o) + 16 + plant->nvars + 1 + plant->dag.n + 1 + SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout);
+    const double forms = (double)SRFlowWorkSize(plant, o) + 16 + plant->nvars + 1 + plant->dag.n + 1 + SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout) + 2.0 * spec->dag.n + plant->n;
     char         what[PETSC_MAX_PATH_LEN + 96];
     PetscCall(PetscSNPrintf(what, sizeof what, "the closed loop of %s (%d states, %d DAG nodes, order %d: %.0f affine forms of %zu bytes)", plant->path, plant->n, plant->dag.n, o->order, forms, sizeof(SRAffine)));
     PetscCall(SRMemCheck(PETSC_COMM_SELF, forms * (double)sizeof(SRAffine), "-plant", what));
@@ -39,6 +42,10 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
   PetscCall(PetscMalloc1(plant->nvars + 1, &L->vars));
   PetscCall(PetscMalloc1(plant->dag.n + 1, &L->val));
   PetscCall(PetscMalloc1(SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout), &L->forms));
+  if (spec->dag.n) { /* the nonlinear atoms: the spec's DAG in the forms and in intervals */
+    PetscCall(PetscMalloc1(plant->n, &L->svars));
+    PetscCall(PetscMalloc2(spec->dag.n, &L->sval, spec->dag.n, &L->sbox));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,6 +55,8 @@ void SRLoopDestroy(SRLoop *L)
   PetscFree(L->vars);
   PetscFree(L->val);
   PetscFree(L->forms);
+  PetscFree(L->svars);
+  PetscFree2(L->sval, L->sbox);
 }
 
 /* the form a . F (F: n forms over m coordinates) */
@@ -74,6 +83,158 @@ static SRInterval DotRange_Private(int n, int m, const SRInterval *a, const SRAf
     if (!SRIntervalIsNaI(S) && !SRIntervalIsNaI(R)) R = SRIntervalIntersect(R, S);
   }
   return R;
+}
+
+/* the spec's DAG (nonlinear atoms) in affine forms of m coordinates: SRExprEvalAffine's operations,
+   except that sqrt takes max(x, 0) (docs/arch.md): an enclosure of a sum of squares may dip
+   below 0 by rounding, and sqrt(x^2 + y^2) must still be enclosed */
+static void SpecEvalAffine_Private(const SRExpr *e, int m, const SRAffine *vars, SRAffine *val)
+{
+  for (int k = 0; k < e->n; k++) {
+    const SRExprNode *x = &e->node[k];
+    const SRAffine   *a = x->a >= 0 ? &val[x->a] : NULL, *b = x->b >= 0 ? &val[x->b] : NULL;
+    switch (x->op) {
+    case SR_X_CONST: val[k] = SRAffineInterval(x->value); break;
+    case SR_X_VAR: val[k] = vars[x->var]; break;
+    case SR_X_ADD: val[k] = SRAffineAdd(m, a, b); break;
+    case SR_X_SUB: val[k] = SRAffineSub(m, a, b); break;
+    case SR_X_MUL: val[k] = SRAffineMul(m, a, b); break;
+    case SR_X_DIV: val[k] = SRAffineDiv(m, a, b); break;
+    case SR_X_NEG: val[k] = SRAffineNeg(m, a); break;
+    case SR_X_SQR: val[k] = SRAffineSqr(m, a); break;
+    case SR_X_SIN: val[k] = SRAffineSin(m, a); break;
+    case SR_X_COS: val[k] = SRAffineCos(m, a); break;
+    case SR_X_TAN: val[k] = SRAffineTan(m, a); break;
+    case SR_X_EXP: val[k] = SRAffineExp(m, a); break;
+    case SR_X_LOG: val[k] = SRAffineLog(m, a); break;
+    case SR_X_TANH: val[k] = SRAffineTanh(m, a); break;
+    case SR_X_SQRT: {
+      SRInterval R = SRAffineRange(m, a);
+      if (!SRIntervalIsNaI(R) && R.lo < 0) val[k] = R.hi < 0 ? SRAffineConstant(0.0) : SRAffineInterval(SRIntervalSqrt((SRInterval){0.0, R.hi}));
+      else val[k] = SRAffineSqrt(m, a);
+    } break;
+    }
+  }
+}
+
+/* the same in doubles (simulation; not validated) */
+static void SpecEvalDouble_Private(const SRExpr *e, const double *vars, double *val)
+{
+  for (int k = 0; k < e->n; k++) {
+    const SRExprNode *x = &e->node[k];
+    const double      a = x->a >= 0 ? val[x->a] : 0, b = x->b >= 0 ? val[x->b] : 0;
+    switch (x->op) {
+    case SR_X_CONST: val[k] = SRIntervalMid(x->value); break;
+    case SR_X_VAR: val[k] = vars[x->var]; break;
+    case SR_X_ADD: val[k] = a + b; break;
+    case SR_X_SUB: val[k] = a - b; break;
+    case SR_X_MUL: val[k] = a * b; break;
+    case SR_X_DIV: val[k] = a / b; break;
+    case SR_X_NEG: val[k] = -a; break;
+    case SR_X_SQR: val[k] = a * a; break;
+    case SR_X_SIN: val[k] = sin(a); break;
+    case SR_X_COS: val[k] = cos(a); break;
+    case SR_X_TAN: val[k] = tan(a); break;
+    case SR_X_EXP: val[k] = exp(a); break;
+    case SR_X_LOG: val[k] = log(a); break;
+    case SR_X_TANH: val[k] = tanh(a); break;
+    case SR_X_SQRT: val[k] = sqrt(a > 0 ? a : 0.0); break;
+    }
+  }
+}
+
+/* the range of atom A over the forms F (m coordinates), intersected with its range over box when
+   box is given; a nonlinear atom evaluates the spec's DAG (SPEC §15 turn 4: the expression
+   enclosed over the tube), once per call of Margins_Private (*fresh) */
+static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const SRInterval *box, bool *fresh)
+{
+  const SRExpr *e = &L->spec->dag;
+  const int     n = L->plant->n;
+  SRInterval    R;
+  if (A->root < 0) return DotRange_Private(n, m, A->a, F, box);
+  if (!*fresh) {
+    for (int i = 0; i < n; i++) L->svars[i] = F[i];
+    SpecEvalAffine_Private(e, m, L->svars, L->sval);
+    /* and in intervals over the box (the forms' ranges when none is given): a square is >= 0
+       there, so sqrt(x^2 + y^2) has an enclosure where the forms' range of x^2 + y^2 dips
+       below 0 */
+    for (int i = 0; i < n; i++) L->svars[i] = SRAffineInterval(box ? box[i] : SRAffineRange(m, &F[i]));
+    SpecEvalAffine_Private(e, 0, L->svars, L->sbox);
+    *fresh = true;
+  }
+  R = SRAffineRange(m, &L->sval[A->root]);
+  {
+    SRInterval S = SRAffineRange(0, &L->sbox[A->root]);
+    if (SRIntervalIsNaI(R)) R = S;
+    else if (!SRIntervalIsNaI(S)) R = SRIntervalIntersect(R, S);
+  }
+  if (L->flow.shrink > 0 && SRIntervalIsBounded(R)) { /* planted violation (tests/closedloop/spec_soundness.py must catch it) */
+    const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
+    R = (SRInterval){c - r, c + r};
+  }
+  return R;
+}
+
+/* constraint C over the forms F (box: optional, their hull): *up <= 0 proves it, *low > 0
+   (optional) shows it broken for every state of F; *crit: the atom deciding *up */
+static void Margins_Private(SRLoop *L, const SRSpecConstraint *C, int m, const SRAffine *F, const SRInterval *box, double *up, double *low, int *crit)
+{
+  double mu[SR_SPEC_MAX_ATOMS], ml[SR_SPEC_MAX_ATOMS];
+  bool   fresh = false;
+  for (int k = 0; k < C->natoms; k++) {
+    SRInterval R = AtomRange_Private(L, &C->atom[k], m, F, box, &fresh);
+    if (L->flow.shrink > 0 && C->atom[k].root < 0 && C->atom[k].strict && SRIntervalIsBounded(R)) { /* planted, as above: negated atoms */
+      const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
+      R = (SRInterval){c - r, c + r};
+    }
+    SRSpecAtomMargins(&C->atom[k], R, &mu[k], &ml[k]);
+  }
+  *up = SRSpecCombine(C, mu, crit);
+  if (low) *low = SRSpecCombine(C, ml, NULL);
+}
+
+/* the affine form of atom A's left side over F (to choose the dimension to split) */
+static SRAffine AtomForm_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F)
+{
+  bool fresh = false;
+  if (A->root < 0) return Dot_Private(L->plant->n, m, A->a, F);
+  (void)AtomRange_Private(L, A, m, F, NULL, &fresh);
+  return L->sval[A->root];
+}
+
+/* the dimension of the piece to split for a nonlinear atom A that failed over the forms F: the
+   one whose halving lowers the atom's interval bound most (each half of F's dependence on
+   coordinate d tried; a heuristic only, nothing here is claimed); -1 when no halving lowers it */
+static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const double *lo, const double *hi)
+{
+  const int n    = L->plant->n;
+  SRAffine *G    = L->forms + 4 * (size_t)n; /* the refutation's forms: free during a proof */
+  int       best = -1;
+  double    bv;
+  { /* the bound unsplit: a halving must lower it, else the caller's rule decides */
+    SRInterval R;
+    for (int i = 0; i < n; i++) L->svars[i] = SRAffineInterval(SRAffineRange(m, &F[i]));
+    SpecEvalAffine_Private(&L->spec->dag, 0, L->svars, L->sbox);
+    R  = SRAffineRange(0, &L->sbox[A->root]);
+    bv = SRIntervalIsNaI(R) ? INFINITY : R.hi;
+  }
+  for (int d = 0; d < n; d++) {
+    double worst = -INFINITY;
+    if (!(hi[d] > lo[d])) continue;
+    for (int h = -1; h <= 1; h += 2) {
+      SRInterval R;
+      for (int i = 0; i < n; i++) {
+        G[i] = F[i];
+        G[i].c0 += 0.5 * h * F[i].c[d], G[i].c[d] *= 0.5;
+        L->svars[i] = SRAffineInterval(SRAffineRange(m, &G[i]));
+      }
+      SpecEvalAffine_Private(&L->spec->dag, 0, L->svars, L->sbox);
+      R     = SRAffineRange(0, &L->sbox[A->root]);
+      worst = fmax(worst, SRIntervalIsNaI(R) ? INFINITY : R.hi);
+    }
+    if (worst < bv) bv = worst, best = d;
+  }
+  return best;
 }
 
 /* the controls for the states X: network inputs, the enclosure, the control expressions */
@@ -117,16 +278,15 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
 }
 
 /* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
-static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const double *hi, const SRInterval *a, const SRAffine *F)
+static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const double *hi, const SRAffine *d)
 {
   const int n    = L->plant->n;
   int       best = -1;
   double    bv   = 0.0;
-  if (F && a) {
-    SRAffine d = Dot_Private(n, m, a, F);
+  (void)m;
+  if (d)
     for (int i = 0; i < n; i++)
-      if (hi[i] > lo[i] && fabs(d.c[i]) > bv) bv = fabs(d.c[i]), best = i;
-  }
+      if (hi[i] > lo[i] && fabs(d->c[i]) > bv) bv = fabs(d->c[i]), best = i;
   if (best >= 0) return best;
   for (int i = 0; i < n; i++) { /* the widest relative to X0 */
     double w0 = L->spec->hi[i] - L->spec->lo[i], w = w0 > 0 ? (hi[i] - lo[i]) / w0 : 0;
@@ -159,6 +319,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const int mm = Coordinates_Private(L);
 
   r->status     = SR_PIECE_OPEN;
+  r->cause      = SR_CAUSE_NONE;
   r->constraint = r->atom = r->step = -1;
   r->margin                         = INFINITY;
   for (int c = 0; c < S->nc; c++)
@@ -168,7 +329,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     if (!(lo[i] <= c && c <= hi[i])) c = lo[i], rad = SRSubUp(hi[i], lo[i]);
     X[i] = SRAffineVariable(i, c, rad);
   }
-  r->split = SplitDim_Private(L, mm, lo, hi, NULL, NULL);
+  r->split = SplitDim_Private(L, mm, lo, hi, NULL);
   for (int j = 0; j <= pl->steps; j++) {
     /* sample time j: [j plo, j phi] */
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
@@ -176,16 +337,14 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       for (int i = 0; i < n; i++)
         L->states[j * n + i] = SRAffineRange(mm, &X[i]);
     for (int c = 0; c < S->nc; c++) {
-      const SRSpecConstraint *C     = &S->c[c];
-      double                  worst = -INFINITY;
-      int                     wa    = 0;
+      const SRSpecConstraint *C = &S->c[c];
+      double                  worst;
+      int                     wa = 0;
       if (C->kind == SR_SPEC_ALWAYS || reached[c]) continue;
       if (!(C->t0 <= tj.lo && tj.hi <= C->t1) && !(C->kind == SR_SPEC_AT_END && j == pl->steps)) continue;
-      for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, mm, C->atom[k].a, X, NULL);
-        double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
-        if (m > worst) worst = m, wa = k;
-      }
+      /* at the sample time j (eventually, at_end: sampled-time semantics, docs/arch.md) */
+      Margins_Private(L, C, mm, X, NULL, &worst, NULL, &wa);
+      if (isnan(worst)) worst = INFINITY;
       if (worst <= 0)
         reached[c] = true;
       else if (worst < bestm[c]) {
@@ -205,6 +364,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);
       ok = Controls_Private(L, m, Xl);
+      if (!ok) r->cause = SR_CAUSE_CONTROLLER;
       if (ok) {
         /* the controls' remainders too (the network's relaxation gap): held over the period,
            one symbol each keeps them the same value in every sub-step */
@@ -217,6 +377,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       ok = ok && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
       for (int i = 0; ok && i < n; i++)
         if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
+      if (!ok && r->cause == SR_CAUSE_NONE) r->cause = SR_CAUSE_FLOW;
       if (!ok) {
         r->step = j;
         return; /* no enclosure: split the widest dimension */
@@ -230,12 +391,20 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       const SRSpecConstraint *C = &S->c[c];
       if (C->kind != SR_SPEC_ALWAYS) continue;
       if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
-      for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, mm, C->atom[k].a, T, TB);
-        double     m = SRIntervalIsNaI(R) ? INFINITY : R.hi - C->atom[k].b.lo;
-        if (m > 0) {
-          r->constraint = c, r->atom = k, r->step = j, r->margin = m;
-          r->split = SplitDim_Private(L, mm, lo, hi, C->atom[k].a, T);
+      { /* the formula over the tube of the whole step: all-time semantics (docs/arch.md) */
+        double m;
+        int    k = 0;
+        Margins_Private(L, C, mm, T, TB, &m, NULL, &k);
+        if (!(m <= 0)) {
+          SRAffine d = AtomForm_Private(L, &C->atom[k], mm, T);
+          double mx, my;
+          r->constraint = c, r->atom = k, r->step = j, r->margin = isnan(m) ? INFINITY : m;
+          /* the cause: the sample states proven while the period's tube is not points to sub-steps */
+          Margins_Private(L, C, mm, X, NULL, &mx, NULL, NULL);
+          Margins_Private(L, C, mm, Y, NULL, &my, NULL, NULL);
+          r->cause = mx <= 0 && my <= 0 ? SR_CAUSE_PERIOD_TUBE : SR_CAUSE_BOUND;
+          r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, T, lo, hi) : -1;
+          if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
           return;
         }
       }
@@ -245,12 +414,29 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   }
   for (int c = 0; c < S->nc; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
-      r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c];
-      r->split = isfinite(bestm[c]) ? SplitDim_Private(L, mm, lo, hi, S->c[c].atom[besta[c]].a, bestF0 + (size_t)c * n) : SplitDim_Private(L, mm, lo, hi, NULL, NULL);
+      r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c], r->cause = SR_CAUSE_TARGET;
+      if (isfinite(bestm[c])) {
+        const SRSpecAtom *A = &S->c[c].atom[besta[c]];
+        SRAffine          d = AtomForm_Private(L, A, mm, bestF0 + (size_t)c * n);
+        r->split            = A->root >= 0 ? SplitNonlinear_Private(L, A, mm, bestF0 + (size_t)c * n, lo, hi) : -1;
+        if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
+      } else r->split = SplitDim_Private(L, mm, lo, hi, NULL);
       return;
     }
   r->status = SR_PIECE_PROVEN;
   r->margin = 0;
+}
+
+const char *SRPieceCauseText(SRPieceCause cause)
+{
+  switch (cause) {
+  case SR_CAUSE_CONTROLLER: return "no enclosure of the network or the control expressions over the piece (an input unbounded or out of an operation's domain): split further (-closedloop_max_depth) or give a smaller X0";
+  case SR_CAUSE_FLOW: return "the validated flow over the period failed (the a-priori enclosure did not close or an operation left its domain): more sub-steps per period (-closedloop_substeps 4, 16, ...), then a higher order (-closedloop_order)";
+  case SR_CAUSE_PERIOD_TUBE: return "the states at both sample times are proven, the tube over the whole period is not: more sub-steps per period (-closedloop_substeps 4, 16, ...)";
+  case SR_CAUSE_BOUND: return "the enclosure is wider than the margin: split further (-closedloop_max_depth), more noise symbols (-closedloop_symbols), or more sub-steps (-closedloop_substeps)";
+  case SR_CAUSE_TARGET: return "no sample time's enclosure fits the target: more sub-steps per period (-closedloop_substeps 4, 16, ...: one Taylor step over a long period widens the states), split further (-closedloop_max_depth) or more noise symbols (-closedloop_symbols)";
+  default: return "";
+  }
 }
 
 /* the validated enclosure from the point x0, SR_REFUTE_SUB sub-steps per period except in
@@ -277,20 +463,18 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
     if (j == pl->steps)
       for (int c = 0; c < S->nc; c++) {
         const SRSpecConstraint *C = &S->c[c];
+        double                  up, low;
         if (C->kind != SR_SPEC_AT_END) continue;
-        for (int k = 0; k < C->natoms; k++) {
-          SRInterval R = DotRange_Private(n, n, C->atom[k].a, X, NULL);
-          if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
-        }
+        Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
+        if (low > 0) return *cv = c, true;
       }
     /* always: a sample time surely in the window with an atom surely broken */
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
+      double                  up, low;
       if (C->kind != SR_SPEC_ALWAYS || !(C->t0 <= tj.lo && tj.hi <= C->t1)) continue;
-      for (int k = 0; k < C->natoms; k++) {
-        SRInterval R = DotRange_Private(n, n, C->atom[k].a, X, NULL);
-        if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) return *cv = c, true;
-      }
+      Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
+      if (low > 0) return *cv = c, true;
     }
     if (j == pl->steps) break;
     if (!Controls_Private(L, n, X)) return false;
@@ -305,15 +489,15 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
       const double elo = SRAddDown(SRMulDown(j, plo), SRMulDown(q + 1, hq.lo)), ehi = SRAddUp(SRMulUp(j, phi), SRMulUp(q + 1, hq.hi));
       if (!SRFlowStep(pl, n, X, L->vars, hq, &L->flow, Y, T, TB, L->work)) return false;
       for (int c = 0; c < S->nc; c++) {
-        const SRSpecConstraint *C   = &S->c[c];
-        bool                    out = false, endout = false;
+        const SRSpecConstraint *C = &S->c[c];
+        bool                    out, endout;
+        double                  up, low;
         if (C->kind == SR_SPEC_AT_END) continue;
         if (shi < C->t0 || slo > C->t1) continue;
-        for (int k = 0; k < C->natoms; k++) {
-          SRInterval R = DotRange_Private(n, n, C->atom[k].a, T, TB), E = DotRange_Private(n, n, C->atom[k].a, Y, NULL);
-          if (!SRIntervalIsNaI(R) && R.lo > C->atom[k].b.hi) out = true;
-          if (!SRIntervalIsNaI(E) && E.lo > C->atom[k].b.hi) endout = true;
-        }
+        Margins_Private(L, C, n, T, TB, &up, &low, NULL);
+        out = low > 0;
+        Margins_Private(L, C, n, Y, NULL, &up, &low, NULL);
+        endout = low > 0;
         if (C->kind == SR_SPEC_ALWAYS) {
           /* broken over the whole sub-step, some time of which surely lies in the window; or
              broken at the sub-step's end, a time surely in the window */
@@ -354,21 +538,27 @@ bool SRPieceRefuteNear(SRLoop *L, const double *x0, double t, bool refine, int *
 
 /* violation score of the state x at time t for the running scores (when: the time of each
    constraint's worst score so far) */
-static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin, double *when)
+static void Score_Private(const SRSpec *S, const double *x, double t, bool end, double *score, double *evmin, double *when, double *sval)
 {
+  bool evaluated = false;
   for (int c = 0; c < S->nc; c++) {
-    const SRSpecConstraint *C     = &S->c[c];
-    double                  worst = -INFINITY;
-    bool                    in    = t >= C->t0 && t <= C->t1;
+    const SRSpecConstraint *C = &S->c[c];
+    double                  worst, s[SR_SPEC_MAX_ATOMS];
+    bool                    in = t >= C->t0 && t <= C->t1;
     if (C->kind == SR_SPEC_AT_END) in = end;
     if (!in) continue;
+    if (C->nonlinear && !evaluated) SpecEvalDouble_Private(&S->dag, x, sval), evaluated = true;
     for (int k = 0; k < C->natoms; k++) {
-      double s = 0;
-      for (int i = 0; i < S->n; i++)
-        s += SRIntervalMid(C->atom[k].a[i]) * x[i];
-      s -= SRIntervalMid(C->atom[k].b);
-      if (s > worst) worst = s;
+      const SRSpecAtom *A = &C->atom[k];
+      s[k]                = 0;
+      if (A->root >= 0) s[k] = sval[A->root];
+      else
+        for (int i = 0; i < S->n; i++)
+          s[k] += SRIntervalMid(A->a[i]) * x[i];
+      s[k] -= SRIntervalMid(A->b);
+      if (isnan(s[k])) s[k] = INFINITY; /* a domain error counts as broken (a hint only) */
     }
+    worst = SRSpecCombine(C, s, NULL);
     if (C->kind == SR_SPEC_EVENTUALLY)
       evmin[c] = fmin(evmin[c], worst);
     else if (worst > score[c])
@@ -392,7 +582,7 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
   const SRSpec  *S  = L->spec;
   const int      n  = pl->n;
   double         x[SR_AFFINE_MAX], in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS], score[SR_SPEC_MAX_CONSTRAINTS], evmin[SR_SPEC_MAX_CONSTRAINTS], when[SR_SPEC_MAX_CONSTRAINTS], best = -INFINITY;
-  double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1;
+  double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1, *sv = (double *)L->sval;
   const double   h = pl->period, dt = h / nsub;
   int            bc = -1;
 
@@ -405,7 +595,7 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
       traj[i] = x[i];
   /* from t = 0; without a trajectory to record, the simulation stops at its first violation of
      an always constraint (SPEC §15 turn 4) */
-  Score_Private(S, x, 0.0, pl->steps == 0, score, evmin, when);
+  Score_Private(S, x, 0.0, pl->steps == 0, score, evmin, when, sv);
   for (int j = 0; j < pl->steps && (traj || !Broken_Private(S, score)); j++) {
     for (int k = 0; k < pl->nvars; k++)
       v[k] = 0;
@@ -414,7 +604,10 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
     SRExprEvalDouble(&pl->dag, v, val);
     for (int i = 0; i < pl->nin; i++)
       in[i] = val[pl->in_root[i]];
-    L->ctrl->eval(L->ctrl->ctx, in, y);
+    if (L->ctrl->eval(L->ctrl->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
+      L->eval_failed = true;
+      return -INFINITY;
+    }
     for (int k = 0; k < pl->nout; k++)
       v[SR_SLOT_Y(k)] = y[k];
     SRExprEvalDouble(&pl->dag, v, val);
@@ -430,7 +623,7 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
       if (traj)
         for (int i = 0; i < n; i++)
           traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
-      Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin, when);
+      Score_Private(S, x, j * h + (s + 1) * dt, j + 1 == pl->steps && s + 1 == nsub, score, evmin, when, sv);
       if (!traj && Broken_Private(S, score)) break;
     }
   }

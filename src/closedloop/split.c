@@ -2,7 +2,7 @@
 
    Messages (MPI_DOUBLE arrays):
      request/result, worker -> 0, tag SR_TAG_RESULT:
-       [has, id, depth, status, split, constraint, step, margin, refuted, cex[n], lo[n], hi[n], tube[steps n 2]]
+       [has, id, depth, status, split, constraint, step, margin, refuted, cause, cex[n], lo[n], hi[n], tube[steps n 2]]
      work, 0 -> worker, tag SR_TAG_WORK: [id, depth, lo[n], hi[n]]; tag SR_TAG_DONE ends.
    Every message to rank 0 frees one slot of its sender; a worker has SR_SLOTS slots (it opens
    with SR_SLOTS empty requests), so it holds the next piece while it proves one and never waits
@@ -107,6 +107,12 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
         break;
       }
   }
+  { /* a failed point evaluation of the network (out of memory) ends the run on every rank with
+       one line, instead of running on with garbage outputs */
+    int bad = L->eval_failed, anybad;
+    PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+    PetscCheck(!anybad, comm, PETSC_ERR_MEM, "closedloop: the network's point evaluation failed (out of memory: its activation cache could not be allocated); give the run more memory");
+  }
   for (int q = 0; q < K; q++) mine[2 * q] = best[q], mine[2 * q + 1] = (double)bestk[q];
   if (rank == 0) PetscCall(PetscMalloc1(16 * size, &all));
   PetscCallMPI(MPI_Gather(mine, 16, MPI_DOUBLE, all, 16, MPI_DOUBLE, 0, comm));
@@ -182,7 +188,7 @@ static void Work_Private(SRLoop *L, const SRSplitOptions *o, const SRPiece_Priva
   double        x[SR_AFFINE_MAX] = {0};
   int           c = -1;
   SRPieceProve(L, p->lo, p->hi, &r);
-  msg[0] = 1, msg[1] = p->id, msg[2] = p->depth, msg[3] = r.status, msg[4] = r.split, msg[5] = r.constraint, msg[6] = r.step, msg[7] = r.margin, msg[8] = 0;
+  msg[0] = 1, msg[1] = p->id, msg[2] = p->depth, msg[3] = r.status, msg[4] = r.split, msg[5] = r.constraint, msg[6] = r.step, msg[7] = r.margin, msg[8] = 0, msg[9] = r.cause;
   if (r.status != SR_PIECE_PROVEN && (p->depth >= o->max_depth || r.split < 0)) {
     /* a leaf that stays open: does its centre break the spec? */
     for (int i = 0; i < n; i++) x[i] = 0.5 * p->lo[i] + 0.5 * p->hi[i];
@@ -192,9 +198,9 @@ static void Work_Private(SRLoop *L, const SRSplitOptions *o, const SRPiece_Priva
     }
     if (SRSimulate(L, x, o->sim_nsub, NULL) > 0 && SRPieceRefute(L, x, &c)) msg[8] = 1 + c;
   }
-  for (int i = 0; i < n; i++) msg[9 + i] = x[i], msg[9 + n + i] = p->lo[i], msg[9 + 2 * n + i] = p->hi[i];
+  for (int i = 0; i < n; i++) msg[10 + i] = x[i], msg[10 + n + i] = p->lo[i], msg[10 + 2 * n + i] = p->hi[i];
   if (o->keep_tubes) {
-    double *t = msg + 9 + 3 * n;
+    double *t = msg + 10 + 3 * n;
     for (int k = 0; k < steps * n; k++) {
       bool ok = r.status == SR_PIECE_PROVEN || k / n < (r.step >= 0 ? r.step : 0);
       t[2 * k] = ok ? L->tube[k].lo : NAN, t[2 * k + 1] = ok ? L->tube[k].hi : NAN;
@@ -213,7 +219,7 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
 {
   PetscMPIInt      rank, size;
   const int        n = L->plant->n, steps = L->plant->steps;
-  const int        mlen = 9 + 3 * n + (o->keep_tubes ? 2 * steps * n : 0), wlen = 2 + 2 * n;
+  const int        mlen = 10 + 3 * n + (o->keep_tubes ? 2 * steps * n : 0), wlen = 2 + 2 * n;
   double          *msg, *wmsg, t0;
   long             found = -1;
   int              cc    = -1;
@@ -270,7 +276,7 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
       res->pieces++; \
       if (msg[8] > 0 && (!haveCex)) { \
         haveCex = true, stop = true; \
-        for (int i_ = 0; i_ < n; i_++) res->cex[i_] = msg[9 + i_]; \
+        for (int i_ = 0; i_ < n; i_++) res->cex[i_] = msg[10 + i_]; \
         res->cex_constraint = (int)msg[8] - 1, res->cex_phase = 1; \
       } \
       if (status != SR_PIECE_PROVEN && depth < o->max_depth && split >= 0) { \
@@ -287,9 +293,9 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
           SRPiece_Private *c_ = &queue[qtail++]; \
           c_->id              = 2 * msg[1] + h_; \
           c_->depth           = depth + 1; \
-          for (int i_ = 0; i_ < n; i_++) c_->lo[i_] = msg[9 + n + i_], c_->hi[i_] = msg[9 + 2 * n + i_]; \
+          for (int i_ = 0; i_ < n; i_++) c_->lo[i_] = msg[10 + n + i_], c_->hi[i_] = msg[10 + 2 * n + i_]; \
           { \
-            double mid_ = 0.5 * msg[9 + n + split] + 0.5 * msg[9 + 2 * n + split]; \
+            double mid_ = 0.5 * msg[10 + n + split] + 0.5 * msg[10 + 2 * n + split]; \
             if (h_ == 0) c_->hi[split] = mid_; \
             else c_->lo[split] = mid_; \
           } \
@@ -301,13 +307,13 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
           PetscCall(PetscRealloc(lcap * sizeof *leaves, &leaves)); \
         } \
         lf = &leaves[nleaves++]; \
-        lf->id = msg[1], lf->depth = depth, lf->status = status, lf->constraint = (int)msg[5], lf->step = (int)msg[6], lf->margin = msg[7]; \
+        lf->id = msg[1], lf->depth = depth, lf->status = status, lf->constraint = (int)msg[5], lf->step = (int)msg[6], lf->margin = msg[7], lf->cause = (int)msg[9]; \
         PetscCall(PetscMalloc2(n, &lf->lo, n, &lf->hi)); \
-        for (int i_ = 0; i_ < n; i_++) lf->lo[i_] = msg[9 + n + i_], lf->hi[i_] = msg[9 + 2 * n + i_]; \
+        for (int i_ = 0; i_ < n; i_++) lf->lo[i_] = msg[10 + n + i_], lf->hi[i_] = msg[10 + 2 * n + i_]; \
         lf->tube = NULL; \
         if (o->keep_tubes) { \
           PetscCall(PetscMalloc1(2 * steps * n, &lf->tube)); \
-          PetscCall(PetscArraycpy(lf->tube, msg + 9 + 3 * n, 2 * steps * n)); \
+          PetscCall(PetscArraycpy(lf->tube, msg + 10 + 3 * n, 2 * steps * n)); \
         } \
         if (status == SR_PIECE_PROVEN) res->proven++; \
         else res->open++; \

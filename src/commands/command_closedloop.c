@@ -200,6 +200,13 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
           shown++;
         }
         if (res.open > shown) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ... %ld more open pieces (-closedloop_list N shows more; -o FILE stores all)\n", res.open - shown));
+        { /* why, and the option that addresses it (issue 35 item 5) */
+          long count[SR_CAUSE_N] = {0};
+          for (long k = 0; k < res.nleaves; k++)
+            if (res.leaves[k].status != SR_PIECE_PROVEN && res.leaves[k].cause > 0 && res.leaves[k].cause < SR_CAUSE_N) count[res.leaves[k].cause]++;
+          for (int c = 1; c < SR_CAUSE_N; c++)
+            if (count[c]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "closedloop: why (%ld open pieces): %s\n", count[c], SRPieceCauseText((SRPieceCause)c)));
+        }
       }
     }
     {
@@ -218,6 +225,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
   PetscCall(SRMLPDestroy(&mlp));
+  SRSpecFree(&S);
   SRPlantFree(&pl);
   *exit_code = code;
   PetscFunctionReturn(PETSC_SUCCESS);

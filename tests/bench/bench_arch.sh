@@ -3,7 +3,7 @@
 # verdict, wall and CPU time, pieces, peak RSS per rank — one CSV row each, printed beside the
 # published verdict.  Run from the project root after a build:
 #   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle double_pendulum_less
-#     double_pendulum_more tora_relu_tanh tora_sigmoid airplane]
+#     double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking]
 # Each benchmark's extra options are in jobs/arch/<name>/options; BENCH_EXTRA adds options to
 # every run (e.g. -closedloop_network forward to compare the controller enclosures).
 # BENCH_TIMEOUT=S caps each run at S seconds: a capped run prints verdict TIMEOUT and the pieces
@@ -18,12 +18,12 @@ if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
   echo "bench_arch.sh: $exe is not an executable file; give the simreach program, e.g. build/simreach" >&2
   exit 2
 fi
-benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane}
+benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking}
 extra=()
 [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
 declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED
   [double_pendulum_less]=FALSIFIED [double_pendulum_more]=FALSIFIED [tora_relu_tanh]=VERIFIED
-  [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED)
+  [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED [attitude_control]=VERIFIED [docking]=VERIFIED)
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
 tmo=() prog=0
