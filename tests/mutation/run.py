@@ -39,7 +39,10 @@ def sync(top, scratch):
                 if fh.read() == data:
                     continue
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst)
+        # a fresh modification time, never the source's: a file copied with an older time than
+        # the objects built from its previous version would not be rebuilt (stale objects)
+        shutil.copyfile(src, dst)
+        shutil.copymode(src, dst)
         n += 1
     return n
 
