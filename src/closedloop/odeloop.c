@@ -7,6 +7,9 @@
    Constraints are formulas of atoms (include/simreach/spec.h): their margins fold through
    and/or (SRSpecCombine); a nonlinear atom is the spec's DAG evaluated in the forms and, over a
    step, also in the step's box, the two ranges intersected.
+   A discrete-time plant (SPEC §15 turn 4, 'next' lines) has states at the sample times only:
+   SRFlowStep is its update in the forms, and always is checked at each sample time j whose
+   [j plo, j phi] meets the window (docs/arch.md).
    Soundness of a proof: the tube encloses every trajectory from the piece (the controller
    enclosure covers the network on the range of its inputs, the flow covers the plant), and
    an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
@@ -336,6 +339,21 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     if (L->states)
       for (int i = 0; i < n; i++)
         L->states[j * n + i] = SRAffineRange(mm, &X[i]);
+    if (pl->discrete) /* always at the sample times, all the times the plant has (docs/arch.md) */
+      for (int c = 0; c < S->nc; c++) {
+        const SRSpecConstraint *C = &S->c[c];
+        double                  m;
+        int                     k = 0;
+        if (C->kind != SR_SPEC_ALWAYS || tj.hi < C->t0 || tj.lo > C->t1) continue;
+        Margins_Private(L, C, mm, X, NULL, &m, NULL, &k);
+        if (!(m <= 0)) {
+          SRAffine d = AtomForm_Private(L, &C->atom[k], mm, X);
+          r->constraint = c, r->atom = k, r->step = j, r->margin = isnan(m) ? INFINITY : m, r->cause = SR_CAUSE_BOUND;
+          r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, X, lo, hi) : -1;
+          if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
+          return;
+        }
+      }
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
       double                  worst;
@@ -389,7 +407,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     /* always constraints over the step's times [j plo, (j + 1) phi] */
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
-      if (C->kind != SR_SPEC_ALWAYS) continue;
+      if (C->kind != SR_SPEC_ALWAYS || pl->discrete) continue;
       if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
       { /* the formula over the tube of the whole step: all-time semantics (docs/arch.md) */
         double m;
@@ -472,6 +490,11 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
       double                  up, low;
+      if (pl->discrete && C->kind == SR_SPEC_EVENTUALLY && !(tj.hi < C->t0 || tj.lo > C->t1)) {
+        /* a discrete plant's eventually: a sample time possibly in the window, possibly in the target */
+        Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
+        if (!(low > 0)) escaped[c] = false;
+      }
       if (C->kind != SR_SPEC_ALWAYS || !(C->t0 <= tj.lo && tj.hi <= C->t1)) continue;
       Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
       if (low > 0) return *cv = c, true;
@@ -481,6 +504,12 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
     /* the period in SR_REFUTE_SUB (or K) sub-steps (u held; the division by a power of two is
        exact), each sub-step's tube and end state checked: a violation that lasts less than a
        period is still confirmed */
+    if (pl->discrete) { /* one update; the next sample time is checked above */
+      if (!SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) return false;
+      for (int i = 0; i < n; i++)
+        X[i] = Y[i];
+      continue;
+    }
     const int nq = jlo <= j && j <= jhi ? K : SR_REFUTE_SUB;
     for (int q = 0; q < nq; q++) {
       const SRInterval hq = { pl->period_iv.lo / nq, pl->period_iv.hi / nq };
@@ -617,6 +646,12 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
       v[SR_SLOT_W(k)] = SRIntervalMid(pl->wbox[k]);
     for (int s = 0; s < nsub; s++) {
       double xn[SR_AFFINE_MAX];
+      if (pl->discrete && s + 1 < nsub) { /* the state exists at the sample times only: held in traj, not scored */
+        if (traj)
+          for (int i = 0; i < n; i++)
+            traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
+        continue;
+      }
       SRFlowSimulate(pl, x, v, dt, 2, xn, sw);
       for (int i = 0; i < n; i++)
         x[i] = xn[i];

@@ -141,7 +141,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   so.sim_nsub   = (int)nsub;
   so.keep_tubes = has_o;
   so.progress   = progress;
-  PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
+  PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states%s, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.discrete ? ", discrete-time" : "", pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
   PetscCall(SRSplitSolve(comm, &L, &so, &res));
   {
     long          mine = res.my_pieces, mx, mn;
