@@ -44,6 +44,9 @@ typedef struct {
   int        in_root[SR_PLANT_MAX_INPUTS]; /* network input i = node in_root[i] */
   int        u_root[SR_PLANT_MAX_STATES];  /* control j */
   int        f_root[SR_PLANT_MAX_STATES];  /* x_i' (der), or x_i at the next sample (next) */
+  int        select; /* 'select argmax initial K': several networks (one per output), network K
+                       runs in the first period, then the argmax of the previous period's outputs
+                       (SPEC §15 turn 4, docs/arch.md); 0: one network */
   bool       discrete; /* 'next' lines: x(j+1) = f(x(j), u, w), one update per period (docs/arch.md) */
   double     period;    /* the period's double */
   SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */

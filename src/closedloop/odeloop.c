@@ -17,6 +17,7 @@
 #include <simreach/private/memcheck.h>
 
 #include <stdlib.h>
+#include <stdint.h>
 
 #define SR_REFUTE_SUB 16 /* sub-steps per period when a counterexample is re-checked */
 #define SR_REFUTE_MAX_SUB 4096 /* ... and at most, around a simulated violation (SRPieceRefuteNear) */
@@ -241,7 +242,7 @@ static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const S
 }
 
 /* the controls for the states X: network inputs, the enclosure, the control expressions */
-static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
+static bool Controls_Private(SRLoop *L, const SRController *ct, int m, const SRAffine *X)
 {
   const SRPlant *pl = L->plant;
   SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
@@ -250,13 +251,13 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
   for (int i = 0; i < pl->n; i++)
     L->vars[i] = X[i];
   SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
-  if (L->ctrl->enclose_affine) {
+  if (ct->enclose_affine) {
     SRAffine *ain = L->forms + (size_t)(7 + L->spec->nc) * (size_t)pl->n, *aout = ain + pl->nin;
     for (int i = 0; i < pl->nin; i++) {
       ain[i] = L->val[pl->in_root[i]];
       if (SRAffineIsNaI(&ain[i])) return false;
     }
-    if (L->ctrl->enclose_affine(L->ctrl->ctx, m, ain, aout)) return false;
+    if (ct->enclose_affine(ct->ctx, m, ain, aout)) return false;
     for (int k = 0; k < pl->nout; k++)
       L->vars[SR_SLOT_Y(k)] = aout[k];
   } else {
@@ -264,7 +265,7 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
       in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
       if (!SRIntervalIsBounded(in[i])) return false;
     }
-    if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
+    if (ct->enclose(ct->ctx, in, y)) return false;
     for (int k = 0; k < pl->nout; k++) {
       if (!SRIntervalIsBounded(y[k])) return false;
       L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
@@ -278,6 +279,42 @@ static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
   for (int k = 0; k < pl->nw; k++)
     L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
   return true;
+}
+
+/* the controls under the selection (SPEC §15 turn 4): *cand, the networks that may run in this
+   period (a bit each), becomes those that may run in the next.  Output k is a possible argmax
+   when sup y_k >= max_j inf y_j (any tie-break); with several candidates the controls are the
+   hull of every candidate's (the union, as intervals).  One network: Controls_Private. */
+static bool Selected_Private(SRLoop *L, int m, const SRAffine *X, uint64_t *cand)
+{
+  const SRPlant *pl = L->plant;
+  SRInterval     U[SR_PLANT_MAX_STATES];
+  uint64_t       next  = 0;
+  int            count = 0;
+  if (!pl->select) return Controls_Private(L, L->ctrl, m, X);
+  for (int k = 0; k < L->nctrl; k++) {
+    double     maxlo = -INFINITY;
+    SRInterval y[SR_PLANT_MAX_OUTPUTS];
+    if (!(*cand >> k & 1)) continue;
+    if (!Controls_Private(L, &L->ctrls[k], m, X)) return false;
+    for (int o = 0; o < pl->nout; o++) {
+      y[o] = SRAffineRange(m, &L->vars[SR_SLOT_Y(o)]);
+      if (!SRIntervalIsBounded(y[o])) return false;
+      maxlo = fmax(maxlo, y[o].lo);
+    }
+    for (int o = 0; o < pl->nout; o++)
+      if (y[o].hi >= maxlo) next |= (uint64_t)1 << o;
+    for (int j = 0; j < pl->nu; j++) {
+      SRInterval R = SRAffineRange(m, &L->vars[SR_SLOT_U(j)]);
+      U[j]         = count ? SRIntervalHull(U[j], R) : R;
+    }
+    count++;
+  }
+  if (count > 1)
+    for (int j = 0; j < pl->nu; j++)
+      L->vars[SR_SLOT_U(j)] = SRAffineInterval(U[j]);
+  *cand = next;
+  return count > 0;
 }
 
 /* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
@@ -320,6 +357,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
   /* the forms: the piece's n coordinates, then noise symbols (SRAffineRemaindersToSymbols) */
   const int mm = Coordinates_Private(L);
+  uint64_t  cand; /* the networks that may run (plant->select) */
 
   r->status     = SR_PIECE_OPEN;
   r->cause      = SR_CAUSE_NONE;
@@ -333,6 +371,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     X[i] = SRAffineVariable(i, c, rad);
   }
   r->split = SplitDim_Private(L, mm, lo, hi, NULL);
+  cand     = pl->select ? (uint64_t)1 << (pl->select - 1) : 0;
   for (int j = 0; j <= pl->steps; j++) {
     /* sample time j: [j plo, j phi] */
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
@@ -381,7 +420,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       for (int i = 0; i < n; i++)
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);
-      ok = Controls_Private(L, m, Xl);
+      ok = Selected_Private(L, m, Xl, &cand);
       if (!ok) r->cause = SR_CAUSE_CONTROLLER;
       if (ok) {
         /* the controls' remainders too (the network's relaxation gap): held over the period,
@@ -469,6 +508,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
   SRInterval     TB[SR_AFFINE_MAX];
   bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+  uint64_t       cand = pl->select ? (uint64_t)1 << (pl->select - 1) : 0;
 
   for (int c = 0; c < S->nc; c++)
     escaped[c] = true; /* eventually: outside at every time of the window so far */
@@ -500,7 +540,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
       if (low > 0) return *cv = c, true;
     }
     if (j == pl->steps) break;
-    if (!Controls_Private(L, n, X)) return false;
+    if (!Selected_Private(L, n, X, &cand)) return false;
     /* the period in SR_REFUTE_SUB (or K) sub-steps (u held; the division by a power of two is
        exact), each sub-step's tube and end state checked: a violation that lasts less than a
        period is still confirmed */
@@ -614,6 +654,7 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
   double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1, *sv = (double *)L->sval;
   const double   h = pl->period, dt = h / nsub;
   int            bc = -1;
+  const SRController *ct = pl->select ? &L->ctrls[pl->select - 1] : L->ctrl;
 
   for (int c = 0; c < S->nc; c++)
     score[c] = -INFINITY, evmin[c] = INFINITY, when[c] = S->c[c].t1;
@@ -633,12 +674,18 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
     SRExprEvalDouble(&pl->dag, v, val);
     for (int i = 0; i < pl->nin; i++)
       in[i] = val[pl->in_root[i]];
-    if (L->ctrl->eval(L->ctrl->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
+    if (ct->eval(ct->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
       L->eval_failed = true;
       return -INFINITY;
     }
     for (int k = 0; k < pl->nout; k++)
       v[SR_SLOT_Y(k)] = y[k];
+    if (pl->select) { /* the next period's network: the first largest output (SPEC §15 turn 4) */
+      int a = 0;
+      for (int k = 1; k < pl->nout; k++)
+        if (y[k] > y[a]) a = k;
+      ct = &L->ctrls[a];
+    }
     SRExprEvalDouble(&pl->dag, v, val);
     for (int k = 0; k < pl->nu; k++)
       v[SR_SLOT_U(k)] = val[pl->u_root[k]];

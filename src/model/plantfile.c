@@ -11,6 +11,9 @@
      next NAME = EXPR                 or: state NAME at the next sample (a discrete-time plant,
                                       SPEC §15 turn 4: one update per period; 'der' and 'next'
                                       never in one file)
+     select argmax initial K          several networks, one per output (simreach closedloop
+                                      -network A,B,...): network K runs in the first period,
+                                      then the one of the previous period's argmax output
      period T                         the control period (seconds)
      horizon H | steps N              the horizon: H a multiple of T, or N periods
    Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
@@ -468,6 +471,17 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     } else if (!P->der_seen) P->der_seen = P->s.lineno;
     return true;
   }
+  if (!strcmp(kw, "select")) { /* SPEC §15 turn 4: the networks selected by the previous argmax */
+    SRInterval v;
+    if (pl->select) return SRScanFail(&P->s, "a second 'select' line");
+    if (!pl->nout) return SRScanFail(&P->s, "'select' before the 'outputs' line");
+    if (!SRScanName(&P->s, name) || strcmp(name, "argmax")) return SRScanFail(&P->s, "expected 'argmax' (the only selection rule)");
+    if (!SRScanName(&P->s, name) || strcmp(name, "initial")) return SRScanFail(&P->s, "expected 'initial K' (the network of the first period)");
+    if (!Number_Private(P, &v)) return false;
+    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= pl->nout)) return SRScanFail(&P->s, "initial: expected an integer 1..%d (the outputs)", pl->nout);
+    pl->select = (int)v.lo;
+    return SRScanAtEnd(&P->s) ? true : SRScanFail(&P->s, "expected the end of the line");
+  }
   if (!strcmp(kw, "period")) {
     const char *at;
     SRScanSkip(&P->s);
@@ -493,7 +507,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     return true;
   }
   P->s.p -= strlen(kw);
-  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, next, period, horizon, steps)", kw);
+  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, next, select, period, horizon, steps)", kw);
 }
 
 PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *pl)
