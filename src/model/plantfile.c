@@ -475,10 +475,14 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     SRInterval v;
     if (pl->select) return SRScanFail(&P->s, "a second 'select' line");
     if (!pl->nout) return SRScanFail(&P->s, "'select' before the 'outputs' line");
-    if (!SRScanName(&P->s, name) || strcmp(name, "argmax")) return SRScanFail(&P->s, "expected 'argmax' (the only selection rule)");
-    if (!SRScanName(&P->s, name) || strcmp(name, "initial")) return SRScanFail(&P->s, "expected 'initial K' (the network of the first period)");
+    const char *at;
+    SRScanSkip(&P->s), at = P->s.p;
+    if (!SRScanName(&P->s, name) || strcmp(name, "argmax")) return P->s.p = at, SRScanFail(&P->s, "expected 'argmax' (the only selection rule)");
+    SRScanSkip(&P->s), at = P->s.p;
+    if (!SRScanName(&P->s, name) || strcmp(name, "initial")) return P->s.p = at, SRScanFail(&P->s, "expected 'initial K' (the network of the first period)");
+    SRScanSkip(&P->s), at = P->s.p;
     if (!Number_Private(P, &v)) return false;
-    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= pl->nout)) return SRScanFail(&P->s, "initial: expected an integer 1..%d (the outputs)", pl->nout);
+    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= pl->nout)) return P->s.p = at, SRScanFail(&P->s, "initial: expected an integer 1..%d (the outputs)", pl->nout);
     pl->select = (int)v.lo;
     return SRScanAtEnd(&P->s) ? true : SRScanFail(&P->s, "expected the end of the line");
   }
