@@ -14,10 +14,10 @@
    enclosure covers the network on the range of its inputs, the flow covers the plant), and
    an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
 #include <simreach/odeloop.h>
+#include <simreach/private/loopcontrols.h>
 #include <simreach/private/memcheck.h>
 
 #include <stdlib.h>
-#include <stdint.h>
 
 #define SR_REFUTE_SUB 16 /* sub-steps per period when a counterexample is re-checked */
 #define SR_REFUTE_MAX_SUB 4096 /* ... and at most, around a simulated violation (SRPieceRefuteNear) */
@@ -241,82 +241,6 @@ static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const S
   return best;
 }
 
-/* the controls for the states X: network inputs, the enclosure, the control expressions */
-static bool Controls_Private(SRLoop *L, const SRController *ct, int m, const SRAffine *X)
-{
-  const SRPlant *pl = L->plant;
-  SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
-  for (int j = 0; j < pl->nvars; j++)
-    L->vars[j] = SRAffineConstant(0.0);
-  for (int i = 0; i < pl->n; i++)
-    L->vars[i] = X[i];
-  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
-  if (ct->enclose_affine) {
-    SRAffine *ain = L->forms + (size_t)(7 + L->spec->nc) * (size_t)pl->n, *aout = ain + pl->nin;
-    for (int i = 0; i < pl->nin; i++) {
-      ain[i] = L->val[pl->in_root[i]];
-      if (SRAffineIsNaI(&ain[i])) return false;
-    }
-    if (ct->enclose_affine(ct->ctx, m, ain, aout)) return false;
-    for (int k = 0; k < pl->nout; k++)
-      L->vars[SR_SLOT_Y(k)] = aout[k];
-  } else {
-    for (int i = 0; i < pl->nin; i++) {
-      in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
-      if (!SRIntervalIsBounded(in[i])) return false;
-    }
-    if (ct->enclose(ct->ctx, in, y)) return false;
-    for (int k = 0; k < pl->nout; k++) {
-      if (!SRIntervalIsBounded(y[k])) return false;
-      L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
-    }
-  }
-  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
-  for (int j = 0; j < pl->nu; j++) {
-    L->vars[SR_SLOT_U(j)] = L->val[pl->u_root[j]];
-    if (SRAffineIsNaI(&L->vars[SR_SLOT_U(j)])) return false;
-  }
-  for (int k = 0; k < pl->nw; k++)
-    L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
-  return true;
-}
-
-/* the controls under the selection (SPEC §15 turn 4): *cand, the networks that may run in this
-   period (a bit each), becomes those that may run in the next.  Output k is a possible argmax
-   when sup y_k >= max_j inf y_j (any tie-break); with several candidates the controls are the
-   hull of every candidate's (the union, as intervals).  One network: Controls_Private. */
-static bool Selected_Private(SRLoop *L, int m, const SRAffine *X, uint64_t *cand)
-{
-  const SRPlant *pl = L->plant;
-  SRInterval     U[SR_PLANT_MAX_STATES];
-  uint64_t       next  = 0;
-  int            count = 0;
-  if (!pl->select) return Controls_Private(L, L->ctrl, m, X);
-  for (int k = 0; k < L->nctrl; k++) {
-    double     maxlo = -INFINITY;
-    SRInterval y[SR_PLANT_MAX_OUTPUTS];
-    if (!(*cand >> k & 1)) continue;
-    if (!Controls_Private(L, &L->ctrls[k], m, X)) return false;
-    for (int o = 0; o < pl->nout; o++) {
-      y[o] = SRAffineRange(m, &L->vars[SR_SLOT_Y(o)]);
-      if (!SRIntervalIsBounded(y[o])) return false;
-      maxlo = fmax(maxlo, y[o].lo);
-    }
-    for (int o = 0; o < pl->nout; o++)
-      if (y[o].hi >= maxlo) next |= (uint64_t)1 << o;
-    for (int j = 0; j < pl->nu; j++) {
-      SRInterval R = SRAffineRange(m, &L->vars[SR_SLOT_U(j)]);
-      U[j]         = count ? SRIntervalHull(U[j], R) : R;
-    }
-    count++;
-  }
-  if (count > 1)
-    for (int j = 0; j < pl->nu; j++)
-      L->vars[SR_SLOT_U(j)] = SRAffineInterval(U[j]);
-  *cand = next;
-  return count > 0;
-}
-
 /* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
 static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const double *hi, const SRAffine *d)
 {
@@ -420,7 +344,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       for (int i = 0; i < n; i++)
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);
-      ok = Selected_Private(L, m, Xl, &cand);
+      ok = SRLoopControls(L, m, Xl, &cand);
       if (!ok) r->cause = SR_CAUSE_CONTROLLER;
       if (ok) {
         /* the controls' remainders too (the network's relaxation gap): held over the period,
@@ -540,7 +464,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
       if (low > 0) return *cv = c, true;
     }
     if (j == pl->steps) break;
-    if (!Selected_Private(L, n, X, &cand)) return false;
+    if (!SRLoopControls(L, n, X, &cand)) return false;
     /* the period in SR_REFUTE_SUB (or K) sub-steps (u held; the division by a power of two is
        exact), each sub-step's tube and end state checked: a violation that lasts less than a
        period is still confirmed */
