@@ -54,6 +54,7 @@ bool SRLoopControls(SRLoop *L, int m, const SRAffine *X, uint64_t *cand)
   uint64_t       next  = 0;
   int            count = 0;
   if (!pl->select) return Controls_Private(L, L->ctrl, m, X);
+  if (!L->ctrls || L->nctrl != pl->nout) return false; /* one network per output (the caller's check) */
   for (int k = 0; k < L->nctrl; k++) {
     double     maxlo = -INFINITY;
     SRInterval y[SR_PLANT_MAX_OUTPUTS];

@@ -578,7 +578,12 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
   double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1, *sv = (double *)L->sval;
   const double   h = pl->period, dt = h / nsub;
   int            bc = -1;
-  const SRController *ct = pl->select ? &L->ctrls[pl->select - 1] : L->ctrl;
+  const SRController *ct = pl->select && L->ctrls ? &L->ctrls[pl->select - 1] : L->ctrl;
+
+  if (pl->select && (!L->ctrls || L->nctrl != pl->nout)) { /* one network per output (the caller's check) */
+    L->eval_failed = true;
+    return -INFINITY;
+  }
 
   for (int c = 0; c < S->nc; c++)
     score[c] = -INFINITY, evmin[c] = INFINITY, when[c] = S->c[c].t1;
