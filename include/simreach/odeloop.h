@@ -51,6 +51,10 @@ typedef struct {
   const SRPlant      *plant;
   const SRSpec       *spec;
   const SRController *ctrl;
+  /* several networks (plant->select): ctrls[k] runs when output k+1 was the argmax (set after
+     SRLoopCreate; ctrl is ctrls[0] then) */
+  const SRController *ctrls;
+  int                 nctrl;
   SRFlowOptions       flow;
   /* optional record of the tube: steps x n boxes of the tube over each period, and of the
      states at the sample times ((steps + 1) x n) */

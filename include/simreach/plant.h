@@ -1,4 +1,5 @@
-/* Plant files: continuous-time plants under a sampled controller (SPEC §15, docs/arch.md).
+/* Plant files: continuous-time plants under a sampled controller, or discrete-time plants with
+   one update per period (SPEC §15 turn 4, docs/arch.md).
 
    A plant file names the states, the network's inputs as expressions of the states, the
    controls as expressions of the network's outputs y1..yM (and states), bounded disturbance
@@ -42,7 +43,11 @@ typedef struct {
   SRExpr     dag;
   int        in_root[SR_PLANT_MAX_INPUTS]; /* network input i = node in_root[i] */
   int        u_root[SR_PLANT_MAX_STATES];  /* control j */
-  int        f_root[SR_PLANT_MAX_STATES];  /* x_i' */
+  int        f_root[SR_PLANT_MAX_STATES];  /* x_i' (der), or x_i at the next sample (next) */
+  int        select; /* 'select argmax initial K': several networks (one per output), network K
+                       runs in the first period, then the argmax of the previous period's outputs
+                       (SPEC §15 turn 4, docs/arch.md); 0: one network */
+  bool       discrete; /* 'next' lines: x(j+1) = f(x(j), u, w), one update per period (docs/arch.md) */
   double     period;    /* the period's double */
   SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */
   int        steps; /* horizon = steps * period */

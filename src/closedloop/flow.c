@@ -179,8 +179,35 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
   return true;
 }
 
+/* A discrete-time plant (SPEC §15 turn 4): the update x(j+1) = f(x(j), u, w) is the DAG
+   evaluated in the affine forms, every operation outward rounded (SRExprEvalAffine), so Xout
+   encloses the image of every state of X under every control and disturbance of vars.  The
+   state exists at the sample times only; tube and tubebox are the hull of X and Xout (what a
+   picture of the period shows; odeloop.c checks a discrete plant at its sample times). */
+static bool Update_Private(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  SRAffine *v = work, *val = work + pl->nvars;
+  for (int j = 0; j < pl->nvars; j++)
+    v[j] = vars[j];
+  for (int i = 0; i < pl->n; i++)
+    v[i] = X[i];
+  SRExprEvalAffine(&pl->dag, m, v, val);
+  for (int i = 0; i < pl->n; i++) {
+    SRInterval H;
+    Xout[i] = val[pl->f_root[i]];
+    if (SRAffineIsNaI(&Xout[i])) return false;
+    if (o->shrink > 0) Shrink_Private(m, &Xout[i], o->shrink); /* planted violation: the soundness suite must catch this */
+    H = SRIntervalHull(SRAffineRange(m, &X[i]), SRAffineRange(m, &Xout[i]));
+    if (!SRIntervalIsBounded(H)) return false;
+    tube[i] = SRAffineInterval(H), tubebox[i] = H;
+  }
+  return true;
+}
+
 bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
 {
+  if (pl->discrete) return Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work);
+  {
   SRAffine   Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], *v = work;
   SRInterval TB[SR_AFFINE_MAX];
   const int  ns = o->substeps > 0 ? o->substeps : 1;
@@ -215,6 +242,7 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
       tubebox[i] = (SRInterval) { c - r, c + r };
     }
   return true;
+  }
 }
 
 void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, double h, int nsub, double *xout, double *work)
@@ -226,6 +254,14 @@ void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, doub
     v[j] = vars[j];
   for (int i = 0; i < n; i++)
     xout[i] = x[i];
+  if (pl->discrete) { /* one update, whatever h and nsub (SPEC §15 turn 4) */
+    for (int i = 0; i < n; i++)
+      v[i] = x[i];
+    SRExprEvalDouble(&pl->dag, v, val);
+    for (int i = 0; i < n; i++)
+      xout[i] = val[pl->f_root[i]];
+    return;
+  }
 #define SR_FIELD(out, st)                                                                                                                                                                                                                                \
   do {                                                                                                                                                                                                                                                   \
     for (int i_ = 0; i_ < n; i_++)                                                                                                                                                                                                                       \

@@ -7,10 +7,14 @@
    Constraints are formulas of atoms (include/simreach/spec.h): their margins fold through
    and/or (SRSpecCombine); a nonlinear atom is the spec's DAG evaluated in the forms and, over a
    step, also in the step's box, the two ranges intersected.
+   A discrete-time plant (SPEC §15 turn 4, 'next' lines) has states at the sample times only:
+   SRFlowStep is its update in the forms, and always is checked at each sample time j whose
+   [j plo, j phi] meets the window (docs/arch.md).
    Soundness of a proof: the tube encloses every trajectory from the piece (the controller
    enclosure covers the network on the range of its inputs, the flow covers the plant), and
    an atom a . x <= b is proven when the upper bound of a . x over the tube is <= inf b. */
 #include <simreach/odeloop.h>
+#include <simreach/private/loopcontrols.h>
 #include <simreach/private/memcheck.h>
 
 #include <stdlib.h>
@@ -237,46 +241,6 @@ static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const S
   return best;
 }
 
-/* the controls for the states X: network inputs, the enclosure, the control expressions */
-static bool Controls_Private(SRLoop *L, int m, const SRAffine *X)
-{
-  const SRPlant *pl = L->plant;
-  SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
-  for (int j = 0; j < pl->nvars; j++)
-    L->vars[j] = SRAffineConstant(0.0);
-  for (int i = 0; i < pl->n; i++)
-    L->vars[i] = X[i];
-  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
-  if (L->ctrl->enclose_affine) {
-    SRAffine *ain = L->forms + (size_t)(7 + L->spec->nc) * (size_t)pl->n, *aout = ain + pl->nin;
-    for (int i = 0; i < pl->nin; i++) {
-      ain[i] = L->val[pl->in_root[i]];
-      if (SRAffineIsNaI(&ain[i])) return false;
-    }
-    if (L->ctrl->enclose_affine(L->ctrl->ctx, m, ain, aout)) return false;
-    for (int k = 0; k < pl->nout; k++)
-      L->vars[SR_SLOT_Y(k)] = aout[k];
-  } else {
-    for (int i = 0; i < pl->nin; i++) {
-      in[i] = SRAffineRange(m, &L->val[pl->in_root[i]]);
-      if (!SRIntervalIsBounded(in[i])) return false;
-    }
-    if (L->ctrl->enclose(L->ctrl->ctx, in, y)) return false;
-    for (int k = 0; k < pl->nout; k++) {
-      if (!SRIntervalIsBounded(y[k])) return false;
-      L->vars[SR_SLOT_Y(k)] = SRAffineInterval(y[k]);
-    }
-  }
-  SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
-  for (int j = 0; j < pl->nu; j++) {
-    L->vars[SR_SLOT_U(j)] = L->val[pl->u_root[j]];
-    if (SRAffineIsNaI(&L->vars[SR_SLOT_U(j)])) return false;
-  }
-  for (int k = 0; k < pl->nw; k++)
-    L->vars[SR_SLOT_W(k)] = SRAffineInterval(pl->wbox[k]);
-  return true;
-}
-
 /* the dimension whose coordinate contributes most to a . F; -1 when none can be split */
 static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const double *hi, const SRAffine *d)
 {
@@ -317,6 +281,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
   /* the forms: the piece's n coordinates, then noise symbols (SRAffineRemaindersToSymbols) */
   const int mm = Coordinates_Private(L);
+  uint64_t  cand; /* the networks that may run (plant->select) */
 
   r->status     = SR_PIECE_OPEN;
   r->cause      = SR_CAUSE_NONE;
@@ -330,12 +295,28 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     X[i] = SRAffineVariable(i, c, rad);
   }
   r->split = SplitDim_Private(L, mm, lo, hi, NULL);
+  cand     = pl->select ? (uint64_t)1 << (pl->select - 1) : 0;
   for (int j = 0; j <= pl->steps; j++) {
     /* sample time j: [j plo, j phi] */
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
     if (L->states)
       for (int i = 0; i < n; i++)
         L->states[j * n + i] = SRAffineRange(mm, &X[i]);
+    if (pl->discrete) /* always at the sample times, all the times the plant has (docs/arch.md) */
+      for (int c = 0; c < S->nc; c++) {
+        const SRSpecConstraint *C = &S->c[c];
+        double                  m;
+        int                     k = 0;
+        if (C->kind != SR_SPEC_ALWAYS || tj.hi < C->t0 || tj.lo > C->t1) continue;
+        Margins_Private(L, C, mm, X, NULL, &m, NULL, &k);
+        if (!(m <= 0)) {
+          SRAffine d = AtomForm_Private(L, &C->atom[k], mm, X);
+          r->constraint = c, r->atom = k, r->step = j, r->margin = isnan(m) ? INFINITY : m, r->cause = SR_CAUSE_BOUND;
+          r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, X, lo, hi) : -1;
+          if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
+          return;
+        }
+      }
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
       double                  worst;
@@ -363,7 +344,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
       for (int i = 0; i < n; i++)
         Xl[i] = X[i], F[i] = &Xl[i];
       SRAffineRemaindersToSymbols(m, n, n, n, F);
-      ok = Controls_Private(L, m, Xl);
+      ok = SRLoopControls(L, m, Xl, &cand);
       if (!ok) r->cause = SR_CAUSE_CONTROLLER;
       if (ok) {
         /* the controls' remainders too (the network's relaxation gap): held over the period,
@@ -389,7 +370,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     /* always constraints over the step's times [j plo, (j + 1) phi] */
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
-      if (C->kind != SR_SPEC_ALWAYS) continue;
+      if (C->kind != SR_SPEC_ALWAYS || pl->discrete) continue;
       if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
       { /* the formula over the tube of the whole step: all-time semantics (docs/arch.md) */
         double m;
@@ -451,6 +432,7 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
   SRInterval     TB[SR_AFFINE_MAX];
   bool           escaped[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+  uint64_t       cand = pl->select ? (uint64_t)1 << (pl->select - 1) : 0;
 
   for (int c = 0; c < S->nc; c++)
     escaped[c] = true; /* eventually: outside at every time of the window so far */
@@ -472,15 +454,26 @@ static bool Refute_Private(SRLoop *L, const double *x0, int jlo, int jhi, int K,
     for (int c = 0; c < S->nc; c++) {
       const SRSpecConstraint *C = &S->c[c];
       double                  up, low;
+      if (pl->discrete && C->kind == SR_SPEC_EVENTUALLY && !(tj.hi < C->t0 || tj.lo > C->t1)) {
+        /* a discrete plant's eventually: a sample time possibly in the window, possibly in the target */
+        Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
+        if (!(low > 0)) escaped[c] = false;
+      }
       if (C->kind != SR_SPEC_ALWAYS || !(C->t0 <= tj.lo && tj.hi <= C->t1)) continue;
       Margins_Private(L, C, n, X, NULL, &up, &low, NULL);
       if (low > 0) return *cv = c, true;
     }
     if (j == pl->steps) break;
-    if (!Controls_Private(L, n, X)) return false;
+    if (!SRLoopControls(L, n, X, &cand)) return false;
     /* the period in SR_REFUTE_SUB (or K) sub-steps (u held; the division by a power of two is
        exact), each sub-step's tube and end state checked: a violation that lasts less than a
        period is still confirmed */
+    if (pl->discrete) { /* one update; the next sample time is checked above */
+      if (!SRFlowStep(pl, n, X, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work)) return false;
+      for (int i = 0; i < n; i++)
+        X[i] = Y[i];
+      continue;
+    }
     const int nq = jlo <= j && j <= jhi ? K : SR_REFUTE_SUB;
     for (int q = 0; q < nq; q++) {
       const SRInterval hq = { pl->period_iv.lo / nq, pl->period_iv.hi / nq };
@@ -585,6 +578,12 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
   double        *v = (double *)L->work, *val = v + pl->nvars, *sw = val + pl->dag.n + 1, *sv = (double *)L->sval;
   const double   h = pl->period, dt = h / nsub;
   int            bc = -1;
+  const SRController *ct = pl->select && L->ctrls ? &L->ctrls[pl->select - 1] : L->ctrl;
+
+  if (pl->select && (!L->ctrls || L->nctrl != pl->nout)) { /* one network per output (the caller's check) */
+    L->eval_failed = true;
+    return -INFINITY;
+  }
 
   for (int c = 0; c < S->nc; c++)
     score[c] = -INFINITY, evmin[c] = INFINITY, when[c] = S->c[c].t1;
@@ -604,12 +603,18 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
     SRExprEvalDouble(&pl->dag, v, val);
     for (int i = 0; i < pl->nin; i++)
       in[i] = val[pl->in_root[i]];
-    if (L->ctrl->eval(L->ctrl->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
+    if (ct->eval(ct->ctx, in, y)) { /* out of memory (the network's cache): no answer from here */
       L->eval_failed = true;
       return -INFINITY;
     }
     for (int k = 0; k < pl->nout; k++)
       v[SR_SLOT_Y(k)] = y[k];
+    if (pl->select) { /* the next period's network: the first largest output (SPEC §15 turn 4) */
+      int a = 0;
+      for (int k = 1; k < pl->nout; k++)
+        if (y[k] > y[a]) a = k;
+      ct = &L->ctrls[a];
+    }
     SRExprEvalDouble(&pl->dag, v, val);
     for (int k = 0; k < pl->nu; k++)
       v[SR_SLOT_U(k)] = val[pl->u_root[k]];
@@ -617,6 +622,12 @@ double SRSimulateWorst(SRLoop *L, const double *x0, int nsub, double *traj, SRSi
       v[SR_SLOT_W(k)] = SRIntervalMid(pl->wbox[k]);
     for (int s = 0; s < nsub; s++) {
       double xn[SR_AFFINE_MAX];
+      if (pl->discrete && s + 1 < nsub) { /* the state exists at the sample times only: held in traj, not scored */
+        if (traj)
+          for (int i = 0; i < n; i++)
+            traj[((size_t)j * nsub + s + 1) * n + i] = x[i];
+        continue;
+      }
       SRFlowSimulate(pl, x, v, dt, 2, xn, sw);
       for (int i = 0; i < n; i++)
         x[i] = xn[i];

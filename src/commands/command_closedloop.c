@@ -57,13 +57,14 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
 {
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
-  NetCtx         netctx = { NULL, SR_NET_BEST };
+  NetCtx         netctx = { NULL, SR_NET_BEST }, nets[SR_PLANT_MAX_OUTPUTS];
   PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
   PetscReal      shrink = 0;
   SRPlant        pl;
   SRSpec         S;
-  SRMLP          mlp = NULL;
-  SRController   ctrl;
+  SRMLP          mlp = NULL, mlps[SR_PLANT_MAX_OUTPUTS] = {NULL};
+  SRController   ctrl, ctrls[SR_PLANT_MAX_OUTPUTS];
+  int            nnet = 1;
   SRLoop         L;
   SRFlowOptions  fo;
   SRSplitOptions so;
@@ -121,27 +122,40 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(SRSpecRead(comm, specf, &pl, &S));
   PetscCheck(symbols <= SR_AFFINE_MAX - pl.n - pl.nin, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_symbols %" PetscInt_FMT ": allowed are -1 (15 per state) or 0..%d for plant %s (%d states, %d network inputs)", symbols,
       SR_AFFINE_MAX - pl.n - pl.nin, plantf, pl.n, pl.nin);
-  {
-    PetscCall(SRNetworkLoad(comm, netf, NULL, &mlp)); /* HDF5, ONNX or NNet by content, with activations and transforms (SPEC §14) */
-    PetscCheck(mlp->nlayers - 1 >= 1 && mlp->nlayers - 1 <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", netf, mlp->nlayers - 1, SR_MAX_LAYERS);
-    PetscCheck(mlp->width[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", netf, mlp->width[0], plantf, pl.nin);
-    PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", netf, mlp->width[mlp->nlayers], plantf, pl.nout);
+  { /* one network, or with a 'select' line one per output: -network A,B,... (SPEC §15 turn 4) */
+    char  list[PETSC_MAX_PATH_LEN], *f = list, *next;
+    PetscCall(PetscStrncpy(list, netf, sizeof list));
+    for (nnet = 0; f; f = next, nnet++) {
+      next = pl.select ? strchr(f, ',') : NULL;
+      if (next) *next++ = 0;
+      PetscCheck(nnet < pl.nout || !pl.select, comm, PETSC_ERR_ARG_WRONG, "-network %s: more than the %d networks plant file %s selects among ('select argmax' over %d outputs)", netf, pl.nout, plantf, pl.nout);
+      PetscCheck(f[0], comm, PETSC_ERR_ARG_WRONG, "-network %s: an empty name in the list", netf);
+      PetscCall(SRNetworkLoad(comm, f, NULL, &mlps[nnet])); /* HDF5, ONNX or NNet by content, with activations and transforms (SPEC §14) */
+      mlp = mlps[nnet];
+      PetscCheck(mlp->nlayers - 1 >= 1 && mlp->nlayers - 1 <= SR_MAX_LAYERS, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " hidden layers; allowed 1..%d", f, mlp->nlayers - 1, SR_MAX_LAYERS);
+      PetscCheck(mlp->width[0] == pl.nin, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " inputs, but plant file %s has %d 'input' lines", f, mlp->width[0], plantf, pl.nin);
+      PetscCheck(mlp->width[mlp->nlayers] == pl.nout, comm, PETSC_ERR_FILE_UNEXPECTED, "-network %s: %" PetscInt_FMT " outputs, but plant file %s says 'outputs %d'", f, mlp->width[mlp->nlayers], plantf, pl.nout);
+      nets[nnet] = (NetCtx){mlp, netctx.how};
+      ctrls[nnet] = (SRController){pl.nin, pl.nout, &nets[nnet], EncloseMLP_Private, affine_net ? EncloseMLPAffine_Private : NULL, EvalMLP_Private};
+    }
+    PetscCheck(!pl.select || nnet == pl.nout, comm, PETSC_ERR_ARG_WRONG, "-network %s: %d networks, but plant file %s selects among %d ('select argmax' over 'outputs %d'): give one per output, -network A,B,...", netf, nnet, plantf, pl.nout, pl.nout);
+    mlp = mlps[0];
   }
-  ctrl.nin = pl.nin, ctrl.nout = pl.nout, ctrl.ctx = &netctx, ctrl.enclose = EncloseMLP_Private, ctrl.eval = EvalMLP_Private;
-  ctrl.enclose_affine = affine_net ? EncloseMLPAffine_Private : NULL;
+  ctrl = ctrls[0];
   SRFlowOptionsDefault(&fo);
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
   fo.shrink   = (double)shrink;
-  netctx.mlp  = mlp;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
+  L.ctrls       = ctrls;
+  L.nctrl       = nnet;
   L.symbols     = (int)symbols;
   so.max_depth  = (int)depth;
   so.nsamples   = (int)samples;
   so.sim_nsub   = (int)nsub;
   so.keep_tubes = has_o;
   so.progress   = progress;
-  PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
+  PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states%s, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.discrete ? ", discrete-time" : "", pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
   PetscCall(SRSplitSolve(comm, &L, &so, &res));
   {
     long          mine = res.my_pieces, mx, mn;
@@ -224,7 +238,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   code = shrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
-  PetscCall(SRMLPDestroy(&mlp));
+  for (int k = 0; k < nnet; k++) PetscCall(SRMLPDestroy(&mlps[k]));
   SRSpecFree(&S);
   SRPlantFree(&pl);
   *exit_code = code;

@@ -8,6 +8,12 @@
      control NAME = EXPR              a control, an expression of y1..yM and the states
      disturbance NAME in [LO, HI]     a bounded disturbance, held constant over each period
      der NAME = EXPR                  the derivative of state NAME (of states, controls, disturbances)
+     next NAME = EXPR                 or: state NAME at the next sample (a discrete-time plant,
+                                      SPEC §15 turn 4: one update per period; 'der' and 'next'
+                                      never in one file)
+     select argmax initial K          several networks, one per output (simreach closedloop
+                                      -network A,B,...): network K runs in the first period,
+                                      then the one of the previous period's argmax output
      period T                         the control period (seconds)
      horizon H | steps N              the horizon: H a multiple of T, or N periods
    Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
@@ -37,6 +43,7 @@ typedef struct {
   SRInterval  cval[SR_PLANT_MAX_CONSTS]; /* folded at parse time */
   int         nconst;
   int         depth; /* of the expression being read (Deeper_Private) */
+  int         der_seen, next_seen; /* the first 'der' / 'next' line (0: none) */
   /* which names an expression may use */
   bool        allow_state, allow_u, allow_w, allow_y;
 } SRParser_Private;
@@ -412,7 +419,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   if (!strcmp(kw, "control")) {
     int e;
     if (!pl->nout) return SRScanFail(&P->s, "'control' before the 'outputs' line");
-    if (*der_line) return SRScanFail(&P->s, "'control' after a 'der' line");
+    if (*der_line) return SRScanFail(&P->s, "'control' after a '%s' line", pl->discrete ? "next" : "der");
     if (pl->nu == SR_PLANT_MAX_STATES) return SRScanFail(&P->s, "more than %d controls", SR_PLANT_MAX_STATES);
     if (!SRScanName(&P->s, name)) return false;
     if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
@@ -427,7 +434,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
   }
   if (!strcmp(kw, "disturbance")) {
     double lo, hi, t;
-    if (*der_line) return SRScanFail(&P->s, "'disturbance' after a 'der' line");
+    if (*der_line) return SRScanFail(&P->s, "'disturbance' after a '%s' line", pl->discrete ? "next" : "der");
     if (pl->nw == SR_PLANT_MAX_STATES) return SRScanFail(&P->s, "more than %d disturbances", SR_PLANT_MAX_STATES);
     if (!SRScanName(&P->s, name)) return false;
     if (Known_Private(P, name)) return SRScanFail(&P->s, "'%s' is already defined", name);
@@ -439,21 +446,45 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     pl->wbox[pl->nw++] = (SRInterval){lo, hi};
     return true;
   }
-  if (!strcmp(kw, "der")) {
-    int i, e;
-    if (!pl->n) return SRScanFail(&P->s, "'der' before the 'states' line");
+  if (!strcmp(kw, "der") || !strcmp(kw, "next")) {
+    const bool next = kw[0] == 'n';
+    int        i, e;
+    if (!pl->n) return SRScanFail(&P->s, "'%s' before the 'states' line", kw);
+    if (next ? P->der_seen : P->next_seen) { /* SPEC §15 turn 4: continuous or discrete, not both */
+      P->s.p -= strlen(kw);
+      return SRScanFail(&P->s, "'%s' in a plant with '%s' lines (line %d): a plant is continuous-time (der) or discrete-time (next), not both", kw, next ? "der" : "next", next ? P->der_seen : P->next_seen);
+    }
     if (!SRScanName(&P->s, name)) return false;
     for (i = 0; i < pl->n; i++)
       if (!strcmp(pl->state[i], name)) break;
     if (i == pl->n) return SRScanFail(&P->s, "'%s' is not a state", name);
-    if (pl->f_root[i] >= 0) return SRScanFail(&P->s, "a second 'der %s' line", name);
+    if (pl->f_root[i] >= 0) return SRScanFail(&P->s, "a second '%s %s' line", kw, name);
     if (!SRScanExpect(&P->s, "=")) return false;
     P->allow_state = P->allow_u = P->allow_w = true;
     e                                        = LineExpr_Private(P);
     if (e < 0) return false;
     pl->f_root[i] = e;
     *der_line     = P->s.lineno;
+    if (next) {
+      if (!P->next_seen) P->next_seen = P->s.lineno;
+      pl->discrete = true;
+    } else if (!P->der_seen) P->der_seen = P->s.lineno;
     return true;
+  }
+  if (!strcmp(kw, "select")) { /* SPEC §15 turn 4: the networks selected by the previous argmax */
+    SRInterval v;
+    if (pl->select) return SRScanFail(&P->s, "a second 'select' line");
+    if (!pl->nout) return SRScanFail(&P->s, "'select' before the 'outputs' line");
+    const char *at;
+    SRScanSkip(&P->s), at = P->s.p;
+    if (!SRScanName(&P->s, name) || strcmp(name, "argmax")) return P->s.p = at, SRScanFail(&P->s, "expected 'argmax' (the only selection rule)");
+    SRScanSkip(&P->s), at = P->s.p;
+    if (!SRScanName(&P->s, name) || strcmp(name, "initial")) return P->s.p = at, SRScanFail(&P->s, "expected 'initial K' (the network of the first period)");
+    SRScanSkip(&P->s), at = P->s.p;
+    if (!Number_Private(P, &v)) return false;
+    if (!(v.lo == v.hi && v.lo >= 1 && v.lo <= pl->nout)) return P->s.p = at, SRScanFail(&P->s, "initial: expected an integer 1..%d (the outputs)", pl->nout);
+    pl->select = (int)v.lo;
+    return SRScanAtEnd(&P->s) ? true : SRScanFail(&P->s, "expected the end of the line");
   }
   if (!strcmp(kw, "period")) {
     const char *at;
@@ -480,7 +511,7 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     return true;
   }
   P->s.p -= strlen(kw);
-  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, period, horizon, steps)", kw);
+  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, next, select, period, horizon, steps)", kw);
 }
 
 PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *pl)
@@ -516,7 +547,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
     else if (!(pl->period > 0)) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'period' line", name);
     else {
       for (int i = 0; i < pl->n && !P->s.err[0]; i++)
-        if (pl->f_root[i] < 0) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'der %s' line", name, pl->state[i]);
+        if (pl->f_root[i] < 0) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no '%s %s' line", name, pl->discrete ? "next" : "der", pl->state[i]);
     }
   }
   if (!P->s.err[0]) {
