@@ -11,6 +11,7 @@
 #include <simreach/private/h5attr.h>
 #include <simreach/private/abstraction_valid.h>
 #include <sys/statvfs.h>
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 
@@ -30,6 +31,7 @@ struct _p_SRAbstractionFile {
   hid_t               file, dE, dL, dS;
   char                path[PETSC_MAX_PATH_LEN], part[PETSC_MAX_PATH_LEN];
   PetscBool           write, force;
+  int                 werr; /* this rank's first write error (errno, -1 unknown): issue 34 */
   SRAbstractionHeader h;
   SRAxes              ax;
   double             *params;
@@ -192,17 +194,16 @@ static uint64_t SRAbsHeaderSum_Private(const SRAbstractionHeader *h)
   return s;
 }
 
+static PetscErrorCode SRAbsCreateBody_Private(SRAbstractionFile, const SRAbstractionHeader *, SRAxes, const double *);
+static PetscErrorCode SRAbsAbandon_Private(SRAbstractionFile, char[]);
+
 PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBool force, const SRAbstractionHeader *h, SRAxes ax, const double *params, SRAbstractionFile *out)
 {
   SRAbstractionFile af;
-  PetscMPIInt       rank;
   PetscBool         exists;
-  hid_t             fapl, f, g;
-  hsize_t           dims[2];
   const PetscInt    n = ax->n;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscTestFile(path, 'r', &exists));
   PetscCheck(!exists || force, comm, PETSC_ERR_FILE_OPEN, "-output %s exists: give -force to replace it", path);
   PetscCall(SRAbsCheckSpace_Private(comm, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)) + 1e6));
@@ -218,11 +219,60 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   /* path.part created exclusively (never through a link, never over another .part; SPEC §13) */
   PetscCall(SRFileCreateExclusiveTemp(comm, path, af->part, sizeof(af->part)));
   PetscCall(SRFileReserve(comm, af->part, path, (double)ax->K * (double)(16 * n + 4 * SRListRowLength(n)))); /* the blocks are there (a full tmpfs, a quota) */
+  af->file = af->dE = af->dL = af->dS = -1;
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  { /* a disk that fills after the reservation: every rank learns of it, one line (issue 34) */
+    PetscErrorCode ierr;
+    PetscBool      failed;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    errno    = 0;
+    ierr     = SRAbsCreateBody_Private(af, h, ax, params);
+    af->werr = ierr ? (errno ? errno : -1) : 0;
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(SRFileWriteAnyFailed(comm, af->werr, &failed));
+    if (failed) {
+      char part[PETSC_MAX_PATH_LEN];
+      PetscCall(SRAbsAbandon_Private(af, part));
+      PetscCall(SRFileWriteFail(comm, part, path, af->werr));
+    }
+  }
+  *out = af;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Closes the half-written file on every rank (collective) and frees af; part = its .part. */
+static PetscErrorCode SRAbsAbandon_Private(SRAbstractionFile af, char part[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(part, af->part, PETSC_MAX_PATH_LEN));
+  SRFileH5CloseBroken(af->file);
+  PetscCall(PetscFree(af));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The file's metadata, the stored network and partition, the datasets of /cells (collective). */
+static PetscErrorCode SRAbsCreateBody_Private(SRAbstractionFile af, const SRAbstractionHeader *h, SRAxes ax, const double *params)
+{
+  MPI_Comm       comm = af->comm;
+  PetscMPIInt    rank;
+  hid_t          fapl, f, g;
+  hsize_t        dims[2];
+  const PetscInt n = ax->n;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   SRCallHDF5Id(fapl, SRAbsFapl_Private(comm));
+  { /* rank 0 alone writes the metadata: another rank that fails a raw write (its ulimit -f)
+       never leaves HDF5's flush half-way with the others waiting in it (issue 34) */
+    H5AC_cache_config_t mdc;
+    mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    SRCallHDF5(H5Pget_mdc_config(fapl, &mdc));
+    mdc.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
+    SRCallHDF5(H5Pset_mdc_config(fapl, &mdc));
+  }
   f = H5Fcreate(af->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  PetscCheck(f >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot create the abstraction file %s (is the directory of -output writable?)", af->part);
   SRCallHDF5(H5Pclose(fapl));
+  PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create the abstraction file %s (is the directory of -output writable?)", af->part);
   af->file = f;
 
   PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_ABSTRACTION_FORMAT));
@@ -307,16 +357,18 @@ PetscErrorCode SRAbstractionFileCreate(MPI_Comm comm, const char path[], PetscBo
   PetscCall(SRAbsDataset_Private(g, "list", H5T_NATIVE_INT32, 2, dims, NULL, rank, &af->dL));
   PetscCall(SRAbsDataset_Private(g, "checksum", H5T_NATIVE_UINT64, 1, dims, NULL, rank, &af->dS));
   SRCallHDF5(H5Gclose(g));
-  *out = af;
+  /* the metadata on disk now: the chunks are raw data only, so a chunk that fails on one rank
+     (disk full, ulimit -f) leaves nothing for H5Fclose to flush, and every rank closes alike */
+  SRCallHDF5(H5Fflush(f, H5F_SCOPE_GLOBAL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, const double *E, const int32_t *rows)
+/* This rank's rows [k0, k0 + nk): independent writes, no other rank waits. */
+static PetscErrorCode SRAbsWriteChunk_Private(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, const double *E, const int32_t *rows)
 {
   const PetscInt n = af->h.n;
 
   PetscFunctionBeginUser;
-  PetscCheck(af->write, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s is open for reading", af->path);
   PetscCall(SRAbsWriteRows_Private(af->dE, H5T_NATIVE_DOUBLE, k0, nk, (hsize_t)(2 * n), E, PETSC_FALSE));
   PetscCall(SRAbsWriteRows_Private(af->dL, H5T_NATIVE_INT32, k0, nk, (hsize_t)SRListRowLength(n), rows, PETSC_FALSE));
   { /* the rows' checksums, written with them */
@@ -326,18 +378,33 @@ PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, 
     PetscCall(SRAbsWriteRows_Private(af->dS, H5T_NATIVE_UINT64, k0, nk, 1, sums, PETSC_FALSE));
     PetscCall(PetscFree(sums));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileWriteChunk(SRAbstractionFile af, PetscInt64 k0, PetscInt64 nk, const double *E, const int32_t *rows)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(af->write, af->comm, PETSC_ERR_ARG_WRONGSTATE, "abstraction file %s is open for reading", af->path);
+  if (!af->werr) { /* a failed write (disk full, ulimit -f) is kept, not raised: SRAbstractionFileFinish tells every rank */
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    errno    = 0;
+    ierr     = SRAbsWriteChunk_Private(af, k0, nk, E, rows);
+    af->werr = ierr ? (errno ? errno : -1) : 0;
+    PetscCall(PetscPopErrorHandler());
+  }
   SRFileTestPause(af->comm, "write"); /* tests: a kill -9 with the .part half written */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m)
+/* The failures and the metrics, then the file closed (collective). */
+static PetscErrorCode SRAbsFinishBody_Private(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m)
 {
   const PetscInt n = af->h.n;
   PetscInt64     off = 0, total = 0;
   PetscMPIInt    rank;
   hid_t          g, dc, dw, dfs;
   hsize_t        dims[2];
-  int            err = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
@@ -393,13 +460,40 @@ PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, cons
   }
   SRCallHDF5(H5Gclose(g));
   SRCallHDF5(H5Dclose(af->dE));
+  af->dE = -1;
   SRCallHDF5(H5Dclose(af->dL));
+  af->dL = -1;
   SRCallHDF5(H5Dclose(af->dS));
+  af->dS = -1;
   SRCallHDF5(H5Fclose(af->file));
   af->file = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRAbstractionFileFinish(SRAbstractionFile af, PetscInt64 nf, const int64_t *cell, const double *witness, const SRVerifyMetrics *m)
+{
+  PetscBool failed;
+
+  PetscFunctionBeginUser;
+  /* a chunk that failed on any rank: nothing more is written (issue 34) */
+  PetscCall(SRFileWriteAnyFailed(af->comm, af->werr, &failed));
+  if (!failed) {
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    errno    = 0;
+    ierr     = SRAbsFinishBody_Private(af, nf, cell, witness, m);
+    af->werr = ierr ? (errno ? errno : -1) : 0;
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(SRFileWriteAnyFailed(af->comm, af->werr, &failed)); /* the last flush (H5Fclose) too */
+  }
+  if (failed) { /* every rank closes the file, the .part and lock go, one line names the file and the errno */
+    SRFileH5CloseBroken(af->file);
+    af->file = af->dE = af->dL = af->dS = -1;
+    af->write = PETSC_FALSE;
+    PetscCall(SRFileWriteFail(af->comm, af->part, af->path, af->werr));
+  }
   PetscCallMPI(MPI_Barrier(af->comm));
   PetscCall(SRFileCommit(af->comm, af->part, af->path, af->force)); /* replaces path only with -force */
-  (void)err;
   af->write = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -723,8 +817,8 @@ PetscErrorCode SRAbstractionFileClose(SRAbstractionFile *af)
   PetscFunctionBeginUser;
   if (!af || !*af) PetscFunctionReturn(PETSC_SUCCESS);
   if ((*af)->file >= 0) {
-    SRCallHDF5(H5Dclose((*af)->dE));
-    SRCallHDF5(H5Dclose((*af)->dL));
+    if ((*af)->dE >= 0) SRCallHDF5(H5Dclose((*af)->dE));
+    if ((*af)->dL >= 0) SRCallHDF5(H5Dclose((*af)->dL));
     if ((*af)->dS >= 0) SRCallHDF5(H5Dclose((*af)->dS));
     SRCallHDF5(H5Fclose((*af)->file));
   }
