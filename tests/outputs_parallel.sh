@@ -7,6 +7,7 @@
 #   no limit; rank 1 writes the upper rows): EFBIG on rank 1 alone.
 # Each: exit 4, exactly one "simreach:" line naming the file and ENOSPC or EFBIG, no MPI_ABORT
 # banner or PETSc block, no .part and no .lock left, the existing file given with -force unchanged.
+# study -output and -resume past ulimit -f: refused in one line before any row is written.
 # Usage: outputs_parallel.sh SRCDIR WORKDIR TEST_VERIFY   (environment: SIMREACH, MPIEXEC, MPIEXEC_EXTRA)
 . "$(dirname "$0")/study_common.sh"
 src=$1 dir=$2 tv=$3
@@ -73,4 +74,27 @@ for cmd in VERIFY SAFE; do
   check_failed "$log" $? "$dir/lim.h5" EFBIG
   echo "rank 1 past its ulimit -f: ${cmd,,} on 2 ranks: one line, exit 4"
 done
+# study -output: a new file past ulimit -f (2 ranks, each limited) refused before it is written,
+# the existing file given with -force unchanged; -resume of a finished file larger than the
+# limit refused in one line before any write (it would fail mid-run with EFBIG), the file
+# unchanged, and the same -resume without the limit continues (exit 0)
+ST=(study -options_file "$src/tests/study_tiny.opts" -output)
+cp "$dir/keep.h5" "$dir/st.h5"
+"$MPIEXEC" -n 2 $MPIEXEC_EXTRA "${L[@]}" bash -c "ulimit -f 100; exec \"$SIMREACH\" $(printf '%q ' "${ST[@]}") \"$dir/st.h5\" -force" > "$dir/study1.log" 2>&1
+rc=$?
+grep -v "^simreach study:" "$dir/study1.log" > "$dir/study1.lines"
+[ $rc = 4 ] && [ "$(grep -c '^simreach:' "$dir/study1.lines")" = 1 ] && grep -q "^simreach: $dir/st.h5 needs .*(ulimit -f" "$dir/study1.lines" || { cat "$dir/study1.log"; fail "study -output past ulimit -f: not one line naming the file and the limit, exit 4"; }
+ls "$dir/st.h5".part "$dir/st.h5".lock 2> /dev/null && fail "study: .part or .lock left"
+[ "$(sha256sum < "$dir/st.h5")" = "$keep" ] || fail "study: the existing st.h5 was changed"
+rm -f "$dir/st.h5"
+sr_run 2 "${ST[@]}" "$dir/st.h5" > "$dir/study2.log" 2>&1 || { cat "$dir/study2.log"; fail "study -output"; }
+sum=$(sha256sum < "$dir/st.h5")
+"$MPIEXEC" -n 2 $MPIEXEC_EXTRA "${L[@]}" bash -c "ulimit -f 100; exec \"$SIMREACH\" $(printf '%q ' "${ST[@]}") \"$dir/st.h5\" -resume" > "$dir/study3.log" 2>&1
+rc=$?
+[ $rc = 4 ] && [ "$(grep -c '^simreach:' "$dir/study3.log")" = 1 ] && grep -q "^simreach: $dir/st.h5 is .* MB, more than the file-size limit .*errno EFBIG" "$dir/study3.log" || { cat "$dir/study3.log"; fail "study -resume past ulimit -f: not one line naming the file and EFBIG, exit 4"; }
+grep -q "MPI_ABORT\|PETSC ERROR" "$dir/study3.log" && { cat "$dir/study3.log"; fail "study -resume: an MPI_ABORT banner or a PETSc block"; }
+ls "$dir/st.h5".part "$dir/st.h5".lock 2> /dev/null && fail "study -resume: .part or .lock left"
+[ "$(sha256sum < "$dir/st.h5")" = "$sum" ] || fail "study -resume past ulimit -f changed the file"
+sr_run 2 "${ST[@]}" "$dir/st.h5" -resume > "$dir/study4.log" 2>&1 || { cat "$dir/study4.log"; fail "study -resume without the limit does not continue"; }
+echo "study: -output past ulimit -f refused before writing; -resume past it refused in one line, file unchanged; -resume without it continues"
 echo "PASS: a write failing on some ranks mid-write: one line naming the file and the errno, exit 4, nothing left, old files unchanged"

@@ -435,6 +435,29 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRFileCheckRewrite(MPI_Comm comm, const char path[])
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank, size, mine, owner;
+  struct stat     st;
+  struct rlimit   rl;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* every rank: each has its own limit, and any of them may write a row */
+  if (!stat(path, &st) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY && (double)st.st_size > (double)rl.rlim_cur) {
+    o.code = PETSC_ERR_FILE_WRITE;
+    snprintf(o.msg, sizeof(o.msg), "%s is %.4g MB, more than the file-size limit of this process (ulimit -f: %.4g MB; its rows could not be written, errno EFBIG); raise the limit to continue it; the file was left untouched", path, (double)st.st_size / 1e6, (double)rl.rlim_cur / 1e6);
+  }
+  mine = o.code ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, comm));
+  if (owner == size) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, owner, comm));
+  PetscCheck(!o.code, comm, (PetscErrorCode)o.code, "%s", o.msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes)
 {
   Outcome_Private o = {0, ""};

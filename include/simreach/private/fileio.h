@@ -23,6 +23,10 @@ PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[],
 /* Errors (PETSC_ERR_FILE_WRITE, "disk full" wording, naming the file) if the file system of
    path's directory has fewer than bytes free.  Unknown free space (statvfs fails) passes. */
 PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
+/* Before an existing file is written in place (study -resume): refused on every rank (one line,
+   PETSC_ERR_FILE_WRITE, exit 4, the file untouched) if it is larger than the file-size limit
+   (ulimit -f) of any rank, whose writes inside it would then fail with EFBIG. */
+PetscErrorCode SRFileCheckRewrite(MPI_Comm comm, const char path[]);
 /* Allocates bytes for the new, still empty temporary file part (of final) and frees them again:
    the blocks the file needs are really there (statvfs does not see quotas, and the disk may have
    filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
