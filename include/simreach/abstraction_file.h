@@ -1,5 +1,5 @@
 /* The abstraction file of simreach verify (SPEC §10; abstraction layer,
-   src/abstraction/abstraction_file.c; schema analysis/abstraction-schema.md): the metrics it
+   src/abstraction/abstraction_file.c the reader, abstraction_write.c the writer; schema analysis/abstraction-schema.md): the metrics it
    stores and its reader and writer.  Split from verify.h so that the file layer does not
    depend on the verification that writes it. */
 #pragma once

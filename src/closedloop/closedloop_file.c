@@ -10,6 +10,7 @@
 #include <simreach/random.h>
 #include <simreach/verify.h>
 #include <simreach/private/closedloop_file.h>
+#include <errno.h>
 #include <simreach/private/memcheck.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
@@ -177,28 +178,35 @@ PetscErrorCode SRClosedLoopTrajectoryCheck(MPI_Comm comm, SRModel model, SRAxes 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One int32 column of the K cells, this rank's block written collectively. */
-static PetscErrorCode SRSafetyWriteColumn_Private(hid_t f, const char name[], hid_t type, hsize_t K, hsize_t start, hsize_t count, const void *buf)
+/* One column of the K cells, created (collective); its identifier in *d. */
+static PetscErrorCode SRSafetyCreateColumn_Private(hid_t f, const char name[], hid_t type, hsize_t K, hid_t *d)
 {
-  hid_t   sp, d, ms, dx;
-  hsize_t one = PetscMax(count, 1);
+  hid_t sp;
 
   PetscFunctionBeginUser;
   SRCallHDF5Id(sp, H5Screate_simple(1, &K, NULL));
-  SRCallHDF5Id(d, H5Dcreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  SRCallHDF5Id(ms, H5Screate_simple(1, &one, NULL));
-  if (count) SRCallHDF5(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL));
-  else {
-    SRCallHDF5(H5Sselect_none(sp));
-    SRCallHDF5(H5Sselect_none(ms));
-  }
+  SRCallHDF5Id(*d, H5Dcreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  SRCallHDF5(H5Sclose(sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* This rank's block of a column: an independent write of raw data (the dataset is allocated
+   at creation), so a rank whose write fails leaves no other rank waiting in it. */
+static PetscErrorCode SRSafetyWriteColumn_Private(hid_t d, hid_t type, hsize_t start, hsize_t count, const void *buf)
+{
+  hid_t sp, ms, dx;
+
+  PetscFunctionBeginUser;
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  SRCallHDF5Id(sp, H5Dget_space(d));
+  SRCallHDF5Id(ms, H5Screate_simple(1, &count, NULL));
+  SRCallHDF5(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL));
   SRCallHDF5Id(dx, H5Pcreate(H5P_DATASET_XFER));
-  SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE));
+  SRCallHDF5(H5Pset_dxpl_mpio(dx, H5FD_MPIO_INDEPENDENT));
   SRCallHDF5(H5Dwrite(d, type, ms, sp, dx, buf));
   SRCallHDF5(H5Pclose(dx));
   SRCallHDF5(H5Sclose(ms));
   SRCallHDF5(H5Sclose(sp));
-  SRCallHDF5(H5Dclose(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,10 +250,49 @@ static PetscErrorCode SRSafetyWriteHeader_Private(hid_t f, const SRSafetyHeader 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Step 1 (collective): the file, its header, the two columns created, the metadata flushed.
+   Step 2: this rank's rows (raw data only: a rank that fails leaves nothing for H5Fclose to
+   flush).  Step 3 (collective): closed. */
+static PetscErrorCode SRSafetyWriteStep_Private(int step, MPI_Comm comm, const char tmp[], const SRSafetyHeader *h, const SRIndexGraph *g, const int32_t *h32, const uint64_t *sums, hid_t *f, hid_t d[2])
+{
+  PetscFunctionBeginUser;
+  if (step == 1) {
+    hid_t fapl;
+    SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
+    SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    { /* rank 0 alone writes the metadata (as the abstraction file; issue 34) */
+      H5AC_cache_config_t mdc;
+      mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+      SRCallHDF5(H5Pget_mdc_config(fapl, &mdc));
+      mdc.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
+      SRCallHDF5(H5Pset_mdc_config(fapl, &mdc));
+    }
+    *f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    SRCallHDF5(H5Pclose(fapl));
+    SRCallHDF5(*f);
+    PetscCall(SRSafetyWriteHeader_Private(*f, h));
+    PetscCall(SRSafetyCreateColumn_Private(*f, "horizon", H5T_NATIVE_INT32, (hsize_t)h->sum.K, &d[0]));
+    PetscCall(SRSafetyCreateColumn_Private(*f, "horizon_checksum", H5T_NATIVE_UINT64, (hsize_t)h->sum.K, &d[1]));
+    SRCallHDF5(H5Fflush(*f, H5F_SCOPE_GLOBAL));
+  } else if (step == 2) {
+    const hsize_t m = (hsize_t)(g->kend - g->kstart);
+    PetscCall(SRSafetyWriteColumn_Private(d[0], H5T_NATIVE_INT32, (hsize_t)g->kstart, m, h32));
+    SRFileTestPause(comm, "write"); /* tests: a kill -9 with the .part half written */
+    PetscCall(SRSafetyWriteColumn_Private(d[1], H5T_NATIVE_UINT64, (hsize_t)g->kstart, m, sums));
+  } else {
+    SRCallHDF5(H5Dclose(d[0]));
+    SRCallHDF5(H5Dclose(d[1]));
+    d[0] = d[1] = -1;
+    SRCallHDF5(H5Fclose(*f));
+    *f = -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const SRSafetyHeader *h, const SRIndexGraph *g, const PetscInt *horizon)
 {
   char       tmp[PETSC_MAX_PATH_LEN];
-  hid_t      fapl, f;
+  hid_t      f = -1, d[2] = {-1, -1};
   int32_t   *h32;
   uint64_t  *sums;
   PetscInt64 m = g->kend - g->kstart;
@@ -264,15 +311,23 @@ PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool for
     h32[k]  = horizon[k] == SR_HORIZON_SAFE ? -1 : (int32_t)horizon[k];
     sums[k] = SRChecksum64(&h32[k], sizeof(int32_t), SRChecksumSeed("safety-horizon", g->kstart + k, 0));
   }
-  SRCallHDF5Id(fapl, H5Pcreate(H5P_FILE_ACCESS));
-  SRCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
-  SRCallHDF5Id(f, H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-  SRCallHDF5(H5Pclose(fapl));
-  PetscCall(SRSafetyWriteHeader_Private(f, h));
-  PetscCall(SRSafetyWriteColumn_Private(f, "horizon", H5T_NATIVE_INT32, (hsize_t)h->sum.K, (hsize_t)g->kstart, (hsize_t)m, h32));
-  SRFileTestPause(comm, "write"); /* tests: a kill -9 with the .part half written */
-  PetscCall(SRSafetyWriteColumn_Private(f, "horizon_checksum", H5T_NATIVE_UINT64, (hsize_t)h->sum.K, (hsize_t)g->kstart, (hsize_t)m, sums));
-  SRCallHDF5(H5Fclose(f));
+  SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  for (int step = 1; step <= 3; step++) { /* a write that fails on any rank (disk full, ulimit -f): every rank learns of it (issue 34) */
+    PetscErrorCode ierr;
+    PetscBool      failed;
+    int            err;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    errno = 0;
+    ierr  = SRSafetyWriteStep_Private(step, comm, tmp, h, g, h32, sums, &f, d);
+    err   = ierr ? (errno ? errno : -1) : 0;
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(SRFileWriteAnyFailed(comm, err, &failed));
+    if (failed) {
+      PetscCall(PetscFree2(h32, sums));
+      SRFileH5CloseBroken(f);
+      PetscCall(SRFileWriteFail(comm, tmp, path, err));
+    }
+  }
   PetscCall(PetscFree2(h32, sums));
   PetscCall(SRFileCommit(comm, tmp, path, force));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -75,6 +75,13 @@ static PetscErrorCode Remember_Private(const char part[], SRFileLock lock)
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "more than %d files written at once", SR_FILE_MAX_OPEN);
 }
 
+static volatile sig_atomic_t SRFileContinued_Private = 0;
+static void                  SRFileContinue_Private(int sig)
+{
+  (void)sig;
+  SRFileContinued_Private = 1;
+}
+
 void SRFileTestPause(MPI_Comm comm, const char moment[])
 {
   const char *want = getenv("SIMREACH_TEST_PAUSE");
@@ -85,7 +92,16 @@ void SRFileTestPause(MPI_Comm comm, const char moment[])
   if (rank) return;
   fprintf(stderr, "simreach: SIMREACH_TEST_PAUSE=%s: process %ld paused here for a test to kill it\n", moment, (long)getpid());
   fflush(stderr);
-  for (int i = 0; i < 300; i++) sleep(1);
+  { /* SIGCONT ends the pause early (a test that changes the world and lets the run go on) */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SRFileContinue_Private;
+    sigemptyset(&sa.sa_mask);
+    SRFileContinued_Private = 0;
+    sigaction(SIGCONT, &sa, &old);
+    for (int i = 0; i < 300 && !SRFileContinued_Private; i++) sleep(1);
+    sigaction(SIGCONT, &old, NULL);
+  }
 }
 
 static void CreateTemp_Private(const char final[], char tmp[], size_t len, Outcome_Private *o)
@@ -331,6 +347,58 @@ PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char f
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+void SRFileH5CloseBroken(hid_t file)
+{
+  ssize_t n;
+
+  if (file < 0) return;
+  n = H5Fget_obj_count(file, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+  if (n > 0) {
+    hid_t *ids = (hid_t *)malloc((size_t)n * sizeof(hid_t));
+    if (ids) {
+      n = H5Fget_obj_ids(file, H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)n, ids);
+      for (ssize_t i = 0; i < n; i++) {
+        if (H5Iget_type(ids[i]) == H5I_ATTR) (void)H5Aclose(ids[i]);
+        else (void)H5Oclose(ids[i]);
+      }
+      free(ids);
+    }
+  }
+  (void)H5Fclose(file); /* its last flush may fail (the disk still full): the identifier goes all the same */
+}
+
+PetscErrorCode SRFileWriteAnyFailed(MPI_Comm comm, int err, PetscBool *failed)
+{
+  int mine = err != 0, any = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+  *failed = any ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRFileWriteFail(MPI_Comm comm, const char part[], const char final[], int err)
+{
+  Outcome_Private o = {PETSC_ERR_FILE_WRITE, ""};
+  PetscMPIInt     rank, size, mine, owner;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  mine = err ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, comm));
+  if (owner == size) owner = 0; /* nobody knows why (cannot happen): rank 0 says what it can */
+  if (rank == owner) { /* the first rank that failed says why, with its errno and its limit */
+    char why[PETSC_MAX_PATH_LEN * 2];
+    SRFileWriteFailureReason(final, err > 0 ? err : 0, why, sizeof(why));
+    snprintf(o.msg, sizeof(o.msg), "cannot write %s: %s; nothing was written (the partial file %s and its lock were removed)", final, why, part);
+  }
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, owner, comm));
+  PetscCall(SRFileRemove(comm, part));
+  PetscCall(Raise_Private(comm, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* statvfs of the directory holding path; -1 if unknown. */
 static double FreeBytes_Private(const char path[])
 {
@@ -367,6 +435,29 @@ PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SRFileCheckRewrite(MPI_Comm comm, const char path[])
+{
+  Outcome_Private o = {0, ""};
+  PetscMPIInt     rank, size, mine, owner;
+  struct stat     st;
+  struct rlimit   rl;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* every rank: each has its own limit, and any of them may write a row */
+  if (!stat(path, &st) && !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY && (double)st.st_size > (double)rl.rlim_cur) {
+    o.code = PETSC_ERR_FILE_WRITE;
+    snprintf(o.msg, sizeof(o.msg), "%s is %.4g MB, more than the file-size limit of this process (ulimit -f: %.4g MB; its rows could not be written, errno EFBIG); raise the limit to continue it; the file was left untouched", path, (double)st.st_size / 1e6, (double)rl.rlim_cur / 1e6);
+  }
+  mine = o.code ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, comm));
+  if (owner == size) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, owner, comm));
+  PetscCheck(!o.code, comm, (PetscErrorCode)o.code, "%s", o.msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[], double bytes)
 {
   Outcome_Private o = {0, ""};
@@ -396,6 +487,7 @@ PetscErrorCode SRFileReserve(MPI_Comm comm, const char part[], const char final[
   PetscCallMPI(MPI_Bcast(&o, (PetscMPIInt)sizeof(o), MPI_BYTE, 0, comm));
   if (o.code) PetscCall(Forget_Private(part));
   PetscCall(Raise_Private(comm, &o));
+  SRFileTestPause(comm, "reserved"); /* tests: the disk filled by another program after the reservation */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -123,6 +123,7 @@ PetscErrorCode SRResultsOpen(MPI_Comm comm, const char file[], PetscBool write, 
   if (rank == 0) ok = access(file, write ? (R_OK | W_OK) : R_OK) == 0;
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
   PetscCheck(ok, comm, PETSC_ERR_FILE_OPEN, "results file %s does not exist or is not %s", file, write ? "readable and writable" : "readable");
+  if (write) PetscCall(SRFileCheckRewrite(comm, file)); /* -resume past ulimit -f: refused here, not mid-run (issue 34) */
   SRCallHDF5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
   SRCallHDF5Id(fapl, SRResultsFileAccess_Private(comm));
   PetscCall(SRResultsAlloc_Private(comm, res));

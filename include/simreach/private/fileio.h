@@ -23,6 +23,10 @@ PetscErrorCode SRFileCommit(MPI_Comm comm, const char tmp[], const char final[],
 /* Errors (PETSC_ERR_FILE_WRITE, "disk full" wording, naming the file) if the file system of
    path's directory has fewer than bytes free.  Unknown free space (statvfs fails) passes. */
 PetscErrorCode SRFileCheckSpace(MPI_Comm comm, const char path[], double bytes);
+/* Before an existing file is written in place (study -resume): refused on every rank (one line,
+   PETSC_ERR_FILE_WRITE, exit 4, the file untouched) if it is larger than the file-size limit
+   (ulimit -f) of any rank, whose writes inside it would then fail with EFBIG. */
+PetscErrorCode SRFileCheckRewrite(MPI_Comm comm, const char path[]);
 /* Allocates bytes for the new, still empty temporary file part (of final) and frees them again:
    the blocks the file needs are really there (statvfs does not see quotas, and the disk may have
    filled since SRFileCheckSpace).  If not, part is removed and the error (PETSC_ERR_FILE_WRITE,
@@ -40,12 +44,26 @@ PetscErrorCode SRFileCheckOutput(MPI_Comm comm, const char opt[], const char pat
    one line naming final and the reason with its errno (PETSC_ERR_FILE_WRITE, exit 4); an
    existing final is untouched (only SRFileCommit replaces it, afterwards). */
 PetscErrorCode SRFileWriteOnRank0(MPI_Comm comm, const char part[], const char final[], PetscErrorCode (*write)(hid_t f, void *ctx), void *ctx);
+/* A parallel HDF5 write (every rank writes, e.g. with MPI-IO) that may fail on some ranks only
+   (issue 34: a disk that fills after the reservation, one rank past its ulimit -f): each rank
+   runs its part with errors caught and keeps err = 0 or its errno (-1 if unknown).  Collective:
+   *failed = some rank's err is not 0. */
+PetscErrorCode SRFileWriteAnyFailed(MPI_Comm comm, int err, PetscBool *failed);
+/* Collective, after SRFileWriteAnyFailed said failed and every rank closed the file
+   (SRFileH5CloseBroken): the first failing rank's reason (SRFileWriteFailureReason: its errno,
+   its ulimit -f) is raised on every rank in one line naming final (PETSC_ERR_FILE_WRITE, exit
+   4), after part and its lock were removed; an existing final is untouched. */
+PetscErrorCode SRFileWriteFail(MPI_Comm comm, const char part[], const char final[], int err);
+/* Closes an HDF5 file whose writing failed half-way: the objects left open first (with one
+   open, H5Fclose of an MPI-IO file fails), then the file; if its last flush fails too (the disk
+   still full), the identifier is dropped, so that HDF5 does not retry it at exit. */
+void SRFileH5CloseBroken(hid_t file);
 /* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
 /* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
-   prints its pid and sleeps (up to 300 s) for a test to kill it there.  The moments of a file
-   write: open (before the lock), locked, created (.part created), write (data half written, in
-   the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
+   prints its pid and sleeps (up to 300 s) for a test to kill it there; SIGCONT ends the pause.  The moments of a file
+   write: open (before the lock), locked, created (.part created), reserved (its blocks reserved
+   and freed again), write (data half written, in the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
 void SRFileTestPause(MPI_Comm comm, const char moment[]);
 /* Async-signal-safe (a stop by a signal, src/commands/main.c): unlink the .part files this
    process is writing and the locks it took for them. */
