@@ -86,6 +86,11 @@ cases["disc_hit"] = (f"always: sqrt((p - {c:.6f})^2 + (v - {d:.6f})^2) >= {r}", 
 cases["box_hit"] = (f"always: not (p in [{c - r:.6f}, {c + r:.6f}] and v in [{d - r:.6f}, {d + r:.6f}])", None)
 off = np.abs(p).max() + 0.5
 cases["box_true"] = (f"always: not (p in [{off:.6f}, {off + 1:.6f}] and v in [-1, 1])", None)
+# a conjunction whose second atom is broken by some trajectory (the first holds everywhere):
+# never VERIFIED; read as a disjunction it would be (issue 37's mutation list, spec_and_as_or)
+R = 1.05 * float(np.sqrt(p**2 + v**2).max())
+Vmax = float(np.median(v.max(axis=0)))
+cases["and_hit"] = (f"always: sqrt(p^2 + v^2) <= {R:.6f} and v <= {Vmax:.6f}", None)
 
 
 def oracle(name, text):
@@ -99,6 +104,8 @@ def oracle(name, text):
     inside = lambda lo1, hi1, lo2, hi2: (p >= lo1) & (p <= hi1) & (v >= lo2) & (v <= hi2)
     if name == "box_hit":
         return not inside(c - r, c + r, d - r, d + r).any()
+    if name == "and_hit":
+        return bool(((np.sqrt(p**2 + v**2) <= R) & (v <= Vmax)).all())
     return not inside(off, off + 1, -1, 1).any()
 
 
