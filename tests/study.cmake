@@ -41,3 +41,7 @@ add_test(NAME study_beta0 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_beta0.s
 set_tests_properties(study_beta0 PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")
 # Issue 33 / SPEC §9: the manipulation check on a synthetic file with a planted drop in one arm, criterion 1's pairing.
 sr_add_mpi_test(NAME gather_manip COMMAND test_gather_manip RANKS 1 2 TIMEOUT 60 LABELS study quick)
+add_test(NAME study_record_start COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_record_start.sh ${CMAKE_CURRENT_SOURCE_DIR}/study_tiny.opts ${CMAKE_CURRENT_BINARY_DIR}/study_record_start)
+set_tests_properties(study_record_start PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")
+add_test(NAME study_published_check COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_published_check.sh ${CMAKE_SOURCE_DIR}/jobs ${CMAKE_SOURCE_DIR}/analysis ${CMAKE_CURRENT_BINARY_DIR}/study_published_check)
+set_tests_properties(study_published_check PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")

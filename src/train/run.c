@@ -287,6 +287,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
       r->cell_solve_set = PETSC_TRUE;
     }
   }
+  PetscCall(PetscOptionsBool("-record_start", "also measure row 0, the network training starts from (after any warm start), so that accuracy matching sees the start of the baseline's trajectory (SPEC §9); measures only, trains the same", NULL, r->record_start, &r->record_start, NULL));
   PetscCall(PetscOptionsBool("-quiet", "no progress line per checkpoint", NULL, r->quiet, &r->quiet, NULL));
   PetscCall(PetscOptionsString("-init_network", "start from this network (HDF5, ONNX or NNet; the shapes of -sys, -model, -mlp_widths) instead of the seeded init (SPEC §14)", NULL, r->init_network, r->init_network, sizeof(r->init_network), &set));
   PetscCheck(!set || r->init_network[0], comm, PETSC_ERR_ARG_WRONG, "-init_network: give a network file (our HDF5 network file, ONNX or NNet)");
@@ -462,7 +463,7 @@ PetscErrorCode SRRunSetUp(SRRun r)
     for (PetscInt d = 0; d < n; d++) r->Xho[i * n + d] = SRRandomRange((uint64_t)r->seed, SR_STREAM_HELDOUT, (uint64_t)(i * n + d), r->sys->dlo[d], r->sys->dhi[d]);
 
   PetscCall(SRRunCellSolveSetUp_Private(r));
-  PetscCall(PetscCalloc1(r->ncheck, &r->table));
+  PetscCall(PetscCalloc1(r->ncheck + 1, &r->table));
   PetscCall(SRRunPretrain_Private(r));
   /* the divergence rule's reference: the held-out task loss of the network training starts from
      (a function of the options and the seed, so a resumed run recomputes the same value) */
@@ -590,7 +591,8 @@ static PetscErrorCode SRRunCheckpoint_Private(SRRun r, PetscInt j)
   }
   /* train-then-abstract: C(k) rebuilt from E_k (SPEC §8).  Then the re-check of SPEC §11 on the
      triple this checkpoint stores: the network, the cells and the lists as they now stand. */
-  if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
+  if (j == 0) { /* -record_start: the starting triple as set up, measured, nothing re-built */
+  } else if (r->guard == SR_GUARD_NONE) PetscCall(SRAbstractionBuild(r->abs, r->model, r->cells));
   else if (r->relist) PetscCall(SRRunRelist_Private(r, &row.relist_grown)); /* -relist checkpoint (SPEC §8) */
   PetscCall(SRRunRecheck_Private(r, &row.recheck_failures, &row.falsified));
   PetscCall(SRRunLossTargets_Private(r, &T));
@@ -695,7 +697,8 @@ PetscErrorCode SRRunSolve(SRRun r)
   r->t0     = MPI_Wtime();
   r->status = SR_RUN_RUNNING;
   r->ntable = 0;
-  for (PetscInt j = r->icheck + 1; j <= r->ncheck; j++) {
+  if (r->record_start && r->icheck == 0) PetscCall(SRRunCheckpoint_Private(r, 0)); /* row 0 (SPEC §9) */
+  for (PetscInt j = r->icheck + 1; r->status == SR_RUN_RUNNING && j <= r->ncheck; j++) {
     const PetscInt eend = (j * r->epochs) / r->ncheck; /* checkpoints spread evenly over the epochs */
     for (PetscInt e = r->epoch; e < eend && r->status == SR_RUN_RUNNING; e++) {
       PetscCall(SRRunTrainEpoch_Private(r, e));

@@ -38,6 +38,7 @@ struct _p_SRRun {
   double          wmin, wmax; /* wmax < 0: half the largest extent of D */
   SRGuardType     guard;
   PetscInt        relist; /* -relist: 0 never (lists only shrink), 1 checkpoint (SPEC §8) */
+  PetscBool       record_start; /* -record_start: row 0 measured on the network training starts from (SPEC §9) */
   PetscInt        halvings, epochs, ncheck, batch, nsamples, nheld, nfalsify;
   PetscInt        pretrain_epochs; /* task-only warm start before the abstraction is built */
   double          margin;          /* -succ_margin of the abstraction (grid spacings) */
