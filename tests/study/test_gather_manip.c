@@ -22,6 +22,7 @@
 #include <simreach.h>
 #include <simreach/random.h>
 #include <simreach/private/results.h>
+#include <simreach/private/gather_impl.h>
 
 static char tmpdir[256];
 
@@ -236,9 +237,31 @@ static void test_criterion1_pairing(void **state)
   assert_true(AllTrue(ok));
 }
 
+/* Holm's step-down adjustment (the manipulation check's and criterion 2's family-wise error)
+   against values worked by hand: p = (0.01, 0.04, NaN, 0.03, 0.005) is a family of 4; sorted,
+   4 x 0.005 = 0.02, 3 x 0.01 = 0.03, 2 x 0.03 = 0.06, 1 x 0.04 = 0.04 -> max(0.06, 0.04) = 0.06;
+   the NaN is outside the family and stays NaN. */
+static void test_holm_by_hand(void **state)
+{
+  const double p[5]    = {0.01, 0.04, NAN, 0.03, 0.005};
+  const double want[5] = {0.03, 0.06, NAN, 0.06, 0.02};
+  double       adj[5];
+  assert_int_equal(SRGatherHolm_Private(5, p, adj), 4);
+  for (int i = 0; i < 5; i++) {
+    if (isnan(want[i])) assert_true(isnan(adj[i]));
+    else assert_true(fabs(adj[i] - want[i]) < 1e-15);
+  }
+  { /* a large p is capped at 1 */
+    const double q[2] = {0.6, 0.7};
+    double       a[2];
+    assert_int_equal(SRGatherHolm_Private(2, q, a), 2);
+    assert_true(a[0] == 1.0 && a[1] == 1.0);
+  }
+}
+
 int main(int argc, char **argv)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_manipulation_planted_drop), cmocka_unit_test(test_manipulation_no_drop), cmocka_unit_test(test_criterion1_pairing)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_manipulation_planted_drop), cmocka_unit_test(test_manipulation_no_drop), cmocka_unit_test(test_criterion1_pairing), cmocka_unit_test(test_holm_by_hand)};
   PetscMPIInt             rank;
   int                     fails;
 
