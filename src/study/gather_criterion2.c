@@ -23,7 +23,7 @@ PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const doub
   const PetscInt nr = lay->nrows, ntau = lay->ntau, nseed = lay->nseed, NS = lay->nbeta * ntau;
   PetscInt       ib0 = -1;
   double        *pe, *ae; /* per setting: [2 s] |M_tight| / vol(E_tight) */
-  PetscBool     *big;                /* per setting: the four magnitude conditions */
+  PetscBool     *big; /* per setting: the four magnitude conditions */
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc3(2 * NS, &pe, 2 * NS, &ae, 4 * NS, &big));
@@ -36,11 +36,12 @@ PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const doub
       double   v[16][SR_RESULTS_MAX_LIST], dummy;
       PetscInt used, u[4], ud, ut, nacc = 0, ninterp = 0;
       for (PetscInt is = 0; is < nseed; is++) {
-        const PetscInt         r  = (ib * ntau + it) * nseed + is;
+        const PetscInt     r  = (ib * ntau + it) * nseed + is;
         const SRGatherRun *ri = &info[r], *r0 = ib0 >= 0 ? &info[(ib0 * ntau + it) * nseed + is] : NULL;
-        const double          *f = ri->final, *f0 = r0 ? r0->final : NULL;
-        const PetscBool        ok = (PetscBool)(ri->status == SR_RUN_DONE && r0 && r0->status == SR_RUN_DONE && lay->beta[ib] > 0);
-        for (int q = 0; q < 16; q++) v[q][is] = NAN;
+        const double      *f = ri->final, *f0 = r0 ? r0->final : NULL;
+        const PetscBool    ok = (PetscBool)(ri->status == SR_RUN_DONE && r0 && r0->status == SR_RUN_DONE && lay->beta[ib] > 0);
+        for (int q = 0; q < 16; q++)
+          v[q][is] = NAN;
         if (ri->status == SR_RUN_DONE) {
           v[8][is]  = f[C_TIGHT];
           v[9][is]  = f[C_FLOOR];
@@ -77,7 +78,7 @@ PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const doub
       SRGatherMeanSE_Private(nseed, v[1], &row[S_VTRED], &row[S_VTRED + 1], &u[1]);
       SRGatherMeanSE_Private(nseed, v[2], &row[S_TREDA], &row[S_TREDA + 1], &u[2]);
       SRGatherMeanSE_Private(nseed, v[3], &row[S_VTREDA], &row[S_VTREDA + 1], &u[3]);
-      row[S_NACC]   = (double)nacc;
+      row[S_NACC]    = (double)nacc;
       row[S_NINTERP] = (double)ninterp;
       SRGatherMeanSE_Private(nseed, v[4], &row[S_DLSHO], &row[S_DLSHO + 1], &ud);
       SRGatherMeanSE_Private(nseed, v[5], &row[S_DTIGHT], &row[S_DTIGHT + 1], &ut);
@@ -88,8 +89,8 @@ PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const doub
         SRGatherMeanStd_Private(nseed, v[6], &bl, &dummy, &used);
         SRGatherMeanStd_Private(nseed, v[7], &bt, &dummy, &used);
         pe[2 * q] = pe[2 * q + 1] = NAN;
-        big[4 * q]     = (PetscBool)(fabs(row[S_DLSHO]) > 0.01 * fabs(bl));
-        big[4 * q + 1] = (PetscBool)(fabs(row[S_DTIGHT]) > 0.01 * fabs(bt));
+        big[4 * q]                = (PetscBool)(fabs(row[S_DLSHO]) > 0.01 * fabs(bl));
+        big[4 * q + 1]            = (PetscBool)(fabs(row[S_DTIGHT]) > 0.01 * fabs(bt));
         if (lay->beta[ib] > 0 && u[0] >= 2 && u[2] >= 2 && (control || row[S_ACTED] == 1.0)) {
           /* both comparisons must show it: the larger one-sided p of the two (intersection-union) */
           pe[2 * q]     = PetscMax(SRGatherPairedT_Private(row[S_TRED], row[S_TRED + 1], u[0], PETSC_FALSE), SRGatherPairedT_Private(row[S_TREDA], row[S_TREDA + 1], u[2], PETSC_FALSE));
@@ -116,7 +117,7 @@ PetscErrorCode SRGatherCriterion2_Private(const SRResultsLayout *lay, const doub
   /* "shows the effect": Holm over every (setting, metric) tested (SPEC §9) */
   PetscCheck(SRGatherHolm_Private(2 * NS, pe, ae) >= 0, PETSC_COMM_SELF, PETSC_ERR_MEM, "gather: out of memory in the Holm adjustment");
   for (PetscInt q = 0; q < NS; q++) {
-    double *row = table + q * SR_SUMMARY_NCOLS;
+    double *row  = table + q * SR_SUMMARY_NCOLS;
     row[S_PACT]  = row[SRG_S_PMAN]; /* the manipulation check's p-values (SPEC §9) */
     row[S_PACTH] = row[SRG_S_PMANH];
     row[S_PEFF]  = PetscMin(isfinite(pe[2 * q]) ? pe[2 * q] : INFINITY, isfinite(pe[2 * q + 1]) ? pe[2 * q + 1] : INFINITY);
