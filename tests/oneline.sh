@@ -43,15 +43,20 @@ done
 export OMPI_MCA_odls_base_sigkill_timeout=2
 echo "an existing file" > "$dir/keep.h5"
 keep=$(sha256sum < "$dir/keep.h5")
-stop() { # NAME ARGS...: start on 2 ranks, wait for its first output line, SIGTERM mpiexec
-  local name=$1; shift
-  "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" "$@" > "$dir/$name.log" 2>&1 &
+stop() { # NAME MOMENT ARGS...: start on 2 ranks, wait until it is held at the test pause MOMENT
+  # (SIMREACH_TEST_PAUSE; "-": its first output line and a second more), SIGTERM mpiexec
+  local name=$1 moment=$2; shift 2
+  if [ "$moment" = - ]; then
+    "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" "$@" > "$dir/$name.log" 2>&1 &
+  else
+    SIMREACH_TEST_PAUSE=$moment "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" "$@" > "$dir/$name.log" 2>&1 &
+  fi
   local pid=$! i
-  for i in $(seq 1 600); do
-    [ -s "$dir/$name.log" ] && break
+  for i in $(seq 1 1200); do
+    if [ "$moment" = - ]; then [ -s "$dir/$name.log" ] && break; else grep -q "paused here" "$dir/$name.log" && break; fi
     sleep 0.1
   done
-  sleep 1
+  [ "$moment" = - ] && sleep 1
   kill -TERM $pid
   wait $pid
   local rc=$?
@@ -62,9 +67,20 @@ stop() { # NAME ARGS...: start on 2 ranks, wait for its first output line, SIGTE
   [ "$(sha256sum < "$dir/keep.h5")" = "$keep" ] || fail "$name: the existing output changed"
   return 0
 }
-stop verify verify -network "$dir/pend.h5" -cells 4000,4000 -output "$dir/keep.h5" -force -progress
-stop closedloop closedloop -plant "$src/jobs/arch/pendulum/plant.txt" -network "$src/tests/data/pendulum_tanh_controller.h5" -spec "$src/tests/data/pendulum_spec_late.txt" -closedloop_samples 10000000 -o "$dir/keep.h5" -force
-stop safe safe "$dir/abs.h5" -trajectories 200000000 -output "$dir/keep.h5" -force
+# verify is held where its .part is complete and not yet renamed (the last moment a stop must
+# leave the existing file as it was): on an idle machine a run sized in cells finished and renamed
+# before the signal arrived; safe's 2 x 10^8 trajectories take minutes
+stop verify commit verify -network "$dir/pend.h5" -cells 1000,1000 -output "$dir/keep.h5" -force -progress
+stop closedloop - closedloop -plant "$src/jobs/arch/pendulum/plant.txt" -network "$src/tests/data/pendulum_tanh_controller.h5" -spec "$src/tests/data/pendulum_spec_late.txt" -closedloop_samples 10000000 -o "$dir/keep.h5" -force
+stop safe - safe "$dir/abs.h5" -trajectories 200000000 -output "$dir/keep.h5" -force
+# a stop after the rename (held at the moment "renamed"): the file is whole, and the line says so
+SIMREACH_TEST_PAUSE=renamed "$MPIEXEC" -n 2 $MPIEXEC_EXTRA "$SIMREACH" verify -network "$dir/pend.h5" -cells 100,100 -output "$dir/late.h5" > "$dir/late.log" 2>&1 &
+late=$!
+for i in $(seq 1 1200); do grep -q "paused here" "$dir/late.log" && break; sleep 0.1; done
+kill -TERM $late
+wait $late
+[ $? != 0 ] && grep -q "^simreach: stopped by signal 15 (SIGTERM) after its output file was written in full" "$dir/late.log" || { cat "$dir/late.log"; fail "a stop after the rename: not said so"; }
+"$SIMREACH" check "$dir/late.h5" > "$dir/late_check.log" 2>&1 || { cat "$dir/late_check.log"; fail "a stop after the rename: the file does not check"; }
 
 # bench_arch.sh checks its argument
 bash "$src/tests/bench/bench_arch.sh" "$dir" > "$dir/b.log" 2>&1; rc=$?

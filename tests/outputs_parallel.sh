@@ -2,7 +2,7 @@
 # A write that fails in the middle of a parallel HDF5 write (issue 34, item 4), where the block
 # reservation cannot protect: verify -output and safe -output on 1 and 2 real ranks,
 # - the disk filled by another program after the reservation, while the rows are written (a real
-#   tmpfs; SIMREACH_TEST_PAUSE=write holds rank 0 there, SIGCONT lets it go on);
+#   tmpfs; SIMREACH_TEST_PAUSE=write,cont holds rank 0 there, SIGCONT lets it go on);
 # - one rank past its own ulimit -f (rank 0, which checks the size and reserves the blocks, has
 #   no limit; rank 1 writes the upper rows): EFBIG on rank 1 alone.
 # Each: exit 4, exactly one "simreach:" line naming the file and ENOSPC or EFBIG, no MPI_ABORT
@@ -43,7 +43,7 @@ if mount -t tmpfs -o size=8m tmpfs "$fs" 2> /dev/null; then
       rm -f "$fs"/*
       cp "$dir/keep.h5" "$fs/out.h5"
       log=$dir/fill$i.log
-      SIMREACH_TEST_PAUSE=write "$MPIEXEC" -n $np $MPIEXEC_EXTRA "$SIMREACH" "${args[@]}" "$fs/out.h5" -force > "$log" 2>&1 &
+      SIMREACH_TEST_PAUSE=write,cont "$MPIEXEC" -n $np $MPIEXEC_EXTRA "$SIMREACH" "${args[@]}" "$fs/out.h5" -force > "$log" 2>&1 &
       job=$!
       for t in $(seq 300); do grep -q "paused here" "$log" && break; sleep 0.1; done
       pid=$(sed -n 's/.*process \([0-9]*\) paused here.*/\1/p' "$log" | head -1)

@@ -54,10 +54,13 @@ static void SRStopHandler_Private(int sig)
 {
   static const char term[] = "simreach: stopped by signal 15 (SIGTERM); nothing more is computed and no output file is written (partial files and their locks removed)\n";
   static const char intr[] = "simreach: stopped by signal 2 (SIGINT); nothing more is computed and no output file is written (partial files and their locks removed)\n";
+  static const char termw[] = "simreach: stopped by signal 15 (SIGTERM) after its output file was written in full; nothing more is computed\n";
+  static const char intrw[] = "simreach: stopped by signal 2 (SIGINT) after its output file was written in full; nothing more is computed\n";
   if (SRFirstRank_Private) {
+    const int written = SRFileCommittedOnSignal(); /* the rename is done: the file is whole */
     SRFileUnlinkOpenOnSignal();
-    if (sig == SIGINT) (void)!write(2, intr, sizeof(intr) - 1);
-    else (void)!write(2, term, sizeof(term) - 1);
+    if (sig == SIGINT) (void)!write(2, written ? intrw : intr, (written ? sizeof(intrw) : sizeof(intr)) - 1);
+    else (void)!write(2, written ? termw : term, (written ? sizeof(termw) : sizeof(term)) - 1);
   }
   _exit(128 + sig);
 }

@@ -39,6 +39,11 @@ static struct {
   SRFileLock lock;
 } SROpen_Private[SR_FILE_MAX_OPEN];
 
+/* set once this process has renamed a .part onto its final name: a stop after that point must
+   not say that no output file was written (SRFileCommittedOnSignal) */
+static volatile sig_atomic_t SRCommitted_Private = 0;
+int                          SRFileCommittedOnSignal(void) { return SRCommitted_Private; }
+
 void SRFileUnlinkOpenOnSignal(void)
 {
   for (int i = 0; i < SR_FILE_MAX_OPEN; i++)
@@ -87,12 +92,17 @@ void SRFileTestPause(MPI_Comm comm, const char moment[])
   const char *want = getenv("SIMREACH_TEST_PAUSE");
   PetscMPIInt rank = 0;
 
-  if (!want || strcmp(want, moment)) return;
+  const size_t len = strlen(moment);
+  PetscBool    cont; /* MOMENT,cont: SIGCONT ends the pause early */
+
+  if (!want || strncmp(want, moment, len) || (want[len] && strcmp(want + len, ",cont"))) return;
+  cont = want[len] ? PETSC_TRUE : PETSC_FALSE;
   MPI_Comm_rank(comm, &rank);
   if (rank) return;
   fprintf(stderr, "simreach: SIMREACH_TEST_PAUSE=%s: process %ld paused here for a test to kill it\n", moment, (long)getpid());
   fflush(stderr);
-  { /* SIGCONT ends the pause early (a test that changes the world and lets the run go on) */
+  if (cont) { /* SIGCONT ends the pause early (a test that changes the world and lets the run go on);
+                 not by default: mpiexec sends SIGCONT before its SIGTERM, and the run would finish first */
     struct sigaction sa, old;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = SRFileContinue_Private;
@@ -101,7 +111,8 @@ void SRFileTestPause(MPI_Comm comm, const char moment[])
     sigaction(SIGCONT, &sa, &old);
     for (int i = 0; i < 300 && !SRFileContinued_Private; i++) sleep(1);
     sigaction(SIGCONT, &old, NULL);
-  }
+  } else
+    for (int i = 0; i < 300; i++) sleep(1);
 }
 
 static void CreateTemp_Private(const char final[], char tmp[], size_t len, Outcome_Private *o)
@@ -174,7 +185,10 @@ static void Commit_Private(const char tmp[], const char final[], PetscBool force
       if (!rc) (void)unlink(tmp);
     }
   }
-  if (!rc) return;
+  if (!rc) {
+    SRCommitted_Private = 1;
+    return;
+  }
   o->code = PETSC_ERR_FILE_WRITE;
   if (err == EEXIST) {
     o->code = PETSC_ERR_FILE_OPEN;

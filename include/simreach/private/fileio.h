@@ -61,13 +61,15 @@ void SRFileH5CloseBroken(hid_t file);
 /* Removes path if it exists (rank 0 of comm); errors are ignored.  A .part's lock is released. */
 PetscErrorCode SRFileRemove(MPI_Comm comm, const char path[]);
 /* Tests only: when the environment variable SIMREACH_TEST_PAUSE equals moment, rank 0 of comm
-   prints its pid and sleeps (up to 300 s) for a test to kill it there; SIGCONT ends the pause.  The moments of a file
+   prints its pid and sleeps (up to 300 s) for a test to kill it there; with MOMENT,cont SIGCONT ends the pause.  The moments of a file
    write: open (before the lock), locked, created (.part created), reserved (its blocks reserved
    and freed again), write (data half written, in the writers), commit (.part complete, before the rename), renamed (before the lock's release). */
 void SRFileTestPause(MPI_Comm comm, const char moment[]);
 /* Async-signal-safe (a stop by a signal, src/commands/main.c): unlink the .part files this
    process is writing and the locks it took for them. */
 void SRFileUnlinkOpenOnSignal(void);
+/* Async-signal-safe: 1 once this process has committed an output file (renamed its .part). */
+int SRFileCommittedOnSignal(void);
 /* Catch SIGXFSZ (a write past `ulimit -f`): the write then fails with EFBIG, and
    SRFileWriteFailureReason names the limit instead of the process being killed. */
 void SRFileCatchSizeLimit(void);
