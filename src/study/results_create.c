@@ -112,26 +112,6 @@ static PetscErrorCode CreateBody_Private(MPI_Comm comm, const char part[], const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Closes a file whose creation failed half-way: the groups, datasets, types and attributes the
-   creation left open first (with an object open, H5Fclose of an MPI-IO file fails, and HDF5 would
-   try again inside MPI_Finalize on a file that is gone -- a crash instead of the message). */
-static void CloseBroken_Private(hid_t file)
-{
-  ssize_t n = H5Fget_obj_count(file, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
-  if (n > 0) {
-    hid_t *ids = (hid_t *)malloc((size_t)n * sizeof(hid_t));
-    if (ids) {
-      n = H5Fget_obj_ids(file, H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)n, ids);
-      for (ssize_t i = 0; i < n; i++) {
-        if (H5Iget_type(ids[i]) == H5I_ATTR) (void)H5Aclose(ids[i]);
-        else (void)H5Oclose(ids[i]);
-      }
-      free(ids);
-    }
-  }
-  (void)H5Fclose(file);
-}
-
 PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResultsLayout *lay, const char options[], const char canonical[], PetscBool force, SRResults *res)
 {
   char           part[PETSC_MAX_PATH_LEN];
@@ -162,7 +142,7 @@ PetscErrorCode SRResultsCreateNew(MPI_Comm comm, const char file[], const SRResu
     const char *text;
     char       *specific = NULL;
     (void)SRResultsCloseDatasets_Private(*res);
-    if ((*res)->file >= 0) CloseBroken_Private((*res)->file);
+    if ((*res)->file >= 0) SRFileH5CloseBroken((*res)->file); /* every object it left open first: H5Fclose of an MPI-IO file fails with one open */
     (*res)->file = -1;
     PetscCall(SRFileRemove(comm, part));
     if ((*res)->rank == 0) {
