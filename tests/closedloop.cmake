@@ -11,7 +11,7 @@ add_test(NAME closedloop_commands COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/close
 set_tests_properties(closedloop_commands PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 # The validated flow of plant files (SPEC §15): MPFR RK4 samples and the vector field in
-# MPFR must stay inside the enclosures; a planted shrink must be caught (tests/closedloop/test_flow.c).
+# MPFR must stay inside the enclosures; a planted shrink must be caught (tests/reach/test_flow.c).
 sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
   ${CMAKE_CURRENT_SOURCE_DIR}/data/plant_allfun.txt -0.5,0.5,0.2,0.6,1,1.5 -1,1,-0.5,0.5
   ${CMAKE_SOURCE_DIR}/jobs/arch/pendulum/plant.txt 1,1.2,0,0.2 -1,1
@@ -31,27 +31,27 @@ sr_add_mpi_test(NAME netaffine_soundness COMMAND test_netaffine 1200 5 RANKS 1 T
 # End to end (SPEC §15): every tube of the four ARCH benchmarks and the hand-made pendulum case
 # must hold the trajectories of an oracle written apart from the C code (NumPy plants, ONNX graphs
 # through python3-onnx); the planted -closedloop_test_planted_shrink must be caught on each.
-add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness.py
+add_test(NAME closedloop_tube_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/tube_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness)
 set_tests_properties(closedloop_tube_soundness PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # Plants beyond the old 8-state limit (issue 35 item 1): decoupled damped oscillators closed by a
 # random ReLU NNet controller, 12 and 32 states, tubes against a NumPy RK4 oracle written apart
-# from the C code, and the planted shrink caught (tests/closedloop/tube_soundness_large.py).
+# from the C code, and the planted shrink caught (tests/reach/tube_soundness_large.py).
 foreach(_k 6 16)
   math(EXPR _n "2 * ${_k}")
-  add_test(NAME closedloop_tube_soundness_${_n}states COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/tube_soundness_large.py
+  add_test(NAME closedloop_tube_soundness_${_n}states COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/tube_soundness_large.py
            $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_tube_soundness_${_n}states ${_k})
 endforeach()
 set_tests_properties(closedloop_tube_soundness_12states PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS closedloop
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
-# The ARCH-COMP 2022 instances of issue 35 answered as published (tests/closedloop/arch_verdicts.py):
+# The ARCH-COMP 2022 instances of issue 35 answered as published (tests/reach/arch_verdicts.py):
 # Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
 # 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
 # sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
-add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/arch_verdicts.py
+add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
 set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # CROWN's relaxation lines of relu, tanh, sigmoid and linear against the functions in MPFR on
@@ -79,15 +79,15 @@ set_tests_properties(closedloop_reprove PROPERTIES TIMEOUT 300 PROCESSORS 2 LABE
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 # The property language (issue 35 items 2 and 7): nonlinear atoms, or, not (an avoided box), each
 # answer against a NumPy oracle; the planted shrink (flow and the new atoms' enclosures) must give
-# a wrong VERIFIED the oracle catches (tests/closedloop/spec_soundness.py).
-add_test(NAME closedloop_spec_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/spec_soundness.py
+# a wrong VERIFIED the oracle catches (tests/reach/spec_soundness.py).
+add_test(NAME closedloop_spec_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/spec_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_spec_soundness)
 set_tests_properties(closedloop_spec_soundness PROPERTIES TIMEOUT 300 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # Discrete-time plants ('next') and network switching ('select argmax') (issue 35 items 3 and 7):
 # tubes and verdicts against a NumPy oracle, the planted shrink caught, bad files refused at
-# file:line:col (tests/closedloop/discrete_soundness.py).
-add_test(NAME closedloop_discrete_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/closedloop/discrete_soundness.py
+# file:line:col (tests/reach/discrete_soundness.py).
+add_test(NAME closedloop_discrete_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/discrete_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_discrete_soundness)
 set_tests_properties(closedloop_discrete_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # simreach safe and simreach reach end to end (SPEC §12) on abstraction files of simreach verify:
 # - the horizons and the safe set against a brute-force Python reference that expands every
-#   index-box list (independent of src/closedloop/closedloop.c), and the reachable sets likewise;
+#   index-box list (independent of src/graph/closedloop.c), and the reachable sets likewise;
 # - identical safety files on 1, 2 and 4 ranks;
 # - sampled trajectories of the real network never leave D before their cell's horizon;
 # - a planted list edit that hides a reachable sink changes the answer and is caught by the

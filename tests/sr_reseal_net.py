@@ -2,7 +2,7 @@
 file (simreach-safety-2), as an attacker who knows the formats would after editing one, so that
 only the validation on open (and, for safety files, simreach check's recomputation) can see the
 edit.  The rules: analysis/abstraction-schema.md; the network file's through
-analysis/network_torch.py, the safety file's here (src/closedloop/safety_file.c).
+analysis/network_torch.py, the safety file's here (src/graph/safety_file.c).
 
     python3 sr_reseal_net.py FILE
 """

@@ -1,6 +1,6 @@
 /* simreach check TUBES.h5 on a tubes file of `simreach closedloop -o` (SPEC §13, §15): the file is
    validated as a whole (format, header checksum, every dataset's checksum and shape, the leaves
-   and the verdict against them; src/closedloop/tubes_file.c).  The tubes themselves are not
+   and the verdict against them; src/reach/tubes_file.c).  The tubes themselves are not
    re-proven here: the line printed names the command that re-proves them.  Exit 0 for a valid
    file, 5 for one written under a planted fault (the test executable's; it answers nothing). */
 #include <simreach/private/commands.h>

@@ -2,7 +2,7 @@
 
    Reads and cross-checks the three files before any work (one line naming file, line and
    problem, exit 2), then falsification on simulations and the adaptive split of X0 over the
-   ranks (src/closedloop/split.c).  Prints the verdict; exit 0 VERIFIED, 6 FALSIFIED,
+   ranks (src/reach/split.c).  Prints the verdict; exit 0 VERIFIED, 6 FALSIFIED,
    5 UNKNOWN (the open pieces are listed). */
 #include <simreach/model.h>
 #include <simreach/netaffine.h>
@@ -108,7 +108,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCheck(has_n && netf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -network FILE");
   PetscCheck(has_s && specf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -spec FILE (docs/arch.md)");
   PetscCheck(!has_o || out[0], comm, PETSC_ERR_ARG_WRONG, "option -o: give a file name");
-  /* the test executable only (simreach_testhooks, docs/arch.md "Test build"; tests/closedloop/
+  /* the test executable only (simreach_testhooks, docs/arch.md "Test build"; tests/reach/
      tube_soundness.py): a planted violation, the flow's result shrunk by this factor, which the
      closed-loop soundness test must catch.  The product never reads the option (it is refused
      as unknown); under it the run answers PLANTED-FAULT, exit 7, whatever the split found. */

@@ -1,6 +1,6 @@
 /* The format check and the checksummed datasets shared by every simreach file kind (SPEC §13):
    abstraction files (src/abstraction/abstraction_file.c), network files (src/model/network_file.c)
-   and safety files (src/closedloop/closedloop_file.c).  Declared in include/simreach/private/h5attr.h. */
+   and safety files (src/graph/closedloop_file.c).  Declared in include/simreach/private/h5attr.h. */
 #define _GNU_SOURCE /* fseeko, ftello */
 #include <simreach/private/h5attr.h>
 #include <simreach/private/fileio.h>

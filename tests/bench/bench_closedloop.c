@@ -1,4 +1,4 @@
-/* Benchmark of the closed-loop properties (src/closedloop/closedloop.c, SPEC §12) on synthetic index-box
+/* Benchmark of the closed-loop properties (src/graph/closedloop.c, SPEC §12) on synthetic index-box
    graphs: a contracting map on an N x N grid (cell (i, j) lists the index box around its image
    under a rotation by -alpha scaled by rho about the centre, widened by w cells on each side;
    cells whose box leaves the grid list the sink).  It prints, for list widths w = 0, 4, 16, 64,

@@ -1,4 +1,4 @@
-/* Soundness of the network over affine forms (SPEC §15, §14; src/closedloop/netaffine.c):
+/* Soundness of the network over affine forms (SPEC §15, §14; src/bounds/netaffine.c):
    random networks with relu, tanh, sigmoid and linear layers, random affine input forms over
    m = 1..6 coordinates (and remainders); at sampled coordinates xi (corners first) the input
    points are drawn inside the forms, the network is evaluated in 200-bit MPFR, and the value

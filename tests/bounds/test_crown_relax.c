@@ -1,4 +1,4 @@
-/* The relaxation lines of CROWN (src/closedloop/netcrown.c, SPEC §15) against the activations
+/* The relaxation lines of CROWN (src/bounds/netcrown.c, SPEC §15) against the activations
    themselves, and the whole back-substitution on tiny networks against the exact network.
 
    1. For relu, tanh, sigmoid and linear, and for many pre-activation ranges [lo, hi] (a table

@@ -34,7 +34,7 @@ PetscErrorCode SRIndexGraphLoad(MPI_Comm comm, SRAbstractionFile af, SRIndexGrap
   PetscCheck(h->K <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "closed-loop questions: %" PetscInt64_FMT " cells; at most %d are supported (the sets are replicated, one byte per cell)", h->K, PETSC_MPI_INT_MAX);
   SRVerifyOwnership(h->K, size, rank, &ks, &ke);
   m = ke - ks;
-  { /* before anything is allocated (issue #13): the sets and tables of src/closedloop/closedloop.c are
+  { /* before anything is allocated (issue #13): the sets and tables of src/graph/closedloop.c are
        replicated (1 byte per cell, 4 per corner), the lists read here are this rank's */
     double corners = 1, bytes;
     char   opts[256];

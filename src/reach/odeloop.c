@@ -172,7 +172,7 @@ static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const
     if (SRIntervalIsNaI(R)) R = S;
     else if (!SRIntervalIsNaI(S)) R = SRIntervalIntersect(R, S);
   }
-  if (L->flow.shrink > 0 && SRIntervalIsBounded(R)) { /* planted violation (tests/closedloop/spec_soundness.py must catch it) */
+  if (L->flow.shrink > 0 && SRIntervalIsBounded(R)) { /* planted violation (tests/reach/spec_soundness.py must catch it) */
     const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
     R = (SRInterval){c - r, c + r};
   }

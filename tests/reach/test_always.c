@@ -1,4 +1,4 @@
-/* `always` constraints of the closed loop (src/closedloop/odeloop.c, SPEC §15) asserted by the
+/* `always` constraints of the closed loop (src/reach/odeloop.c, SPEC §15) asserted by the
    verdict: a constraint broken strictly between the sample times, in the first control period
    and in the last one, must never be VERIFIED.
 

@@ -1,4 +1,4 @@
-/* Tests of the closed-loop properties on index-box graphs (src/closedloop/closedloop.c, SPEC §12).
+/* Tests of the closed-loop properties on index-box graphs (src/graph/closedloop.c, SPEC §12).
    Oracle: a brute-force serial reference written here, which expands every index box into
    its explicit successor cells and iterates h(k) = 0 (sink in C(k)), 1 + min_j h(j) to a
    fixed point for the horizon, and explicit set unions for reachability.  Every rank builds
