@@ -11,7 +11,7 @@ add_test(NAME closedloop_commands COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/close
 set_tests_properties(closedloop_commands PROPERTIES TIMEOUT 600 PROCESSORS 2 LABELS closedloop
                      ENVIRONMENT "SIMREACH=$<TARGET_FILE:simreach_exe>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_EXTRA=${_sr_clextra};PY=/usr/bin/python3;OMPI_MCA_rmaps_base_oversubscribe=1")
 # The validated flow of plant files (SPEC §15): MPFR RK4 samples and the vector field in
-# MPFR must stay inside the enclosures; a planted shrink must be caught (tests/reach/test_flow.c).
+# MPFR must stay inside the enclosures; a planted shrink must be caught (tests/model/test_flow.c).
 sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
   ${CMAKE_CURRENT_SOURCE_DIR}/data/plant_allfun.txt -0.5,0.5,0.2,0.6,1,1.5 -1,1,-0.5,0.5
   ${CMAKE_SOURCE_DIR}/jobs/arch/pendulum/plant.txt 1,1.2,0,0.2 -1,1

@@ -47,7 +47,7 @@ MUTANTS = [
          note="the batched affine layer drops the rounding allowance of its bias (g |b_i|)"),
     # --- the two weak kills of issue 37 -------------------------------------------------
     dict(name="flow_remainder_halved", rule="remainders",
-         file="src/reach/flow.c",
+         file="src/model/flow.c",
          old="      x = SRAffineAddInterval(m, &x, SRIntervalMul(Rq[i], Pow_Private(h, q, false)));",
          new="      x = SRAffineAddInterval(m, &x, SRIntervalMul(SRIntervalMul(Rq[i], SRIntervalPoint(0.5)), Pow_Private(h, q, false)));",
          tests=r"^(flow_remainder_np1)$",

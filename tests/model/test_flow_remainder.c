@@ -1,4 +1,4 @@
-/* The Lagrange remainder of the validated flow (src/reach/flow.c, SPEC §15) against exact
+/* The Lagrange remainder of the validated flow (src/model/flow.c, SPEC §15) against exact
    solutions in MPFR, at the default order 6 and at orders 4 and 8.
 
    Scalar plants with a known solution: x' = a x (x(t) = exp(a t) x0) for several a and x0,
