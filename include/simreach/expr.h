@@ -31,13 +31,22 @@ typedef enum {
   SR_X_EXP,
   SR_X_LOG,
   SR_X_SQRT,
-  SR_X_TANH
+  SR_X_TANH,
+  /* piecewise (SPEC §15 turn 4, docs/arch.md "Comparisons, if, argmax"): the indicators
+     LE = [a <= b], LT = [a < b] (1 or 0), and IF = b where a != 0, else the node in var.  In
+     affine forms an undecided indicator is [0, 1] and an undecided IF the hull of both branches
+     (an interval: the union of the images); in Taylor mode (SRExprTaylor) an undecided
+     indicator has no enclosure (the function may jump within the step), a decided one the
+     branch's series. */
+  SR_X_LE,
+  SR_X_LT,
+  SR_X_IF
 } SRExprOp;
 
 typedef struct {
   SRExprOp   op;
   int        a, b;  /* operand nodes (-1 when unused) */
-  int        var;   /* SR_X_VAR: variable slot */
+  int        var;   /* SR_X_VAR: variable slot; SR_X_IF: the else operand node */
   SRInterval value; /* SR_X_CONST */
 } SRExprNode;
 
