@@ -232,5 +232,126 @@ for name, net, acts, ctl in VER:
                 fail(f"{name}: {st['esc']} tube escapes")
             if not goal.all():
                 fail(f"{name}: a simulated end point misses the goal, yet VERIFIED")
+
+# ---------------------------------------------------------------- VCAS (discrete time, nine networks)
+# The oracle is written from the benchmark's description (Specifications.txt, planeDynamics.m and
+# the advisory rules of JuliaReach's model, docs/arch.md), not from jobs/arch/vcas/plant.txt: per
+# start point the previous advisory adv (1 = COC) picks network adv, the new advisory is the first
+# largest of its nine scores on (h / 16000, hd / 5000, (tau - 20) / 40), the acceleration is 0 when
+# the advisory repeats and 60 hd complies with it, else the advisory's middle acceleration.
+def vcas_net(path):
+    m = onnx.load(path)
+    init = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    ops = [(nd.op_type, list(nd.input)) for nd in m.graph.node]
+    if [o for o, _ in ops] != ["Sub"] + ["Conv", "Relu"] * 5 + ["Conv", "Flatten"]:
+        sys.exit(f"arch_verdicts: {path}: unexpected graph {[o for o, _ in ops]}")
+    mean = init[ops[0][1][1]].reshape(-1)
+    layers = [(init[i[1]].reshape(init[i[1]].shape[0], -1), init[i[2]]) for o, i in ops if o == "Conv"]
+
+    def f(x):
+        z = x - mean
+        for k, (W, b) in enumerate(layers):
+            z = z @ W.T + b
+            if k + 1 < len(layers):
+                z = np.maximum(z, 0)
+        return z
+    return f
+
+
+G = 32.2
+ACC = np.array([0, -7 * G / 24, 7 * G / 24, -7 * G / 24, 7 * G / 24, -G / 3, G / 3, -G / 3, G / 3])
+COMPLY = [lambda r: np.zeros_like(r, bool), lambda r: r <= 0, lambda r: r >= 0, lambda r: r <= -1500, lambda r: r >= 1500,
+          lambda r: r <= -1500, lambda r: r >= 1500, lambda r: r <= -2500, lambda r: r >= 2500]
+
+
+def vcas_oracle(h0, hd0, nets):
+    x = np.stack([h0, np.full_like(h0, hd0), np.full_like(h0, 25.0), np.ones_like(h0)], axis=1)
+    out = [x.copy()]
+    for _ in range(10):
+        adv = x[:, 3].astype(int) - 1
+        inp = np.stack([x[:, 0] / 16000, x[:, 1] / 5000, (x[:, 2] - 20) / 40], axis=1)
+        y = np.empty((len(x), 9))
+        for k in range(9):
+            y[adv == k] = nets[k](inp[adv == k])
+        new = np.argmax(y, axis=1)  # the first largest
+        comply = np.array([COMPLY[a](60 * hd) for a, hd in zip(new, x[:, 1])])
+        acc = np.where((new == adv) & comply, 0.0, ACC[new])
+        x = np.stack([x[:, 0] - x[:, 1] - 0.5 * acc, x[:, 1] + acc, x[:, 2] - 1, new + 1.0], axis=1)
+        out.append(x.copy())
+    return np.array(out)
+
+
+vdir = os.path.join(A, "vcas")
+vfiles = [os.path.join(vdir, f"VertCAS_noResp_pra0{k}_v9_20HU_200.onnx") for k in range(1, 10)]
+vnets = [vcas_net(p) for p in vfiles]
+
+
+def run_vcas(inst, np_, exe=None, extra=()):
+    cmd = [exe or simreach, "closedloop", "-plant", os.path.join(vdir, "plant.txt"), "-network", ",".join(vfiles),
+           "-spec", os.path.join(A, inst, "spec.txt"), "-closedloop_progress", "0"] + open(os.path.join(A, inst, "options")).read().split()
+    if np_ > 1:
+        cmd = mpiexec[:1] + ["-n", str(np_)] + mpiexec[1:] + cmd
+    r = subprocess.run(cmd + list(extra), capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+h0 = np.concatenate([np.linspace(-133, -129, 4001), [-133.0, -129.0]])
+for inst, hd0, want in (("vcas_19_5", -19.5, "VERIFIED"), ("vcas_22_5", -22.5, "VERIFIED"),
+                        ("vcas_25_5", -25.5, "FALSIFIED"), ("vcas_28_5", -28.5, "FALSIFIED")):
+    X = vcas_oracle(h0, hd0, vnets)
+    broken = (np.abs(X[:, :, 0]) <= 100).any(axis=0)
+    seen = {}
+    for np_ in (1, 2):
+        rc, out = run_vcas(inst, np_)
+        m = re.search(r"FALSIFIED: the trajectory from \(([^)]*)\)", out)
+        if want == "VERIFIED" and (rc != 0 or "closedloop: VERIFIED" not in out):
+            fail(f"{inst} {np_} rank(s): want VERIFIED exit 0, got exit {rc}: {out[-300:]}")
+        if want == "FALSIFIED":
+            if rc != 6 or not m:
+                fail(f"{inst} {np_} rank(s): want FALSIFIED exit 6, got exit {rc}: {out[-300:]}")
+            else:
+                seen[np_] = m.group(1)
+    if want == "VERIFIED":
+        if broken.any():
+            fail(f"{inst}: VERIFIED, yet {int(broken.sum())} oracle trajectories enter |h| <= 100")
+        line = f"{inst}: VERIFIED on 1 and 2 ranks; the oracle's {len(h0)} trajectories keep |h| > 100 (closest {np.abs(X[:, :, 0]).min():.2f} ft)"
+        for planted in (False, True):
+            h5 = os.path.join(work, f"{inst}{'_planted' if planted else ''}.h5")
+            rc, out = run_vcas(inst, 1, testhooks if planted else None, ["-o", h5, "-force"] + (["-closedloop_test_planted_shrink", "0.5"] if planted else []))
+            F = h5py.File(h5, "r")
+            P, tubes = F["pieces"][...], F["tubes"][...]
+            hold = (P[None, :, 0] <= h0[:, None]) & (h0[:, None] <= P[None, :, 4])
+            esc, chk, worst = 0, 0, -np.inf
+            for j in range(10):
+                tb = tubes[:, j]
+                ok = ~np.isnan(tb).any(axis=(1, 2))
+                for x in (X[j], X[j + 1]):
+                    d = np.max(np.maximum(tb[None, :, :, 0] - x[:, None, :], x[:, None, :] - tb[None, :, :, 1]), axis=2)
+                    mk = hold & ok[None, :]
+                    worst = max(worst, float(d[mk].max())) if mk.any() else worst
+                    esc += int((d[mk] > TOL).sum()); chk += int(mk.sum())
+            if planted:
+                line += f"\n  planted shrink 0.5: {esc} escapes of {chk} {'(caught)' if esc else 'NOT CAUGHT'}"
+                if not esc or rc != 7:
+                    fail(f"{inst}: planted shrink not caught (exit {rc})")
+            else:
+                line += f"; {chk} tube checks, {esc} escapes, largest excess {worst:.3g}"
+                if esc or not chk:
+                    fail(f"{inst}: {esc} tube escapes of {chk}")
+        print(line)
+    else:
+        if not broken.any():
+            fail(f"{inst}: the oracle finds no trajectory entering |h| <= 100")
+        if len(seen) == 2 and seen[1] != seen[2]:
+            fail(f"{inst}: 1 and 2 ranks give different counterexamples: {seen[1]} / {seen[2]}")
+        if 1 in seen:
+            x0 = dict(t.strip().split(" = ") for t in seen[1].split(","))
+            Xc = vcas_oracle(np.array([float(x0["h"])]), float(x0["hd"]), vnets)
+            k = np.flatnonzero(np.abs(Xc[:, 0, 0]) <= 100)
+            if not len(k):
+                fail(f"{inst}: the counterexample ({seen[1]}) keeps |h| > 100 in the oracle")
+            else:
+                print(f"{inst}: FALSIFIED on 1 and 2 ranks from ({seen[1]}); the oracle's trajectory reaches h = {Xc[k[0], 0, 0]:.2f} at step {k[0]}"
+                      f" ({int(broken.sum())} of {len(h0)} oracle start points break the property)")
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)
