@@ -50,7 +50,9 @@ set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 S
 # The ARCH-COMP 2022 instances of issue 35 answered as published (tests/reach/arch_verdicts.py):
 # Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
 # 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
-# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
+# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught;
+# VCAS (four instances, nine networks) and QUAD (JuliaReach's X0 VERIFIED, the published one UNKNOWN)
+# against NumPy oracles written from the benchmark files.
 add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
 set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
@@ -90,4 +92,13 @@ set_tests_properties(closedloop_spec_soundness PROPERTIES TIMEOUT 300 LABELS "cl
 add_test(NAME closedloop_discrete_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/discrete_soundness.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_discrete_soundness)
 set_tests_properties(closedloop_discrete_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+# Piecewise expressions in plant files (if / comparisons / and-or-not, argmax, case; issue 35 items 3
+# and 7): a discrete switch, argmax-selected networks with case, a bang-bang control, an 'if' in
+# 'der' decided everywhere, and one crossed by the trajectories (never VERIFIED): tubes and verdicts
+# against a NumPy oracle, the planted shrink caught, bad expressions refused at file:line:col
+# (tests/reach/piecewise_soundness.py).
+add_test(NAME closedloop_piecewise_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/piecewise_soundness.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_piecewise_soundness)
+set_tests_properties(closedloop_piecewise_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")

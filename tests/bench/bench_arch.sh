@@ -4,7 +4,7 @@
 # published verdict.  Run from the project root after a build:
 #   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle double_pendulum_less
 #     double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking
-#     vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad]
+#     vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad quad_small]
 # An instance folder may hold 'networks' (the -network argument, paths from the project root:
 # VCAS's nine networks) and 'plant' (the plant file's path, shared by the four VCAS instances).
 # Each benchmark's extra options are in jobs/arch/<name>/options; BENCH_EXTRA adds options to
@@ -21,13 +21,13 @@ if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
   echo "bench_arch.sh: $exe is not an executable file; give the simreach program, e.g. build/simreach" >&2
   exit 2
 fi
-benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad}
+benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad quad_small}
 extra=()
 [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
 declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED
   [double_pendulum_less]=FALSIFIED [double_pendulum_more]=FALSIFIED [tora_relu_tanh]=VERIFIED
   [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED [attitude_control]=VERIFIED [docking]=VERIFIED
-  [vcas_19_5]=VERIFIED [vcas_22_5]=VERIFIED [vcas_25_5]=FALSIFIED [vcas_28_5]=FALSIFIED [quad]=VERIFIED)
+  [vcas_19_5]=VERIFIED [vcas_22_5]=VERIFIED [vcas_25_5]=FALSIFIED [vcas_28_5]=FALSIFIED [quad]=VERIFIED [quad_small]=VERIFIED)
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
 tmo=() prog=0

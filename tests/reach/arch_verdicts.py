@@ -10,6 +10,11 @@
   the C code (the POLAR text read here, RK4 with 200 steps per period from the 16 corners of X0
   and 200 random points; tolerance 1e-7), every simulated end point must lie in the goal, and
   the planted -closedloop_test_planted_shrink 0.5 must be caught.
+- VCAS (discrete time, nine networks): hd(0) = -19.5, -22.5 VERIFIED (tubes against a NumPy oracle
+  of 4,003 start points, planted shrink caught), -25.5, -28.5 FALSIFIED (the counterexample
+  re-simulated), on 1 and 2 ranks.
+- QUAD: JuliaReach's X0 (1 % of the published radius) VERIFIED on 1 and 2 ranks (tubes against a
+  NumPy RK4 oracle, planted shrink caught); the published X0 UNKNOWN at its split budget.
 Usage: arch_verdicts.py SIMREACH SRCDIR WORKDIR MPIEXEC [MPIEXEC_ARGS ...]"""
 import os
 import re
@@ -353,5 +358,104 @@ for inst, hd0, want in (("vcas_19_5", -19.5, "VERIFIED"), ("vcas_22_5", -22.5, "
             else:
                 print(f"{inst}: FALSIFIED on 1 and 2 ranks from ({seen[1]}); the oracle's trajectory reaches h = {Xc[k[0], 0, 0]:.2f} at step {k[0]}"
                       f" ({int(broken.sum())} of {len(h0)} oracle start points break the property)")
+
+# ---------------------------------------------------------------- QUAD (12 states)
+# The rigid-body reading of dynamics.m (docs/arch.md "QUAD"), written here from Beard's model, the
+# controller by a NumPy pass over the ONNX graph (Gemm, Sigmoid).  quad_small (JuliaReach's X0, 1 %
+# of the published radius): VERIFIED on 1 and 2 ranks, the tubes hold the oracle's trajectories from
+# the 64 corners and 200 random points of X0, the planted shrink is caught.  quad as published:
+# UNKNOWN at its split budget (never VERIFIED or FALSIFIED without a trajectory that misses).
+def gemm_net(path):
+    m = onnx.load(path)
+    init = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    inp = [i.name for i in m.graph.input if i.name not in init][0]
+
+    def f(x):
+        v = dict(init)
+        v[inp] = x
+        for nd in m.graph.node:
+            a = [v[i] for i in nd.input]
+            tb = [at.i for at in nd.attribute if at.name == "transB"]
+            v[nd.output[0]] = {"Gemm": lambda: a[0] @ (a[1].T if tb and tb[0] else a[1]) + a[2],
+                               "Sigmoid": lambda: 1 / (1 + np.exp(-a[0]))}[nd.op_type]()
+        return v[m.graph.output[0].name]
+    return f
+
+
+def quad_field(x, u):
+    g, m, Jx, Jy, Jz = 9.81, 1.4, 0.054, 0.054, 0.104
+    x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12 = x.T
+    s7, c7, s8, c8, s9, c9 = np.sin(x7), np.cos(x7), np.sin(x8), np.cos(x8), np.sin(x9), np.cos(x9)
+    return cols(c8 * c9 * x4 + (s7 * s8 * c9 - c7 * s9) * x5 + (c7 * s8 * c9 + s7 * s9) * x6,
+                c8 * s9 * x4 + (s7 * s8 * s9 + c7 * c9) * x5 + (c7 * s8 * s9 - s7 * c9) * x6,
+                s8 * x4 - s7 * c8 * x5 - c7 * c8 * x6,
+                x12 * x5 - x11 * x6 - g * s8,
+                x10 * x6 - x12 * x4 + g * c8 * s7,
+                x11 * x4 - x10 * x5 + g * c8 * c7 - g - u[:, 0] / m,
+                x10 + s7 * s8 / c8 * x11 + c7 * s8 / c8 * x12,
+                c7 * x11 - s7 * x12,
+                (s7 * x11 + c7 * x12) / c8,
+                (Jy - Jz) * x11 * x12 / Jx + u[:, 1] / Jx,
+                (Jz - Jx) * x10 * x12 / Jy + u[:, 2] / Jy,
+                (Jx - Jy) * x10 * x11 / Jz)
+
+
+qdir = os.path.join(A, "quad")
+qnet = gemm_net(os.path.join(qdir, "quad_controller_3_64_torch.onnx"))
+
+
+def run_quad(inst, np_, exe=None, extra=()):
+    cmd = [exe or simreach, "closedloop", "-plant", os.path.join(qdir, "plant.txt"), "-network", os.path.join(qdir, "quad_controller_3_64_torch.onnx"),
+           "-spec", os.path.join(A, inst, "spec.txt"), "-closedloop_progress", "0"] + open(os.path.join(A, inst, "options")).read().split()
+    if np_ > 1:
+        cmd = mpiexec[:1] + ["-n", str(np_)] + mpiexec[1:] + cmd
+    r = subprocess.run(cmd + list(extra), capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+for inst, r0 in (("quad_small", 0.004), ("quad", 0.4)):
+    rng = np.random.default_rng(12)
+    c6 = np.array([[(c >> i) & 1 for i in range(6)] for c in range(64)]) * 2 * r0 - r0
+    x = np.zeros((264, 12))
+    x[:, :6] = np.vstack([c6, rng.uniform(-r0, r0, (200, 6))])
+    for np_ in (1, 2):
+        rc, out = run_quad(inst, np_)
+        want = (0, "closedloop: VERIFIED") if inst == "quad_small" else (5, "closedloop: UNKNOWN")
+        if rc != want[0] or want[1] not in out:
+            fail(f"{inst} {np_} rank(s): want {want[1]} exit {want[0]}, got exit {rc}: {out[-300:]}")
+    if inst == "quad":
+        xe = simulate(x, qnet, quad_field, 0.1, 50)
+        miss = int(((xe[:, 2] < 0.94) | (xe[:, 2] > 1.06)).sum())
+        print(f"quad (published X0): UNKNOWN on 1 and 2 ranks (as expected at -closedloop_max_depth 3); {miss} of {len(xe)} oracle end points miss the goal")
+        continue
+    line = f"{inst}: VERIFIED on 1 and 2 ranks"
+    for planted in (False, True):
+        h5 = os.path.join(work, f"{inst}{'_planted' if planted else ''}.h5")
+        rc, out = run_quad(inst, 1, testhooks if planted else None, ["-o", h5, "-force"] + (["-closedloop_test_planted_shrink", "0.5"] if planted else []))
+        F = h5py.File(h5, "r")
+        P, tubes = F["pieces"][...], F["tubes"][...]
+        hold = np.all((P[None, :, :12] <= x[:, None]) & (x[:, None] <= P[None, :, 12:24]), axis=2)
+        st = {"esc": 0, "chk": 0, "worst": -np.inf}
+
+        def hook(j, s, xx):
+            tb = tubes[:, j]
+            ok = ~np.isnan(tb).any(axis=(1, 2))
+            d = np.max(np.maximum(tb[None, :, :, 0] - xx[:, None, :], xx[:, None, :] - tb[None, :, :, 1]), axis=2)
+            mk = hold & ok[None, :]
+            if mk.any():
+                st["worst"] = max(st["worst"], d[mk].max())
+                st["esc"] += int((d[mk] > TOL).sum())
+                st["chk"] += int(mk.sum())
+        xe = simulate(x, qnet, quad_field, 0.1, 50, K=50, hook=hook)
+        if planted:
+            line += f"\n  planted shrink 0.5: {st['esc']} escapes of {st['chk']} {'(caught)' if st['esc'] else 'NOT CAUGHT'}"
+            if not st["esc"] or rc != 7:
+                fail(f"{inst}: planted shrink not caught (exit {rc})")
+        else:
+            goal = (xe[:, 2] >= 0.94) & (xe[:, 2] <= 1.06)
+            line += f"; {st['chk']} tube checks, {st['esc']} escapes, largest excess {st['worst']:.3g}; {int(goal.sum())} of {len(xe)} end points in the goal"
+            if st["esc"] or not st["chk"] or not goal.all():
+                fail(f"{inst}: {st['esc']} tube escapes of {st['chk']}, {int((~goal).sum())} end points outside the goal")
+    print(line)
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)
