@@ -18,6 +18,7 @@ sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
   ${CMAKE_SOURCE_DIR}/jobs/arch/tora/plant.txt 0.6,0.7,-0.7,-0.6,-0.4,-0.3,0.5,0.6 -11,-9
   ${CMAKE_SOURCE_DIR}/jobs/arch/acc/plant.txt 90,110,32,32.2,0,0,10,11,30,30.2,0,0 -3,1
   ${CMAKE_SOURCE_DIR}/jobs/arch/unicycle/plant.txt 9.5,9.55,-4.5,-4.45,2.1,2.11,1.5,1.51 -20,0,-20,0
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/plant_piecewise.txt -0.5,0.5,0.2,0.6 -1,1,-1,1
   RANKS 1 TIMEOUT 900 LABELS closedloop)
 # simreach closedloop end to end (SPEC §15): verdicts and exit codes, 1 vs 2 ranks, the tube
 # picture, bad plant/spec/network files and mismatched dimensions (tests/closedloop_ode.sh).
