@@ -16,8 +16,9 @@
                                       then the one of the previous period's argmax output
      period T                         the control period (seconds)
      horizon H | steps N              the horizon: H a multiple of T, or N periods
-   Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
-   sin cos tan exp log sqrt tanh.  Decimal numbers that are no double are enclosed by the
+   Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative),
+   sin cos tan exp log sqrt tanh, and the piecewise if(COND, A, B) (COND: comparisons <= < >= > ==
+   with and, or, not), argmax(E1, ..., Ek) and case(I, V1, ..., Vk) (Piecewise_Private).  Decimal numbers that are no double are enclosed by the
    two doubles around them, so the constants of the plant are sound.  Every error names the
    file, the line and the column and what was expected.
    Bounds (SPEC §15 turn 4, the caps in include/simreach/plant.h): the step count is computed in
