@@ -72,4 +72,13 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *val);
    SRExprTaylorWorkSize(e, q) forms.  Returns false when a coefficient is NaI (a domain error
    or an overflow: no enclosure). */
 size_t SRExprTaylorWorkSize(const SRExpr *e, int q);
+/* The piecewise operations' rules, for every evaluator (docs/arch.md "Piecewise expressions"):
+   SRExprIndicatorRange: [a <= b] (SR_X_LE) or [a < b] (SR_X_LT) from an enclosure d of a - b:
+   [1, 1], [0, 0], or [0, 1] when undecided (NaI for NaI).  SRExprIfDecide: IF's branch from an
+   enclosure c of its condition: 1 the 'then' operand (0 is outside c), 0 the 'else' (c = {0}),
+   -1 undecided (an enclosure takes the hull of both branches; a Taylor series of a flow has
+   none), -2 NaI.  Doubles: LE a <= b, LT a < b, IF a != 0 ? b : else; derivatives: 0 for LE and
+   LT, the chosen branch's for IF. */
+SRInterval SRExprIndicatorRange(SRExprOp op, SRInterval d);
+int        SRExprIfDecide(SRInterval c);
 bool   SRExprTaylor(const SRExpr *e, int n, int nstate, const int *root, const SRAffine *vars, int q, SRAffine *X, SRAffine *work);

@@ -319,7 +319,10 @@ static SRPVal_Private Expr_Private(SRParser_Private *P)
    j < i and E_j <= E_i for j > i]; case(I, V1, ..., Vk) is V_i for the first i < k with I == i,
    else Vk.  'argmax(...) == i' and case(argmax(...), ...) use is_i itself (exact: the argmax's
    enclosure is only the hull of its candidates). */
-static const SRPVal_Private SRPV0_Private = {SR_PV_CONST, {0, 0}}, SRPV1_Private = {SR_PV_CONST, {1, 1}};
+/* the constants 0 and 1 (through PVConst_Private, so that a constant is always made one way) */
+static SRPVal_Private PVInt_Private(int k) { return PVConst_Private(SRIntervalPoint(k)); }
+#define SRPV0_Private PVInt_Private(0)
+#define SRPV1_Private PVInt_Private(1)
 
 static SRPVal_Private If_Private(SRParser_Private *P, SRPVal_Private c, SRPVal_Private t, SRPVal_Private e, const char *at)
 {

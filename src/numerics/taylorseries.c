@@ -128,22 +128,19 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *v)
   }
 }
 
-/* [a <= b] (LE) or [a < b] (LT) from the range R of a - b: 1, 0, or undecided ([0, 1] in affine
-   mode; no enclosure in Taylor mode) */
-static SRAffine SRExprIndicator_Private(SRExprOp op, SRInterval R, bool taylor)
+SRInterval SRExprIndicatorRange(SRExprOp op, SRInterval d)
 {
-  if (SRIntervalIsNaI(R)) return SRAffineInterval(SRIntervalNaI());
-  if (op == SR_X_LE ? R.hi <= 0 : R.hi < 0) return SRAffineConstant(1.0);
-  if (op == SR_X_LE ? R.lo > 0 : R.lo >= 0) return SRAffineConstant(0.0);
-  return SRAffineInterval(taylor ? SRIntervalNaI() : (SRInterval){0.0, 1.0});
+  if (SRIntervalIsNaI(d)) return SRIntervalNaI();
+  if (op == SR_X_LE ? d.hi <= 0 : d.hi < 0) return SRIntervalPoint(1.0);
+  if (op == SR_X_LE ? d.lo > 0 : d.lo >= 0) return SRIntervalPoint(0.0);
+  return (SRInterval){0.0, 1.0};
 }
 
-/* IF's condition from its range: 1 true (0 outside it), 0 false (it is {0}), -1 undecided, -2 NaI */
-static int SRExprDecide_Private(SRInterval R)
+int SRExprIfDecide(SRInterval c)
 {
-  if (SRIntervalIsNaI(R)) return -2;
-  if (R.lo > 0 || R.hi < 0) return 1;
-  if (R.lo == 0 && R.hi == 0) return 0;
+  if (SRIntervalIsNaI(c)) return -2;
+  if (c.lo > 0 || c.hi < 0) return 1;
+  if (c.lo == 0 && c.hi == 0) return 0;
   return -1;
 }
 
@@ -287,12 +284,14 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
   case SR_X_LE:
   case SR_X_LT:
     if (k == 0) {
+      SRInterval R;
       s    = SRAffineSub(n, &a[0], &b[0]);
-      y[0] = SRExprIndicator_Private(x->op, SRAffineRange(n, &s), X != NULL);
+      R    = SRExprIndicatorRange(x->op, SRAffineRange(n, &s));
+      y[0] = SRAffineInterval(X != NULL && R.lo != R.hi ? SRIntervalNaI() : R); /* undecided: none in Taylor mode */
     } else y[k] = SRAffineIsNaI(&y[0]) ? y[0] : z; /* decided: a constant */
     break;
   case SR_X_IF:
-    switch (SRExprDecide_Private(SRAffineRange(n, &a[0]))) {
+    switch (SRExprIfDecide(SRAffineRange(n, &a[0]))) {
     case 1: y[k] = b[k]; break;
     case 0: y[k] = c[k]; break;
     case -1: /* undecided: the union of the branches (affine mode only; k == 0 there) */
