@@ -103,3 +103,8 @@ add_test(NAME closedloop_piecewise_soundness COMMAND /usr/bin/python3 ${CMAKE_CU
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_piecewise_soundness)
 set_tests_properties(closedloop_piecewise_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+# The VCAS and QUAD controllers as simreach reads them against NumPy forward passes of their ONNX
+# graphs (issue 35; tests/reach/networks_vcas_quad.py).
+add_test(NAME closedloop_networks_vcas_quad COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/networks_vcas_quad.py
+         $<TARGET_FILE:test_network_eval> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_networks_vcas_quad)
+set_tests_properties(closedloop_networks_vcas_quad PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")
