@@ -16,8 +16,9 @@
                                       then the one of the previous period's argmax output
      period T                         the control period (seconds)
      horizon H | steps N              the horizon: H a multiple of T, or N periods
-   Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative), and
-   sin cos tan exp log sqrt tanh.  Decimal numbers that are no double are enclosed by the
+   Expressions: numbers, names, + - * / ( ), integer powers ^k (k may be negative),
+   sin cos tan exp log sqrt tanh, and the piecewise if(COND, A, B) (COND: comparisons <= < >= > ==
+   with and, or, not), argmax(E1, ..., Ek) and case(I, V1, ..., Vk) (Piecewise_Private).  Decimal numbers that are no double are enclosed by the
    two doubles around them, so the constants of the plant are sound.  Every error names the
    file, the line and the column and what was expected.
    Bounds (SPEC §15 turn 4, the caps in include/simreach/plant.h): the step count is computed in
@@ -35,7 +36,17 @@
 #include <string.h>
 
 #define SR_PLANT_MAX_CONSTS 64
+#define SR_PLANT_MAX_ARGMAX 16  /* argmax(...) calls in one file */
+#define SR_PLANT_MAX_ARGS 64    /* operands of argmax and case */
 
+/* A parsed expression: a DAG node, or a constant not yet in the DAG (folded at parse time,
+   SPEC §15 turn 4: a constant sub-expression costs nothing per step, and one that has no finite
+   value, e.g. a division by zero, is refused where it is written). */
+typedef struct {
+  int        node; /* >= 0: a node; SR_PV_CONST: the constant v; -1: an error (recorded) */
+  SRInterval v;
+} SRPVal_Private;
+#define SR_PV_CONST -2
 typedef struct {
   SRLineScan  s; /* the cursor and the first error (linescan.c) */
   SRPlant    *plant;
@@ -46,6 +57,10 @@ typedef struct {
   int         der_seen, next_seen; /* the first 'der' / 'next' line (0: none) */
   /* which names an expression may use */
   bool        allow_state, allow_u, allow_w, allow_y;
+  /* argmax(...) nodes and their exact indicators "operand i is the first largest", so that
+     'argmax(...) == i' and case(argmax(...), ...) keep the candidates apart (Piecewise_Private) */
+  int         nargmax, argmax_node[SR_PLANT_MAX_ARGMAX], argmax_k[SR_PLANT_MAX_ARGMAX];
+  SRPVal_Private *argmax_is[SR_PLANT_MAX_ARGMAX];
 } SRParser_Private;
 
 /* A decimal literal as an outward interval (SRIntervalDecimal: exact when it is a double). */
@@ -65,14 +80,6 @@ static bool Number_Private(SRParser_Private *P, SRInterval *v)
   return true;
 }
 
-/* A parsed expression: a DAG node, or a constant not yet in the DAG (folded at parse time,
-   SPEC §15 turn 4: a constant sub-expression costs nothing per step, and one that has no finite
-   value, e.g. a division by zero, is refused where it is written). */
-typedef struct {
-  int        node; /* >= 0: a node; SR_PV_CONST: the constant v; -1: an error (recorded) */
-  SRInterval v;
-} SRPVal_Private;
-#define SR_PV_CONST -2
 static const SRPVal_Private SRPVErr_Private = {-1, {0, 0}};
 
 static SRPVal_Private Expr_Private(SRParser_Private *P);
@@ -157,6 +164,8 @@ static bool Deeper_Private(SRParser_Private *P)
   return SRScanFail(&P->s, "expression nested deeper than %d (parentheses, functions and signs)", SR_PLANT_MAX_DEPTH);
 }
 
+static SRPVal_Private Piecewise_Private(SRParser_Private *P, const char *name, const char *at);
+
 static SRPVal_Private Primary_Private(SRParser_Private *P)
 {
   static const char *const fun[] = {"sin", "cos", "tan", "exp", "log", "sqrt", "tanh"};
@@ -181,6 +190,7 @@ static SRPVal_Private Primary_Private(SRParser_Private *P)
   {
     const char *at = P->s.p;
     if (!SRScanName(&P->s, name)) return SRPVErr_Private;
+    if (!strcmp(name, "if") || !strcmp(name, "argmax") || !strcmp(name, "case")) return Piecewise_Private(P, name, at);
     for (int f = 0; f < 7; f++)
       if (!strcmp(name, fun[f])) {
         SRPVal_Private e;
@@ -299,6 +309,192 @@ static SRPVal_Private Expr_Private(SRParser_Private *P)
     a = Op_Private(P, *at == '+' ? SR_X_ADD : SR_X_SUB, a, Term_Private(P), at);
   }
   return a;
+}
+
+/* ---- piecewise expressions (SPEC §15 turn 4, docs/arch.md "Comparisons, if, argmax, case") ----
+   if(COND, A, B) is A where COND holds, B elsewhere; COND is comparisons (<=, <, >=, >, ==) joined
+   by 'and', 'or', 'not' and parentheses, built from the DAG's LE, LT and IF (and = if(a, b, 0),
+   or = if(a, 1, b), not = if(a, 0, 1): three-valued when undecided).  argmax(E1, ..., Ek) is the
+   index of the first largest operand: if(is_1, 1, if(is_2, 2, ... k)) with is_i = [E_j < E_i for
+   j < i and E_j <= E_i for j > i]; case(I, V1, ..., Vk) is V_i for the first i < k with I == i,
+   else Vk.  'argmax(...) == i' and case(argmax(...), ...) use is_i itself (exact: the argmax's
+   enclosure is only the hull of its candidates). */
+/* the constants 0 and 1 (through PVConst_Private, so that a constant is always made one way) */
+static SRPVal_Private PVInt_Private(int k) { return PVConst_Private(SRIntervalPoint(k)); }
+#define SRPV0_Private PVInt_Private(0)
+#define SRPV1_Private PVInt_Private(1)
+
+static SRPVal_Private If_Private(SRParser_Private *P, SRPVal_Private c, SRPVal_Private t, SRPVal_Private e, const char *at)
+{
+  int y, z;
+  if (c.node == -1 || t.node == -1 || e.node == -1) return SRPVErr_Private;
+  if (c.node == SR_PV_CONST) { /* decided here, or refused */
+    if (c.v.lo > 0 || c.v.hi < 0) return t;
+    if (c.v.lo == 0 && c.v.hi == 0) return e;
+    P->s.p = at;
+    SRScanFail(&P->s, "this condition of constants is undecided (enclosed in [%.17g, %.17g])", c.v.lo, c.v.hi);
+    return SRPVErr_Private;
+  }
+  if (t.node == SR_PV_CONST && e.node == SR_PV_CONST && t.v.lo == e.v.lo && t.v.hi == e.v.hi) return t;
+  if (t.node >= 0 && t.node == e.node) return t;
+  y = Materialise_Private(P, t), z = Materialise_Private(P, e);
+  if (y < 0 || z < 0) return SRPVErr_Private;
+  return PVNode_Private(Node_Private(P, SR_X_IF, c.node, y, z, SRIntervalPoint(0)));
+}
+
+/* [l <= r] (SR_X_LE) or [l < r] (SR_X_LT); two constants are compared here (undecided: refused) */
+static SRPVal_Private Compare_Private(SRParser_Private *P, SRExprOp op, SRPVal_Private l, SRPVal_Private r, const char *at)
+{
+  int x, y;
+  if (l.node == -1 || r.node == -1) return SRPVErr_Private;
+  if (l.node == SR_PV_CONST && r.node == SR_PV_CONST) {
+    SRInterval d = SRIntervalSub(l.v, r.v);
+    if (op == SR_X_LE ? d.hi <= 0 : d.hi < 0) return SRPV1_Private;
+    if (op == SR_X_LE ? d.lo > 0 : d.lo >= 0) return SRPV0_Private;
+    P->s.p = at;
+    SRScanFail(&P->s, "this comparison of constants is undecided (their difference is enclosed in [%.17g, %.17g])", d.lo, d.hi);
+    return SRPVErr_Private;
+  }
+  x = Materialise_Private(P, l), y = Materialise_Private(P, r);
+  if (x < 0 || y < 0) return SRPVErr_Private;
+  return PVNode_Private(Node_Private(P, op, x, y, -1, SRIntervalPoint(0)));
+}
+
+/* l == r: an argmax compared with an integer is its indicator, else l <= r and r <= l */
+static SRPVal_Private Equal_Private(SRParser_Private *P, SRPVal_Private l, SRPVal_Private r, const char *at)
+{
+  for (int s = 0; s < 2; s++) {
+    SRPVal_Private A = s ? r : l, c = s ? l : r;
+    if (A.node < 0 || c.node != SR_PV_CONST || c.v.lo != c.v.hi || c.v.lo != floor(c.v.lo)) continue;
+    for (int q = 0; q < P->nargmax; q++)
+      if (A.node == P->argmax_node[q]) return c.v.lo < 1 || c.v.lo > P->argmax_k[q] ? SRPV0_Private : P->argmax_is[q][(int)c.v.lo - 1];
+  }
+  return If_Private(P, Compare_Private(P, SR_X_LE, l, r, at), Compare_Private(P, SR_X_LE, r, l, at), SRPV0_Private, at);
+}
+
+static bool Word_Private(SRParser_Private *P, const char *w)
+{
+  size_t n = strlen(w);
+  SRScanSkip(&P->s);
+  if (strncmp(P->s.p, w, n) || isalnum((unsigned char)P->s.p[n]) || P->s.p[n] == '_') return false;
+  P->s.p += n;
+  return true;
+}
+
+/* at '(': does a comparison follow inside these parentheses (not nested deeper)? */
+static bool ParenIsCond_Private(const char *p)
+{
+  for (int depth = 0; *p && *p != '\n' && *p != '#'; p++) {
+    if (*p == '(') depth++;
+    else if (*p == ')' && --depth == 0) return false;
+    else if (depth == 1 && (*p == '<' || *p == '>' || *p == '=')) return true;
+  }
+  return false;
+}
+
+static SRPVal_Private Cond_Private(SRParser_Private *P);
+
+static SRPVal_Private CondAtom_Private(SRParser_Private *P)
+{
+  static const char *const cmp[] = {"<=", ">=", "==", "<", ">"};
+  SRPVal_Private           l, r;
+  const char              *at;
+  char                     b[24];
+  SRScanSkip(&P->s);
+  at = P->s.p;
+  if (Word_Private(P, "not") || (*at == '(' && ParenIsCond_Private(at))) {
+    if (!Deeper_Private(P)) return SRPVErr_Private;
+    if (*at == '(') {
+      P->s.p++;
+      l = Cond_Private(P);
+      if (l.node != -1 && !SRScanExpect(&P->s, ")")) l = SRPVErr_Private;
+    } else l = If_Private(P, CondAtom_Private(P), SRPV0_Private, SRPV1_Private, at); /* not binds tightest */
+    P->depth--;
+    return l;
+  }
+  l = Expr_Private(P);
+  if (l.node == -1) return l;
+  SRScanSkip(&P->s);
+  at = P->s.p;
+  for (int c = 0; c < 5; c++)
+    if (!strncmp(at, cmp[c], strlen(cmp[c]))) {
+      P->s.p += strlen(cmp[c]);
+      r = Expr_Private(P);
+      if (c == 2) return Equal_Private(P, l, r, at);
+      return Compare_Private(P, c < 2 || c == 3 ? (c == 3 ? SR_X_LT : SR_X_LE) : SR_X_LT, c == 1 || c == 4 ? r : l, c == 1 || c == 4 ? l : r, at);
+    }
+  SRScanFail(&P->s, "expected a comparison (<=, <, >=, >, ==) in the condition, found %s", SRScanFound(&P->s, b, sizeof b));
+  return SRPVErr_Private;
+}
+
+static SRPVal_Private Cond_Private(SRParser_Private *P)
+{
+  SRPVal_Private a = CondAtom_Private(P);
+  for (bool any = true; a.node != -1 && any;) {
+    const char *at = (SRScanSkip(&P->s), P->s.p);
+    any            = false;
+    if (Word_Private(P, "and")) a = If_Private(P, a, CondAtom_Private(P), SRPV0_Private, at), any = true;
+    else if (Word_Private(P, "or")) a = If_Private(P, a, SRPV1_Private, CondAtom_Private(P), at), any = true;
+  }
+  return a;
+}
+
+/* argmax(E1, ..., Ek) from its parsed operands E (k of them) */
+static SRPVal_Private Argmax_Private(SRParser_Private *P, int k, const SRPVal_Private *E, const char *at)
+{
+  SRPVal_Private *is = malloc((size_t)k * sizeof *is), A = PVConst_Private(SRIntervalPoint(k));
+  if (!is) return SRScanFail(&P->s, "out of memory"), SRPVErr_Private;
+  for (int i = 0; i < k; i++) {
+    is[i] = SRPV1_Private;
+    for (int j = 0; j < k && is[i].node != -1; j++)
+      if (j != i) is[i] = If_Private(P, is[i], Compare_Private(P, j < i ? SR_X_LT : SR_X_LE, E[j], E[i], at), SRPV0_Private, at);
+  }
+  for (int i = k - 2; i >= 0 && A.node != -1; i--) A = If_Private(P, is[i], PVConst_Private(SRIntervalPoint(i + 1)), A, at);
+  if (A.node >= 0 && P->nargmax < SR_PLANT_MAX_ARGMAX) {
+    P->argmax_node[P->nargmax] = A.node, P->argmax_k[P->nargmax] = k;
+    P->argmax_is[P->nargmax++] = is;
+  } else free(is);
+  return A;
+}
+
+/* if(...), argmax(...), case(...) after their name (at: the name) */
+static __attribute__((noinline)) SRPVal_Private Piecewise_Private(SRParser_Private *P, const char *name, const char *at)
+{
+  SRPVal_Private *E, r = SRPVErr_Private;
+  int             k = 0;
+  if (!SRScanExpect(&P->s, "(") || !Deeper_Private(P)) return SRPVErr_Private;
+  if (!(E = malloc((SR_PLANT_MAX_ARGS + 1) * sizeof *E))) return SRScanFail(&P->s, "out of memory"), SRPVErr_Private;
+  if (name[0] == 'i') { /* if(COND, A, B) */
+    E[0] = Cond_Private(P);
+    if (E[0].node != -1 && SRScanExpect(&P->s, ",")) E[1] = Expr_Private(P);
+    else E[1] = SRPVErr_Private;
+    if (E[1].node != -1 && SRScanExpect(&P->s, ",")) E[2] = Expr_Private(P);
+    else E[2] = SRPVErr_Private;
+    if (E[2].node != -1 && SRScanExpect(&P->s, ")")) r = If_Private(P, E[0], E[1], E[2], at);
+  } else {
+    const int max = SR_PLANT_MAX_ARGS + (name[0] == 'c');
+    for (;;) {
+      if (k == max) {
+        SRScanFail(&P->s, "%s: more than %d operands", name, max);
+        break;
+      }
+      if ((E[k++] = Expr_Private(P)).node == -1) break;
+      SRScanSkip(&P->s);
+      if (*P->s.p == ',') P->s.p++;
+      else if (SRScanExpect(&P->s, ")")) {
+        if (name[0] == 'a') r = Argmax_Private(P, k, E, at);
+        else if (k < 2) P->s.p = at, SRScanFail(&P->s, "case(I, V1, ..., Vk) needs an index and at least one value");
+        else {
+          r = E[k - 1];
+          for (int i = k - 2; i >= 1 && r.node != -1; i--) r = If_Private(P, Equal_Private(P, E[0], PVConst_Private(SRIntervalPoint(i)), at), E[i], r, at);
+        }
+        break;
+      } else break;
+    }
+  }
+  free(E);
+  P->depth--;
+  return P->s.err[0] ? SRPVErr_Private : r;
 }
 
 /* a whole-line expression: nothing may follow it */
@@ -562,6 +758,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
     } else if (!pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'horizon' or 'steps' line", name);
   }
   pl->nvars = SR_PLANT_NVARS;
+  for (int r = 0; r < P->nargmax; r++) free(P->argmax_is[r]);
   if (P->s.err[0]) {
     char msg[512];
     PetscCall(PetscStrncpy(msg, P->s.err, sizeof msg));
