@@ -15,7 +15,7 @@
 #include <simreach/successorlist.h>
 #include <simreach/model.h>
 
-typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2 } SREnclosureType;
+typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2, SR_ENCLOSURE_CROWN = 3 } SREnclosureType;
 extern const char *const SREnclosureTypes[];
 typedef enum { SR_TARGET_EMPIRICAL = 0, SR_TARGET_NOMINAL = 1, SR_TARGET_CERTIFIED = 2 } SRTargetType;
 extern const char *const SRTargetTypes[];
