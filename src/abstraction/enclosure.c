@@ -1,18 +1,21 @@
 /* Enclosures of f_phi over blocks of cells (SPEC §7, §16): interval, taylor1, their
-   intersection (both) and crown.  The network's bound over each cell's box is computed in
+   intersection (both), crown and affine.  The network's bound over each cell's box is computed in
    src/bounds/ (netinterval.c: the batched midpoint-radius kernel, Rump 1999; nettaylor.c: the
    batched first-order Taylor models, through enclosure_taylor.c; netbox.c: CROWN, the linear
    relaxation with back-substitution that the continuous-time loop uses); this file iterates
    the cells in blocks of SR_ENC_BLOCK, applies the model's tail to the network's bound with
    directed-rounding interval ops (x + N, or the controller's tanh or clip and the true step,
-   -control_steps m steps with u held) and sets each cell's status. */
+   -control_steps m steps with u held) and sets each cell's status.  crown: CROWN's output
+   forms over the cell, their ranges through the interval tail and the forms, as first-order
+   Taylor models, through the Taylor tail; the intersection of the two boxes is kept.  affine:
+   the same with the forward pass of affine forms through the network (src/bounds/netaffine.c). */
 #include <simreach/abstraction.h>
 #include <simreach/private/enclosure.h>
 #include <simreach/verify.h>
 
 #include <float.h>
 
-const char *const SREnclosureTypes[] = { "interval", "taylor1", "both", "crown", "SREnclosureType", "SR_ENCLOSURE_", NULL };
+const char *const SREnclosureTypes[] = { "interval", "taylor1", "both", "crown", "affine", "SREnclosureType", "SR_ENCLOSURE_", NULL };
 
 /* The model's tail over nb <= SR_ENC_BLOCK cells whose boxes are lo / hi (SoA) from the network's
    bound N_k in [Nlo, Nhi] (SoA, src/bounds/; nf[c] != 0: not finite). */
@@ -120,9 +123,10 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
   SRNetBoxBatch      cb             = NULL;
   SRTMBatch          tb             = NULL;
   double            *Et = NULL, *lo = NULL, *hi = NULL, *Nlo = NULL, *Nhi = NULL, *nf = NULL;
+  SRTaylor          *Nt = NULL;
 
   PetscFunctionBeginUser;
-  PetscCheck(type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH || type == SR_ENCLOSURE_CROWN, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-enclosure %d: allowed interval, taylor1, both, crown", (int)type);
+  PetscCheck(type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH || type == SR_ENCLOSURE_CROWN || type == SR_ENCLOSURE_AFFINE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-enclosure %d: allowed interval, taylor1, both, crown, affine", (int)type);
   PetscCall(PetscLogEventRegister("SREnclosure", PETSC_OBJECT_CLASSID, &ev)); /* returns the existing id after the first call */
   PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
   for (PetscInt p = 0; p < model->mlp->nparams; p++)
@@ -142,8 +146,11 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
   PetscCall(PetscMalloc5(n * SR_ENC_BLOCK, &lo, n * SR_ENC_BLOCK, &hi, nout * SR_ENC_BLOCK, &Nlo, nout * SR_ENC_BLOCK, &Nhi, SR_ENC_BLOCK, &nf));
   if (type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_BOTH) PetscCall(SRNetIntervalBatchCreate(model->mlp, &ib));
   if (type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH) PetscCall(SRTMBatchCreate(model, &tb));
-  if (type == SR_ENCLOSURE_CROWN) PetscCall(SRNetBoxBatchCreate(model->mlp, SR_NET_CROWN, &cb));
-  if (type == SR_ENCLOSURE_BOTH) PetscCall(PetscMalloc1(2 * n * SR_ENC_BLOCK, &Et));
+  if (type == SR_ENCLOSURE_CROWN || type == SR_ENCLOSURE_AFFINE) {
+    PetscCall(SRNetBoxBatchCreate(model->mlp, type == SR_ENCLOSURE_CROWN ? SR_NET_CROWN : SR_NET_FORWARD, &cb));
+    PetscCall(PetscMalloc1(SR_MAX_DIM * SR_ENC_BLOCK, &Nt));
+  }
+  if (type == SR_ENCLOSURE_BOTH || cb) PetscCall(PetscMalloc1(2 * n * SR_ENC_BLOCK, &Et));
   for (PetscInt k0 = kstart; k0 < kend; k0 += SR_ENC_BLOCK) {
     const PetscInt nb = PetscMin((PetscInt)SR_ENC_BLOCK, kend - k0);
     double        *Eb = E + 2 * n * (k0 - kstart);
@@ -167,8 +174,26 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
       SREncTailInterval_Private(model, nb, lo, hi, Nlo, Nhi, nf, Eb, sb);
     }
     if (cb) {
-      SRNetBoxBatchEnclose(cb, nb, lo, hi, Nlo, Nhi, nf); /* src/bounds/netbox.c */
+      /* CROWN's (or the forward pass's) output forms (src/bounds/netbox.c): their ranges through the interval step, the
+         forms themselves through the Taylor step (SPEC §7: they are first-order Taylor models
+         of the network in the cell's coordinates); both boxes are sound, the intersection kept */
+      SRNetBoxBatchEnclose(cb, nb, lo, hi, Nlo, Nhi, nf, Nt);
       SREncTailInterval_Private(model, nb, lo, hi, Nlo, Nhi, nf, Eb, sb);
+      for (PetscInt c = 0; c < nb; c++) {
+        double  *Ec = Et + 2 * n * c, l[SR_MAX_DIM], h[SR_MAX_DIM];
+        SRTaylor X[SR_MAX_DIM];
+        if (nf[c] != 0.0) {
+          for (PetscInt d = 0; d < 2 * n; d++) Ec[d] = NAN;
+          continue;
+        }
+        for (PetscInt d = 0; d < n; d++) {
+          l[d] = lo[d * SR_ENC_BLOCK + c];
+          h[d] = hi[d * SR_ENC_BLOCK + c];
+        }
+        SRTaylorBoxVariables_Private(n, l, h, X);
+        PetscCall(SRModelTaylorTail_Private(model, X, Nt + c * SR_MAX_DIM, Ec, Ec + n, NULL));
+      }
+      SREnclosureIntersectBoth(n, nb, Eb, sb, Et);
     }
     if (tb) {
       double *Eo = type == SR_ENCLOSURE_BOTH ? Et : Eb;
@@ -190,6 +215,7 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
   }
   PetscCall(PetscLogFlops((ib ? SRNetIntervalBatchFlops(ib) : 0) * (kend - kstart) + (tb ? (double)(2 * (n + 3) * model->mlp->nparams) * (kend - kstart) : 0)));
   PetscCall(PetscFree(Et));
+  PetscCall(PetscFree(Nt));
   PetscCall(SRTMBatchDestroy(&tb));
   PetscCall(SRNetBoxBatchDestroy(&cb));
   PetscCall(SRNetIntervalBatchDestroy(&ib));

@@ -2,7 +2,10 @@
    SPEC §7, §16): each box becomes the affine forms x_d = c_d + h_d xi_d (c = the midpoint, h its
    distance to the ends rounded up, so the forms cover the box) and goes through
    SRMLPEncloseAffine (src/bounds/netaffine.c, netcrown.c), the same code the continuous-time
-   loop uses; the range of each output form, outward rounded, is the bound.  One box after the
+   loop uses; the range of each output form, outward rounded, is the bound, and the form itself
+   (over the box's own coordinates: the extra symbols folded into the remainder) is a
+   first-order Taylor model of the network over the box, which the abstraction carries through
+   the model's Taylor step (SPEC §7) like taylor1's.  One box after the
    other: the relaxation's lines depend on each box's pre-activation bounds, so the block is the
    interface (shared with the interval kernel), not a vectorised loop. */
 #include <simreach/private/netbatch.h>
@@ -36,13 +39,13 @@ PetscErrorCode SRNetBoxBatchDestroy(SRNetBoxBatch *bp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void SRNetBoxBatchEnclose(SRNetBoxBatch b, PetscInt nb, const double *lo, const double *hi, double *Nlo, double *Nhi, double *nf)
+void SRNetBoxBatchEnclose(SRNetBoxBatch b, PetscInt nb, const double *lo, const double *hi, double *Nlo, double *Nhi, double *nf, SRTaylor *N)
 {
   const SRMLP    mlp = b->mlp;
   const PetscInt n = mlp->width[0], nout = mlp->width[mlp->nlayers];
 
   for (PetscInt c = 0; c < SR_ENC_BLOCK; c++) {
-    bool fin = c < nb;
+    bool fin = c < nb && (!N || (n <= SR_MAX_DIM && nout <= SR_MAX_DIM));
     nf[c]    = NAN;
     for (PetscInt k = 0; k < nout; k++) Nlo[k * SR_ENC_BLOCK + c] = Nhi[k * SR_ENC_BLOCK + c] = NAN;
     for (PetscInt d = 0; fin && d < n; d++) {
@@ -57,6 +60,12 @@ void SRNetBoxBatchEnclose(SRNetBoxBatch b, PetscInt nb, const double *lo, const 
       fin                = fin && SRIntervalIsBounded(R);
       Nlo[k * SR_ENC_BLOCK + c] = R.lo;
       Nhi[k * SR_ENC_BLOCK + c] = R.hi;
+      if (N) { /* the same form as a Taylor model (n, nout <= SR_MAX_DIM: checked at create) */
+        SRTaylor *t = N + c * SR_MAX_DIM + k;
+        t->c0       = b->out[k].c0;
+        for (PetscInt j = 0; j < SR_MAX_DIM; j++) t->c[j] = j < n ? b->out[k].c[j] : 0.0;
+        t->r = b->out[k].r;
+      }
     }
     if (fin) nf[c] = 0.0;
   }

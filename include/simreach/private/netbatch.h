@@ -96,9 +96,12 @@ PetscErrorCode SRNetTaylorBatchEnclose(SRNetTaylorBatch b, PetscInt nb, const do
 /* CROWN over boxes (src/bounds/netbox.c): the network over nb <= SR_ENC_BLOCK boxes lo/hi (SoA as
    above, n = mlp->width[0]) by SRMLPEncloseAffine (how: SR_NET_CROWN, SR_NET_FORWARD or
    SR_NET_BEST; the same code as the continuous-time loop's), one box after the other, each box
-   as the forms x_d = c_d + h_d xi_d; the outputs' ranges in Nlo/Nhi (layout as the interval
-   kernel's) and nf[c] = 0 when found (NaN otherwise). */
+   as the forms x_d = c_d + h_d xi_d (the coordinates of SRTaylorBoxVariables_Private); the
+   outputs' ranges in Nlo/Nhi (layout as the interval kernel's) and nf[c] = 0 when found (NaN
+   otherwise); N (may be NULL): the output forms themselves as
+   Taylor models in those coordinates, N[c * SR_MAX_DIM + k], valid where nf[c] == 0 (with N,
+   a network of more than SR_MAX_DIM inputs or outputs finds nothing). */
 typedef struct _p_SRNetBoxBatch *SRNetBoxBatch;
 PetscErrorCode SRNetBoxBatchCreate(SRMLP mlp, SRNetEnclosure how, SRNetBoxBatch *b);
 PetscErrorCode SRNetBoxBatchDestroy(SRNetBoxBatch *b);
-void           SRNetBoxBatchEnclose(SRNetBoxBatch b, PetscInt nb, const double *lo, const double *hi, double *Nlo, double *Nhi, double *nf);
+void           SRNetBoxBatchEnclose(SRNetBoxBatch b, PetscInt nb, const double *lo, const double *hi, double *Nlo, double *Nhi, double *nf, SRTaylor *N);
