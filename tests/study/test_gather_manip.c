@@ -8,6 +8,7 @@
    - criterion 1 pairs the training L_sim with the held-out H: a file where the training L_sim
      rises with H and the held-out L_sim falls against it gives +1 for the verdict and -1 for
      the same-sample value beside it.
+   - the positive control's printed lower bounds are those its decision uses.
    Runs on 1 and 2 ranks. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdarg.h>
@@ -59,7 +60,9 @@ static void Checkpoint(PetscInt ib, PetscInt is, PetscInt j, SRCheckpoint *cp)
   }
 }
 
-static void WriteFile(const char *file, PetscMPIInt rank, PetscMPIInt size)
+typedef void (*CheckpointLaw)(PetscInt, PetscInt, PetscInt, SRCheckpoint *);
+
+static void WriteFileLaw(const char *file, PetscMPIInt rank, PetscMPIInt size, CheckpointLaw law)
 {
   SRResultsLayout lay;
   SRResults       res;
@@ -85,7 +88,7 @@ static void WriteFile(const char *file, PetscMPIInt rank, PetscMPIInt size)
     if (r % size != rank) continue;
     for (PetscInt j = 0; j < NR; j++) {
       SRCheckpoint cp;
-      Checkpoint(r / NS, r % NS, j, &cp);
+      law(r / NS, r % NS, j, &cp);
       assert_int_equal(SRResultsWriteCheckpoint(res, r, &cp), 0);
       assert_int_equal(SRResultsWriteState(res, r, j % 2, d, iv), 0);
       assert_int_equal(SRResultsWriteResume(res, r, j, j % 2), 0);
@@ -95,6 +98,8 @@ static void WriteFile(const char *file, PetscMPIInt rank, PetscMPIInt size)
   }
   assert_int_equal(SRResultsDestroy(&res), 0);
 }
+
+static void WriteFile(const char *file, PetscMPIInt rank, PetscMPIInt size) { WriteFileLaw(file, rank, size, Checkpoint); }
 
 static void Gather(const char *file, const char *log)
 {
@@ -259,9 +264,69 @@ static void test_holm_by_hand(void **state)
   }
 }
 
+/* The positive control's printed 95 % lower bounds are the ones its decision uses (SPEC §9:
+   judged by the lower end of its confidence interval).  A control file, the baseline's
+   prediction error 0.30 .. 0.10 over its checkpoints at |M_tight| 10:
+   - beta 0.1: reductions 30, 30.5, 29.5 % for seeds 1-3 (accuracy-matched at 0.15) and 39.5,
+     20.5 % for seeds 4-5, whose prediction error 0.5 no baseline checkpoint reaches: 3
+     accuracy-matched pairs.  Same checkpoint, mean 30 % +- 3.0: the lower bound is 21.7 % at
+     4 degrees of freedom but 17.1 % at the 2 of the accuracy-matched pairs, which the decision
+     uses: not shown, and the printed bound must say so (it printed 21.7 % before);
+   - beta 0.5: 29 .. 31 % for every seed, all matched: shown, and the control DETECTED. */
+static void ControlLaw(PetscInt ib, PetscInt is, PetscInt j, SRCheckpoint *cp)
+{
+  static const double r1[NS] = {0.30, 0.305, 0.295, 0.395, 0.205};
+  Checkpoint(ib, is, j, cp);
+  cp->succ_tight  = 10.0;
+  cp->vol_E_tight = 1.0;
+  if (ib == 0) cp->pred_error = 0.3 - 0.05 * (double)j;
+  else {
+    const double r  = ib == 1 ? r1[is] : 0.30 + 0.005 * (double)(is - 2);
+    cp->pred_error  = ib == 1 && is >= 3 ? 0.5 : 0.12;
+    cp->succ_tight  = 10.0 * (1.0 - r);
+  }
+}
+
+static void test_control_lower_bound(void **state)
+{
+  PetscMPIInt rank, size;
+  char        file[PETSC_MAX_PATH_LEN], log[PETSC_MAX_PATH_LEN];
+  int         ok = 1;
+  PetscBool   detected = PETSC_FALSE;
+  PetscViewer v;
+
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  snprintf(file, sizeof(file), "%s/control.h5", tmpdir);
+  snprintf(log, sizeof(log), "%s/control.log", tmpdir);
+  WriteFileLaw(file, rank, size, ControlLaw);
+  assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, log, &v), 0);
+  assert_int_equal(SRGatherPositiveControl_Private(PETSC_COMM_WORLD, file, NULL, v, &detected), 0);
+  assert_int_equal(PetscViewerDestroy(&v), 0);
+  if (rank == 0) {
+    const char *const label[2] = {"  control beta=0.1 tau=0.05: 95% lower bounds", "  control beta=0.5 tau=0.05: 95% lower bounds"};
+    for (int b = 0; b < 2; b++) {
+      char   line[8192], next[8192], pre[64];
+      double lt = NAN, lta = NAN, lv = NAN, lva = NAN;
+      int    shown, printed;
+      FindLine(log, label[b], line, sizeof(line));
+      snprintf(pre, sizeof(pre), "  control beta=%s tau=0.05: acted", b ? "0.5" : "0.1");
+      FindLine(log, pre, next, sizeof(next));
+      ok = ok && sscanf(line + strlen(label[b]), " |M_tight| red. %lf%% (acc.-matched %lf%%), vol(E_tight) red. %lf%% (acc.-matched %lf%%)", &lt, &lta, &lv, &lva) == 4;
+      printed = (lt >= 20 && lta >= 20) || (lv >= 20 && lva >= 20);
+      shown   = strstr(next, "effect yes\n") != NULL;
+      if (printed != shown || shown != b) print_message("beta %s: printed bounds %g / %g, %g / %g, but '%s'\n", b ? "0.5" : "0.1", lt, lta, lv, lva, next);
+      ok = ok && printed == shown && shown == b;
+    }
+    if (!detected) print_message("the control with a shown setting was not detected\n");
+    ok = ok && detected;
+  }
+  assert_true(AllTrue(ok));
+}
+
 int main(int argc, char **argv)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_manipulation_planted_drop), cmocka_unit_test(test_manipulation_no_drop), cmocka_unit_test(test_criterion1_pairing), cmocka_unit_test(test_holm_by_hand)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_manipulation_planted_drop), cmocka_unit_test(test_manipulation_no_drop), cmocka_unit_test(test_criterion1_pairing), cmocka_unit_test(test_holm_by_hand), cmocka_unit_test(test_control_lower_bound)};
   PetscMPIInt             rank;
   int                     fails;
 
