@@ -84,3 +84,15 @@ void SRExprEvalInterval(const SRExpr *e, const SRInterval *vars, SRInterval *val
 void SRExprEvalTaylor(const SRExpr *e, PetscInt n, const SRTaylor *vars, SRTaylor *val);
 void SRExprEvalTangent(const SRExpr *e, const double *vars, int nd, const int *dslot, double *val, double *dval);
 void SRExprAdjoint(const SRExpr *e, const double *val, double *adj);
+
+/* Interval and taylor1 evaluation through linear forms (src/numerics/expr_linear.c): sums,
+   differences and constant multiples of a node are kept as interval-coefficient combinations of
+   atoms (variables, nonlinear nodes, shared nodes), so a variable entering a sum twice is
+   enclosed once; at least as tight as SRExprEvalInterval up to rounding, sound the same way.
+   uses[e->n] from SRExprUses (the roots count as uses); work: SRExprLinearWorkSize(e) bytes;
+   val[e->n] scratch; out[r] the value of root[r]. */
+#define SR_EXPR_LIN_MAX 8
+void   SRExprUses(const SRExpr *e, int nroot, const int *root, int *uses);
+size_t SRExprLinearWorkSize(const SRExpr *e);
+void   SRExprEvalIntervalLinear(const SRExpr *e, const int *uses, int nroot, const int *root, const SRInterval *vars, SRInterval *out, void *work, SRInterval *val);
+void   SRExprEvalTaylorLinear(const SRExpr *e, const int *uses, int nroot, const int *root, PetscInt n, const SRTaylor *vars, SRTaylor *out, void *work, SRTaylor *val);

@@ -51,6 +51,8 @@ struct _p_SRSystem {
   double        *wd;                             /* scratch: DAG values and tangents (doubles) */
   SRInterval    *wi;                             /* scratch: interval values, slot variables */
   SRTaylor      *wt;                             /* scratch: Taylor-model values, slot variables */
+  int           *xuses;                          /* SRExprUses of the DAG, the updates the roots */
+  void          *xform;                          /* scratch: SRExprLinearWorkSize */
 };
 
 /* Logically collective on comm (reads options with the given prefix). name: toy1d|pendulum|dubins,

@@ -142,6 +142,8 @@ PetscErrorCode SRSystemDestroy(SRSystem *sys)
   PetscCall(PetscFree((*sys)->wd));
   PetscCall(PetscFree((*sys)->wi));
   PetscCall(PetscFree((*sys)->wt));
+  PetscCall(PetscFree((*sys)->xuses));
+  PetscCall(PetscFree((*sys)->xform));
   PetscCall(PetscFree(*sys));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,9 +5,9 @@
 
    A discrete-time plant ('next' lines) steps by one update: the double step evaluates the DAG
    in the order the file writes it (the shipped files are written in the order of the C steps
-   they replace, so the numbers are the same), the interval step is the DAG's natural interval
-   extension (sound: every operation outward rounded, every constant the enclosure of its
-   literal).  A continuous-time plant ('der' lines) steps by one control period with u held,
+   they replace, so the numbers are the same), the interval and taylor1 steps evaluate it
+   through linear forms (src/numerics/expr_linear.c: sound, every operation outward rounded;
+   for the shipped files the operations of the C steps they replace).  A continuous-time plant ('der' lines) steps by one control period with u held,
    through the validated flow of src/model/system_ode.c (SPEC §15). */
 #include <simreach/system.h>
 #include <simreach/private/fileio.h>
@@ -53,8 +53,7 @@ static void SRPlantStepIntervalNext_Private(SRSystem s, const SRInterval *X, con
   SRInterval    *vars = s->wi, *val = s->wi + SR_PLANT_NVARS;
   for (PetscInt i = 0; i < s->n; i++) vars[i] = X[i];
   for (PetscInt j = 0; j < s->nu; j++) vars[SR_SLOT_U(j)] = U[j];
-  SRExprEvalInterval(&pl->dag, vars, val);
-  for (PetscInt i = 0; i < s->n; i++) Y[i] = val[pl->f_root[i]];
+  SRExprEvalIntervalLinear(&pl->dag, s->xuses, pl->n, pl->f_root, vars, Y, s->xform, val);
 }
 
 static void SRPlantStepTaylorNext_Private(SRSystem s, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
@@ -63,8 +62,7 @@ static void SRPlantStepTaylorNext_Private(SRSystem s, const SRTaylor *X, const S
   SRTaylor      *vars = s->wt, *val = s->wt + SR_PLANT_NVARS;
   for (PetscInt i = 0; i < s->n; i++) vars[i] = X[i];
   for (PetscInt j = 0; j < s->nu; j++) vars[SR_SLOT_U(j)] = U[j];
-  SRExprEvalTaylor(&pl->dag, s->n, vars, val);
-  for (PetscInt i = 0; i < s->n; i++) Y[i] = val[pl->f_root[i]];
+  SRExprEvalTaylorLinear(&pl->dag, s->xuses, pl->n, pl->f_root, s->n, vars, Y, s->xform, val);
 }
 
 /* a continuous-time plant: one control period, u held (SPEC §15, §16) */
@@ -144,6 +142,11 @@ static PetscErrorCode SRSystemFromPlant_Private(MPI_Comm comm, SRSystem s)
   PetscCall(PetscMalloc1(SR_PLANT_NVARS + (size_t)pl->dag.n, &s->wi));
   PetscCall(PetscMalloc1(SR_PLANT_NVARS + (size_t)pl->dag.n, &s->wt));
   for (int k = 0; k < SR_PLANT_NVARS; k++) s->wi[k] = SRIntervalPoint(0.0), s->wt[k] = SRTaylorConstant(SR_MAX_DIM, 0.0);
+  PetscCall(PetscFree(s->xuses));
+  PetscCall(PetscFree(s->xform));
+  PetscCall(PetscMalloc1(pl->dag.n + 1, &s->xuses));
+  PetscCall(PetscMalloc(SRExprLinearWorkSize(&pl->dag) + 1, &s->xform));
+  SRExprUses(&pl->dag, pl->n, pl->f_root, s->xuses);
   /* a reference by expressions: K = -d u_ref / dx at x = 0 (for the spectral radius, SPEC §2) */
   if (pl->reference == 2) {
     double *vars = s->wd, *val = s->wd + SR_PLANT_NVARS, *t = val + pl->dag.n;

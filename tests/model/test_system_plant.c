@@ -1,7 +1,8 @@
 /* Tests of the plant-backed system (src/model/system_plant.c, src/numerics/expr_eval.c; SPEC §2,
    §16, issue 36 items 1-3).
-   Oracles: the C steps, Jacobians and reference controls the shipped files replace (copied here
-   from src/model/system.c at baed6f0, the double step must equal them bit for bit); the exact
+   Oracles: the C steps, Jacobians, reference controls, interval and Taylor steps the shipped
+   files replace (copied here from src/model/system.c and model_taylor.c at baed6f0: the double
+   step must equal them bit for bit, the enclosures value for value); the exact
    real step in MPFR (256 bits) at exact points of a cell, for the taylor1 step (every exact
    value inside the Taylor model at its point of the cell); the LQR gain of the closed-form
    pendulum linearisation.  Plant files given as text: the new lines (domain, bound, reference,
@@ -60,6 +61,49 @@ static void c_jacobian(SRSystem s, const double *x, double *Jx, double *Ju)
   }
 }
 
+/* the interval and Taylor steps of baed6f0 (src/model/system.c, src/model/model_taylor.c) */
+static void c_interval(SRSystem s, const SRInterval *X, const SRInterval *U, SRInterval *Y)
+{
+  if (!strcmp(s->name, "toy1d")) {
+    const double a = s->param[0], b = s->param[1], k = s->param[2];
+    Y[0] = SRIntervalAdd(SRIntervalScale(a, X[0]), SRIntervalScale(b, SRIntervalSin(SRIntervalScale(k, X[0]))));
+  } else if (!strcmp(s->name, "pendulum")) {
+    const double     g = s->param[0], b = s->param[1], dt = s->dt;
+    const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
+    const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
+    const SRInterval w1  = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(c1, X[1]), SRIntervalMul(dtg, SRIntervalSin(X[0]))), SRIntervalScale(dt, U[0]));
+    Y[0]                 = SRIntervalAdd(X[0], SRIntervalScale(dt, w1));
+    Y[1]                 = w1;
+  } else {
+    const double     v = s->param[0], dt = s->dt;
+    const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
+    Y[0]                 = SRIntervalAdd(X[0], SRIntervalMul(vdt, SRIntervalCos(X[2])));
+    Y[1]                 = SRIntervalAdd(X[1], SRIntervalMul(vdt, SRIntervalSin(X[2])));
+    Y[2]                 = SRIntervalAdd(X[2], SRIntervalScale(dt, U[0]));
+  }
+}
+
+static void c_taylor(SRSystem s, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
+{
+  if (!strcmp(s->name, "toy1d")) {
+    const double a = s->param[0], b = s->param[1], k = s->param[2];
+    Y[0] = SRTaylorAdd(1, SRTaylorScale(1, a, X[0]), SRTaylorScale(1, b, SRTaylorSin(1, SRTaylorScale(1, k, X[0]))));
+  } else if (!strcmp(s->name, "pendulum")) {
+    const double     g = s->param[0], b = s->param[1], dt = s->dt;
+    const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
+    const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
+    const SRTaylor   w1  = SRTaylorAdd(2, SRTaylorAdd(2, SRTaylorScaleInterval(2, c1, X[1]), SRTaylorScaleInterval(2, dtg, SRTaylorSin(2, X[0]))), SRTaylorScale(2, dt, U[0]));
+    Y[0]                 = SRTaylorAdd(2, X[0], SRTaylorScale(2, dt, w1));
+    Y[1]                 = w1;
+  } else {
+    const double     v = s->param[0], dt = s->dt;
+    const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
+    Y[0]                 = SRTaylorAdd(3, X[0], SRTaylorScaleInterval(3, vdt, SRTaylorCos(3, X[2])));
+    Y[1]                 = SRTaylorAdd(3, X[1], SRTaylorScaleInterval(3, vdt, SRTaylorSin(3, X[2])));
+    Y[2]                 = SRTaylorAdd(3, X[2], SRTaylorScale(3, dt, U[0]));
+  }
+}
+
 static void create(const char *name, SRSystem *sys) { assert_int_equal(SRSystemCreate(PETSC_COMM_SELF, name, NULL, sys), 0); }
 
 static void test_double_step_is_the_c_step(void **state)
@@ -90,6 +134,43 @@ static void test_double_step_is_the_c_step(void **state)
       /* equal values (a zero may differ in sign: the C wrote -v dt sin(0) = -0) */
       for (int i = 0; i < sys->n * sys->n; i++) assert_true(Jx[i] == Jc[i]);
       for (int i = 0; i < sys->n * sys->nu; i++) assert_true(Ju[i] == Juc[i]);
+    }
+    CHK(SRSystemDestroy(&sys));
+  }
+}
+
+/* the interval and taylor1 steps are those of baed6f0, value for value, on random cells */
+static void test_enclosures_are_the_c_enclosures(void **state)
+{
+  uint64_t idx = 0;
+  for (int r = 0; r < 3; r++) {
+    SRSystem sys;
+    create(names[r], &sys);
+    for (int box = 0; box < 2000; box++) {
+      SRInterval   X[SR_MAX_DIM], U[SR_MAX_DIM] = { { 0, 0 } }, Y[SR_MAX_DIM], Yc[SR_MAX_DIM];
+      SRTaylor     XT[SR_MAX_DIM], UT[SR_MAX_DIM], YT[SR_MAX_DIM], YTc[SR_MAX_DIM];
+      const double scale = SRRandomUniform(8, SR_STREAM_TEST, idx++) * (box % 2 ? 1 : 0.01);
+      for (int i = 0; i < sys->n; i++) {
+        const double c = 1.5 * SRRandomRange(8, SR_STREAM_TEST, idx++, sys->dlo[i], sys->dhi[i]), h = scale * 0.5 * (sys->dhi[i] - sys->dlo[i]);
+        X[i]           = SRIntervalMake(c - h, c + h);
+        XT[i]          = SRTaylorVariable(sys->n, i, c, h);
+      }
+      for (int j = 0; j < sys->nu; j++) {
+        const double a = SRRandomRange(8, SR_STREAM_TEST, idx++, -sys->umax, sys->umax);
+        U[j]           = SRIntervalMake(a, a + scale);
+        UT[j]          = SRTaylorConstant(sys->n, a);
+        UT[j].c[0]     = 0.1 * scale;
+        UT[j].r        = SRIntervalMake(-0.01 * scale, 0.01 * scale);
+      }
+      sys->step_interval(sys, X, U, Y);
+      c_interval(sys, X, U, Yc);
+      sys->step_taylor(sys, XT, UT, YT);
+      c_taylor(sys, XT, UT, YTc);
+      for (int i = 0; i < sys->n; i++) {
+        assert_true(Y[i].lo == Yc[i].lo && Y[i].hi == Yc[i].hi);
+        assert_true(YT[i].c0 == YTc[i].c0 && YT[i].r.lo == YTc[i].r.lo && YT[i].r.hi == YTc[i].r.hi);
+        for (int k = 0; k < sys->n; k++) assert_true(YT[i].c[k] == YTc[i].c[k]);
+      }
     }
     CHK(SRSystemDestroy(&sys));
   }
@@ -314,6 +395,7 @@ int main(int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_double_step_is_the_c_step),
     cmocka_unit_test(test_pendulum_gain_is_the_c_gain),
+    cmocka_unit_test(test_enclosures_are_the_c_enclosures),
     cmocka_unit_test(test_taylor_step_contains_exact_step),
     cmocka_unit_test(test_plant_file_system),
     cmocka_unit_test(test_plant_file_refusals),
