@@ -65,6 +65,16 @@ PetscErrorCode SRSystemCreateFromPlantFile(MPI_Comm comm, const char path[], con
 /* The same from a plant file's text (a stored one, SPEC §13): optname names the constants'
    options (-optname_CONST), where names the text in messages. */
 PetscErrorCode SRSystemCreateFromPlantText(MPI_Comm comm, const char optname[], const char where[], const char text[], const char prefix[], SRSystem *sys);
+/* -sys NAME (default pendulum) or -plant FILE from the options database opts (NULL: the global
+   one), collective; both together are refused in one line. */
+PetscErrorCode SRSystemCreateFromOptions(MPI_Comm comm, PetscOptions opts, const char prefix[], SRSystem *sys);
+/* A file records a plant-file system (name "plant") by path and digest (sys->plant_digest, over
+   the text and the constants; src/model/system_record.c, SPEC §13, §16): SRSystemCheckDigest
+   refuses in one line, naming what and the recorded path, a system with another digest;
+   SRSystemCreateStored makes the system a file names (a shipped name, or "plant" from -plant if
+   given, else from the recorded path). */
+PetscErrorCode SRSystemCheckDigest(MPI_Comm comm, SRSystem sys, const char recorded[], uint64_t digest, const char what[]);
+PetscErrorCode SRSystemCreateStored(MPI_Comm comm, const char sysname[], const char plant[], const char prefix[], SRSystem *sys);
 /* The text of the shipped plant file NAME (NULL when there is none). */
 const char *SRSystemShippedPlant(const char name[]);
 /* Re-parses the plant with sys->consts and re-derives what depends on the constants

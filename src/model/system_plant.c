@@ -291,3 +291,24 @@ void SRSystemReferenceStep(SRSystem sys, const double *x, double *y)
   SRSystemReferenceControl(sys, x, u);
   sys->step(sys, x, u, y);
 }
+
+/* -sys NAME or -plant FILE from the options database opts (NULL: the global one); -sys and -plant
+   together are refused in one line (SPEC §16) */
+PetscErrorCode SRSystemCreateFromOptions(MPI_Comm comm, PetscOptions opts, const char prefix[], SRSystem *sys)
+{
+  char      name[16] = "pendulum", path[PETSC_MAX_PATH_LEN] = "";
+  PetscBool sys_set, plant_set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(opts, prefix, "-sys", name, sizeof name, &sys_set));
+  PetscCall(PetscOptionsGetString(opts, prefix, "-plant", path, sizeof path, &plant_set));
+  PetscCheck(!(sys_set && plant_set), comm, PETSC_ERR_ARG_INCOMP, "-sys %s -plant %s: give one system, a shipped one (-sys) or a plant file (-plant)", name, path);
+  PetscCheck(!plant_set || path[0], comm, PETSC_ERR_ARG_WRONG, "-plant: give a plant file (docs/arch.md)");
+  if (opts) PetscCall(PetscOptionsPush(opts));
+  {
+    PetscErrorCode ierr = plant_set ? SRSystemCreateFromPlantFile(comm, path, prefix, sys) : SRSystemCreate(comm, name, prefix, sys);
+    if (opts) PetscCall(PetscOptionsPop());
+    PetscCall(ierr);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
