@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <mpfr.h>
+#include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -295,6 +296,110 @@ static void test_taylor_step_contains_exact_step(void **state)
   mpfr_clears(lo, hi, (mpfr_ptr)0);
 }
 
+static PetscErrorCode from_text(const char *text, SRSystem *sys);
+
+/* every operation of the language in a discrete-time plant (no division by an interval holding 0) */
+static const char *const plant_allfun = "states p q r\n"
+                                        "const k = 0.3\n"
+                                        "const two = 2\n"
+                                        "outputs 2\n"
+                                        "input p\n"
+                                        "control u = y1\n"
+                                        "control v = y2\n"
+                                        "next p = p + 0.1 * (q - k * sin(r) + u * cos(p) / (two + p^2))\n"
+                                        "next q = q + 0.1 * (-exp(-p^2) * q + log(2 + q^2) / 4 + sqrt(1 + r^2) - 1)\n"
+                                        "next r = r + 0.1 * (tan(0.2 * p) - tanh(r) + v * r / 100 + (p - q)^3 / 8) - 2 * r / two\n"
+                                        "period 0.1\n"
+                                        "steps 10\n"
+                                        "domain p in [-1, 1]\n"
+                                        "domain q in [-1, 1]\n"
+                                        "domain r in [-1, 1]\n"
+                                        "bound 1\n";
+
+/* the DAG in MPFR, node by node (the arithmetic independent of the library's): a constant is its
+   double, which its enclosure contains */
+static void dag_mpfr(const SRPlant *pl, mpfr_t *x, mpfr_t *u, mpfr_t *v)
+{
+  for (int i = 0; i < pl->dag.n; i++) {
+    const SRExprNode *d = &pl->dag.node[i];
+    mpfr_ptr          a = d->a >= 0 ? v[d->a] : NULL, b = d->b >= 0 ? v[d->b] : NULL;
+    switch (d->op) {
+    case SR_X_CONST: mpfr_set_d(v[i], d->x, MPFR_RNDN); break;
+    case SR_X_VAR:
+      if (d->var < pl->n) mpfr_set(v[i], x[d->var], MPFR_RNDN);
+      else if (d->var >= SR_SLOT_U(0) && d->var < SR_SLOT_U(pl->nu)) mpfr_set(v[i], u[d->var - SR_SLOT_U(0)], MPFR_RNDN);
+      else mpfr_set_d(v[i], 0.0, MPFR_RNDN);
+      break;
+    case SR_X_ADD: mpfr_add(v[i], a, b, MPFR_RNDN); break;
+    case SR_X_SUB: mpfr_sub(v[i], a, b, MPFR_RNDN); break;
+    case SR_X_MUL: mpfr_mul(v[i], a, b, MPFR_RNDN); break;
+    case SR_X_DIV: mpfr_div(v[i], a, b, MPFR_RNDN); break;
+    case SR_X_NEG: mpfr_neg(v[i], a, MPFR_RNDN); break;
+    case SR_X_SQR: mpfr_sqr(v[i], a, MPFR_RNDN); break;
+    case SR_X_SIN: mpfr_sin(v[i], a, MPFR_RNDN); break;
+    case SR_X_COS: mpfr_cos(v[i], a, MPFR_RNDN); break;
+    case SR_X_TAN: mpfr_tan(v[i], a, MPFR_RNDN); break;
+    case SR_X_EXP: mpfr_exp(v[i], a, MPFR_RNDN); break;
+    case SR_X_LOG: mpfr_log(v[i], a, MPFR_RNDN); break;
+    case SR_X_SQRT: mpfr_sqrt(v[i], a, MPFR_RNDN); break;
+    case SR_X_TANH: mpfr_tanh(v[i], a, MPFR_RNDN); break;
+    }
+  }
+}
+
+/* a plant of every operation: the interval and taylor1 steps (linear forms) contain the exact
+   step at exact points of random cells, the controls Taylor models with remainders */
+static void test_every_operation_encloses(void **state)
+{
+  SRSystem sys;
+  uint64_t idx = 0;
+  mpfr_t   x[SR_MAX_DIM], u[SR_MAX_DIM], *v, lo, hi;
+  CHK(from_text(plant_allfun, &sys));
+  v = malloc(sizeof(mpfr_t) * (size_t)sys->plant->dag.n);
+  for (int i = 0; i < sys->plant->dag.n; i++) mpfr_init2(v[i], 256);
+  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_inits2(256, x[i], u[i], (mpfr_ptr)0);
+  mpfr_inits2(256, lo, hi, (mpfr_ptr)0);
+  for (int box = 0; box < 300; box++) {
+    SRTaylor     X[SR_MAX_DIM], U[SR_MAX_DIM], Y[SR_MAX_DIM];
+    SRInterval   XI[SR_MAX_DIM], UI[SR_MAX_DIM], YI[SR_MAX_DIM];
+    const double scale = box < 3 ? 1e-6 : SRRandomUniform(9, SR_STREAM_TEST, idx++);
+    for (int i = 0; i < sys->n; i++) {
+      const double h = scale * 0.5 * (sys->dhi[i] - sys->dlo[i]), c = SRRandomRange(9, SR_STREAM_TEST, idx++, sys->dlo[i] + h, sys->dhi[i] - h);
+      X[i]           = SRTaylorVariable(sys->n, i, c, h);
+      XI[i]          = SRTaylorRange(sys->n, X[i]);
+    }
+    for (int j = 0; j < sys->nu; j++) {
+      U[j] = SRTaylorConstant(sys->n, SRRandomRange(9, SR_STREAM_TEST, idx++, -0.5, 0.5));
+      for (int i = 0; i < sys->n; i++) U[j].c[i] = 0.2 * scale * SRRandomRange(9, SR_STREAM_TEST, idx++, -1, 1);
+      U[j].r = SRIntervalMake(-0.01 * scale, 0.03 * scale);
+      UI[j]  = SRTaylorRange(sys->n, U[j]);
+    }
+    sys->step_taylor(sys, X, U, Y);
+    sys->step_interval(sys, XI, UI, YI);
+    for (int smp = 0; smp < 40; smp++) {
+      double xi[SR_MAX_DIM];
+      for (int i = 0; i < sys->n; i++) xi[i] = smp < 8 ? ((smp >> i) & 1 ? 1.0 : -1.0) : SRRandomRange(10, SR_STREAM_TEST, idx++, -1, 1);
+      for (int e = -1; e <= 1; e++) {
+        for (int i = 0; i < sys->n; i++) tm_at(sys->n, X[i], xi, 0, x[i]);
+        for (int j = 0; j < sys->nu; j++) tm_at(sys->n, U[j], xi, e, u[j]);
+        dag_mpfr(sys->plant, x, u, v);
+        for (int i = 0; i < sys->n; i++) {
+          mpfr_srcptr y = v[sys->plant->f_root[i]];
+          tm_at(sys->n, Y[i], xi, -1, lo);
+          tm_at(sys->n, Y[i], xi, 1, hi);
+          assert_true(mpfr_cmp(lo, y) <= 0 && mpfr_cmp(y, hi) <= 0);
+          assert_true(mpfr_cmp_d(y, YI[i].lo) >= 0 && mpfr_cmp_d(y, YI[i].hi) <= 0);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < sys->plant->dag.n; i++) mpfr_clear(v[i]);
+  free(v);
+  for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clears(x[i], u[i], (mpfr_ptr)0);
+  mpfr_clears(lo, hi, (mpfr_ptr)0);
+  CHK(SRSystemDestroy(&sys));
+}
+
 static const char *const plant_ok = "states p q\n"
                                     "const k = 0.5\n"
                                     "const dt = 0.1\n"
@@ -399,6 +504,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_taylor_step_contains_exact_step),
     cmocka_unit_test(test_plant_file_system),
     cmocka_unit_test(test_plant_file_refusals),
+    cmocka_unit_test(test_every_operation_encloses),
   };
   int rc;
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
