@@ -118,7 +118,7 @@ static PetscErrorCode SRSystemFromPlant_Private(MPI_Comm comm, SRSystem s)
   for (int k = 0; k < 8; k++) s->param[k] = 0;
   for (int c = 0; c < pl->nconst; c++) {
     if (!strcmp(pl->cname[c], "dt")) s->pconst[3] = c, s->dt = pl->cx[c];
-    else if (!strcmp(pl->cname[c], "umax")) s->pconst[4] = c;
+    else if (!strcmp(pl->cname[c], "umax")) s->pconst[4] = pl->umax == pl->cx[c] ? c : -1; /* 'bound umax': u_max is that constant */
     else if (np < 3) s->pconst[np] = c, s->param[np++] = pl->cx[c];
   }
   PetscCheck(s->dt > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%s_dt = %g (plant file %s): the time step must be > 0", s->name, s->dt, f);

@@ -15,7 +15,10 @@ PetscErrorCode SRSystemAdoptStored(MPI_Comm comm, SRSystem sys, const double par
     double      *mine   = k < 3 ? &sys->param[k] : (k == 3 ? &sys->dt : &sys->umax);
     char         opt[2 * SR_PLANT_NAME + 8];
     PetscBool    set;
-    if (c < 0) continue;
+    if (c < 0) { /* no constant of the plant holds it: the plant must give the stored value itself */
+      PetscCheck(*mine == stored || (k < 3 && stored == 0), comm, PETSC_ERR_ARG_INCOMP, "%s states %s %.17g; the plant file %s gives %.17g (the closed loop it belongs to, SPEC §13)", what, k < 3 ? "a constant" : (k == 3 ? "dt" : "u_max"), stored, sys->plant_path, *mine);
+      continue;
+    }
     PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_%s", sys->name, sys->plant->cname[c]));
     PetscCall(PetscOptionsHasName(NULL, NULL, opt, &set));
     PetscCheck(!set || *mine == stored, comm, PETSC_ERR_ARG_INCOMP, "%s %.17g: %s states %.17g (the closed loop it belongs to, SPEC §13); leave the option out", opt, *mine, what, stored);
