@@ -400,6 +400,54 @@ static void test_every_operation_encloses(void **state)
   CHK(SRSystemDestroy(&sys));
 }
 
+/* reverse mode (SRExprAdjoint) against forward mode (SRExprEvalTangent) and against central
+   differences of the double evaluation, on the plant of every operation */
+static void test_adjoint_matches_tangent(void **state)
+{
+  SRSystem       sys;
+  uint64_t       idx = 0;
+  const SRExpr  *e;
+  const SRPlant *pl;
+  double         vars[SR_PLANT_NVARS] = { 0 }, *val, *t, *adj;
+  int            slot[5];
+  CHK(from_text(plant_allfun, &sys));
+  pl  = sys->plant;
+  e   = &pl->dag;
+  val = malloc(sizeof(double) * (size_t)e->n);
+  adj = malloc(sizeof(double) * (size_t)e->n);
+  t   = malloc(sizeof(double) * (size_t)e->n * 5);
+  for (int i = 0; i < 3; i++) slot[i] = i;
+  slot[3] = SR_SLOT_U(0), slot[4] = SR_SLOT_U(1);
+  for (int trial = 0; trial < 200; trial++) {
+    double w[3];
+    for (int k = 0; k < 5; k++) vars[slot[k]] = SRRandomRange(11, SR_STREAM_TEST, idx++, -0.9, 0.9);
+    for (int i = 0; i < 3; i++) w[i] = SRRandomRange(11, SR_STREAM_TEST, idx++, -1, 1);
+    SRExprEvalTangent(e, vars, 5, slot, val, t);
+    for (int i = 0; i < e->n; i++) adj[i] = 0;
+    for (int i = 0; i < 3; i++) adj[pl->f_root[i]] += w[i];
+    SRExprAdjoint(e, val, adj);
+    for (int k = 0; k < 5; k++) {
+      double fwd = 0, rev = 0, fd, vp[3], vm[3], h = 1e-6;
+      for (int i = 0; i < 3; i++) fwd += w[i] * t[pl->f_root[i] * 5 + k];
+      for (int i = 0; i < e->n; i++)
+        if (e->node[i].op == SR_X_VAR && e->node[i].var == slot[k]) rev += adj[i];
+      vars[slot[k]] += h;
+      SRExprEvalDouble(e, vars, val);
+      for (int i = 0; i < 3; i++) vp[i] = val[pl->f_root[i]];
+      vars[slot[k]] -= 2 * h;
+      SRExprEvalDouble(e, vars, val);
+      for (int i = 0; i < 3; i++) vm[i] = val[pl->f_root[i]];
+      vars[slot[k]] += h;
+      fd = 0;
+      for (int i = 0; i < 3; i++) fd += w[i] * (vp[i] - vm[i]) / (2 * h);
+      assert_true(fabs(fwd - rev) <= 1e-12 * (1 + fabs(fwd)));
+      assert_true(fabs(fwd - fd) <= 1e-6 * (1 + fabs(fwd)));
+    }
+  }
+  free(val), free(adj), free(t);
+  CHK(SRSystemDestroy(&sys));
+}
+
 static const char *const plant_ok = "states p q\n"
                                     "const k = 0.5\n"
                                     "const dt = 0.1\n"
@@ -505,6 +553,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_plant_file_system),
     cmocka_unit_test(test_plant_file_refusals),
     cmocka_unit_test(test_every_operation_encloses),
+    cmocka_unit_test(test_adjoint_matches_tangent),
   };
   int rc;
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
