@@ -8,7 +8,7 @@
 PetscErrorCode SRPlantPeriodSetUp(MPI_Comm comm, const SRPlant *pl)
 {
   PetscFunctionBeginUser;
-  SETERRQ(comm, PETSC_ERR_SUP, "plant file %s: a continuous-time plant ('der' lines) is not yet taken by study, train, abstract, verify, check, safe or reach (closedloop takes it); give a discrete-time plant ('next' lines)", pl->path);
+  SETERRQ(comm, PETSC_ERR_ARG_WRONG, "plant file %s: a continuous-time plant ('der' lines) is not yet taken by study, train, abstract, verify, check, safe or reach (closedloop takes it); give a discrete-time plant ('next' lines)", pl->path);
 }
 
 void SRPlantPeriodSimulate(const SRPlant *pl, const double *x, const double *u, double *y)
