@@ -307,7 +307,7 @@ static const char *const plant_allfun = "states p q r\n"
                                         "control u = y1\n"
                                         "control v = y2\n"
                                         "next p = p + 0.1 * (q - k * sin(r) + u * cos(p) / (two + p^2))\n"
-                                        "next q = q + 0.1 * (-exp(-p^2) * q + log(2 + q^2) / 4 + sqrt(1 + r^2) - 1)\n"
+                                        "next q = q + 0.1 * (-exp(-p^2) * q + log(2 + q^2) / 4 + sqrt(1 + r^2) - 1) + 0.05 * if(p <= q and not r > 0.5, p, q - r)\n"
                                         "next r = r + 0.1 * (tan(0.2 * p) - tanh(r) + v * r / 100 + (p - q)^3 / 8) - 2 * r / two\n"
                                         "period 0.1\n"
                                         "steps 10\n"
@@ -343,6 +343,9 @@ static void dag_mpfr(const SRPlant *pl, mpfr_t *x, mpfr_t *u, mpfr_t *v)
     case SR_X_LOG: mpfr_log(v[i], a, MPFR_RNDN); break;
     case SR_X_SQRT: mpfr_sqrt(v[i], a, MPFR_RNDN); break;
     case SR_X_TANH: mpfr_tanh(v[i], a, MPFR_RNDN); break;
+    case SR_X_LE: mpfr_set_d(v[i], mpfr_lessequal_p(a, b) ? 1.0 : 0.0, MPFR_RNDN); break;
+    case SR_X_LT: mpfr_set_d(v[i], mpfr_less_p(a, b) ? 1.0 : 0.0, MPFR_RNDN); break;
+    case SR_X_IF: mpfr_set(v[i], mpfr_zero_p(a) ? v[d->var] : b, MPFR_RNDN); break;
     }
   }
 }
