@@ -19,6 +19,8 @@ void SRFlowOptionsDefault(SRFlowOptions *o)
   o->substeps = 1;
   o->halvings = 8;
   o->shrink   = 0.0;
+  o->substeps_max = 16; /* docs/arch.md, "Adaptive sub-steps" */
+  o->retry_shrink = 0.0;
 }
 
 size_t SRFlowWorkSize(const SRPlant *pl, const SRFlowOptions *o)
@@ -156,19 +158,41 @@ static void Symbols_Private(const SRPlant *pl, int m, SRAffine *X, SRAffine *var
   SRAffineRemaindersToSymbols(m, pl->n, pl->n, k, F);
 }
 
+/* part k of a step's tube (SRFlowParts): the states over one sub-step (or one half of one) as
+   forms and a box; when the parts are full the last one takes the hull of the rest */
+static void Part_Private(const SRPlant *pl, int m, SRFlowParts *P, const SRAffine *tube, const SRInterval *box)
+{
+  const int n = pl->n;
+  if (!P || P->max <= 0) return;
+  if (P->count < P->max) {
+    for (int i = 0; i < n; i++)
+      P->tube[(size_t)P->count * n + i] = tube[i], P->box[(size_t)P->count * n + i] = box[i];
+    P->count++;
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const size_t k = (size_t)(P->max - 1) * n + i;
+    P->tube[k]     = SRAffineInterval(SRIntervalHull(SRAffineRange(m, &P->tube[k]), SRAffineRange(m, &tube[i])));
+    P->box[k]      = SRIntervalHull(P->box[k], box[i]);
+  }
+}
+
 /* one sub-step of length h, halved (recursively, depth levels) when it fails */
-static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work)
 {
   SRAffine   Xh[SR_PLANT_MAX_STATES], t2[SR_PLANT_MAX_STATES];
   SRInterval b2[SR_AFFINE_MAX];
-  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) return true;
+  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) {
+    Part_Private(pl, m, P, tube, tubebox);
+    return true;
+  }
   if (depth <= 0) return false;
   /* h / 2 is exact (no underflow: h >= 2^-900 is checked by the caller); two halves cover [0, h] */
   {
     SRInterval h2 = { 0.5 * h.lo, 0.5 * h.hi };
-    if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, work)) return false;
+    if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, P, work)) return false;
     Symbols_Private(pl, m, Xh, vars);
-    if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, work)) return false;
+    if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, P, work)) return false;
   }
   for (int i = 0; i < pl->n; i++) {
     /* the tube over [0, h]: the hull of the two halves, as a constant form */
@@ -204,9 +228,14 @@ static bool Update_Private(const SRPlant *pl, int m, const SRAffine *X, const SR
   return true;
 }
 
-bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work)
 {
-  if (pl->discrete) return Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work);
+  if (P) P->count = 0;
+  if (pl->discrete) {
+    if (!Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work)) return false;
+    Part_Private(pl, m, P, tube, tubebox);
+    return true;
+  }
   {
   SRAffine   Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], *v = work;
   SRInterval TB[SR_AFFINE_MAX];
@@ -221,7 +250,7 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
   for (int i = 0; i < pl->n; i++)
     Y[i] = X[i];
   for (int s = 0; s < ns; s++) {
-    if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, work)) return false;
+    if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, P, work)) return false;
     if (s + 1 < ns) Symbols_Private(pl, m, Xout, v);
     for (int i = 0; i < pl->n; i++) {
       Y[i] = Xout[i];
@@ -241,8 +270,26 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
       Shrink_Private(m, &tube[i], o->shrink);
       tubebox[i] = (SRInterval) { c - r, c + r };
     }
+  if (o->shrink > 0 && P) SRFlowPartsShrink(pl, m, P, o->shrink);
   return true;
   }
+}
+
+bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  return SRFlowStepParts(pl, m, X, vars, h, o, Xout, tube, tubebox, NULL, work);
+}
+
+/* planted violation (the soundness suite must catch it): every part shrunk about its centre */
+void SRFlowPartsShrink(const SRPlant *pl, int m, SRFlowParts *P, double f)
+{
+  for (int k = 0; k < P->count; k++)
+    for (int i = 0; i < pl->n; i++) {
+      SRInterval  *b = &P->box[(size_t)k * pl->n + i];
+      const double c = 0.5 * b->lo + 0.5 * b->hi, r = 0.5 * (b->hi - b->lo) * (1.0 - f);
+      Shrink_Private(m, &P->tube[(size_t)k * pl->n + i], f);
+      *b = (SRInterval) { c - r, c + r };
+    }
 }
 
 void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, double h, int nsub, double *xout, double *work)
