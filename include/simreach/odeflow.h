@@ -48,12 +48,14 @@ typedef struct {
   int         max, count;
   SRAffine   *tube;
   SRInterval *box;
+  double      coarse; /* the largest ratio, over the sub-steps and states, of the Lagrange remainder's width to the state's (a local error estimate: adaptive sub-steps) */
 } SRFlowParts;
 
 /* SRFlowStep, and the parts of the tube in P (P->count set; P may be NULL) */
 bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work);
-/* planted violation for the soundness suite: every part shrunk by the factor f about its centre */
-void SRFlowPartsShrink(const SRPlant *pl, int m, SRFlowParts *P, double f);
+/* planted violation for the soundness suite: Xout, tube, tubebox and every part of P (may be
+   NULL) shrunk by the factor f about their centres */
+void SRFlowShrink(const SRPlant *pl, int m, double f, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P);
 
 /* Non-validated simulation for falsification and the oracle: classical RK4 with nsub steps
    over h from x (pl->n doubles), controls/disturbances in vars (pl->nvars doubles). */

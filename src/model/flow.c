@@ -88,7 +88,7 @@ static void Shrink_Private(int m, SRAffine *a, double f)
   a->r.hi *= 1.0 - f;
 }
 
-static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, double *coarse, SRAffine *work)
 {
   const int  n = pl->n, q = o->order;
   SRInterval Xr[SR_AFFINE_MAX], B[SR_AFFINE_MAX];
@@ -127,6 +127,11 @@ static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffin
         x = SRAffineAdd(m, &x, &s);
         s = SRAffineScaleInterval(m, Pow_Private(h, k, true), &C[k * n + i]);
         t = SRAffineAdd(m, &t, &s);
+      }
+      if (coarse) { /* the remainder's share of the state's width (a heuristic: no claim rests on it) */
+        const SRInterval E = SRIntervalMul(Rq[i], Pow_Private(h, q, false)), W = SRAffineRange(m, &x);
+        const double     w = SRIntervalWidthUp(W), e = SRIntervalWidthUp(E), fl = 1e-12 * (1.0 + fabs(W.lo) + fabs(W.hi));
+        if (isfinite(e) && isfinite(w)) *coarse = SRMax_Private(*coarse, e / (w > fl ? w : fl));
       }
       x = SRAffineAddInterval(m, &x, SRIntervalMul(Rq[i], Pow_Private(h, q, false)));
       t = SRAffineAddInterval(m, &t, SRIntervalMul(Rq[i], Pow_Private(h, q, true)));
@@ -182,7 +187,7 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
 {
   SRAffine   Xh[SR_PLANT_MAX_STATES], t2[SR_PLANT_MAX_STATES];
   SRInterval b2[SR_AFFINE_MAX];
-  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) {
+  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, P ? &P->coarse : NULL, work)) {
     Part_Private(pl, m, P, tube, tubebox);
     return true;
   }
@@ -230,7 +235,7 @@ static bool Update_Private(const SRPlant *pl, int m, const SRAffine *X, const SR
 
 bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work)
 {
-  if (P) P->count = 0;
+  if (P) P->count = 0, P->coarse = 0.0;
   if (pl->discrete) {
     if (!Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work)) return false;
     Part_Private(pl, m, P, tube, tubebox);
@@ -263,14 +268,7 @@ bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine
       }
     }
   }
-  if (o->shrink > 0) /* planted violation: the soundness suite must catch this */
-    for (int i = 0; i < pl->n; i++) {
-      double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - o->shrink);
-      Shrink_Private(m, &Xout[i], o->shrink);
-      Shrink_Private(m, &tube[i], o->shrink);
-      tubebox[i] = (SRInterval) { c - r, c + r };
-    }
-  if (o->shrink > 0 && P) SRFlowPartsShrink(pl, m, P, o->shrink);
+  if (o->shrink > 0) SRFlowShrink(pl, m, o->shrink, Xout, tube, tubebox, P); /* planted violation: the soundness suite must catch this */
   return true;
   }
 }
@@ -280,10 +278,17 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
   return SRFlowStepParts(pl, m, X, vars, h, o, Xout, tube, tubebox, NULL, work);
 }
 
-/* planted violation (the soundness suite must catch it): every part shrunk about its centre */
-void SRFlowPartsShrink(const SRPlant *pl, int m, SRFlowParts *P, double f)
+/* planted violation (the soundness suite must catch it): the step's result shrunk by the factor
+   f, forms and boxes about their centres, and every part of the tube (P may be NULL) */
+void SRFlowShrink(const SRPlant *pl, int m, double f, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P)
 {
-  for (int k = 0; k < P->count; k++)
+  for (int i = 0; i < pl->n; i++) {
+    double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - f);
+    Shrink_Private(m, &Xout[i], f);
+    Shrink_Private(m, &tube[i], f);
+    tubebox[i] = (SRInterval) { c - r, c + r };
+  }
+  for (int k = 0; P && k < P->count; k++)
     for (int i = 0; i < pl->n; i++) {
       SRInterval  *b = &P->box[(size_t)k * pl->n + i];
       const double c = 0.5 * b->lo + 0.5 * b->hi, r = 0.5 * (b->hi - b->lo) * (1.0 - f);
