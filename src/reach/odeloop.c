@@ -434,6 +434,8 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
         level *= 2;
         L->retries++;
       }
+      r->constraint = r->atom = r->step = -1, r->margin = INFINITY, r->cause = SR_CAUSE_NONE; /* not a failed attempt's */
+      r->split = SplitDim_Private(L, m, lo, hi, NULL);
     }
     if (L->tube)
       for (int i = 0; i < n; i++)
