@@ -87,6 +87,12 @@ add_test(NAME closedloop_spec_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_spec_soundness)
 set_tests_properties(closedloop_spec_soundness PROPERTIES TIMEOUT 300 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+# Adaptive sub-steps (issue 35 item 5): a run that needs retried periods, its tubes against a NumPy
+# oracle, and a retry accepting a shrunk result caught (tests/reach/adaptive_soundness.py).
+add_test(NAME closedloop_adaptive_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/adaptive_soundness.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_adaptive_soundness)
+set_tests_properties(closedloop_adaptive_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
 # Discrete-time plants ('next') and network switching ('select argmax') (issue 35 items 3 and 7):
 # tubes and verdicts against a NumPy oracle, the planted shrink caught, bad files refused at
 # file:line:col (tests/reach/discrete_soundness.py).

@@ -21,6 +21,8 @@ typedef struct {
   int    substeps; /* sub-steps per period (a power of two) */
   int    halvings; /* how often a sub-step may be halved when its a-priori enclosure fails */
   double shrink;   /* planted violation for the soundness suite: 0 (off) or a factor in (0,1) by which the result is shrunk */
+  int    substeps_max; /* adaptive sub-steps (odeloop.c): a period whose flow fails or whose always check misses is retried with twice the sub-steps, up to this many (>= substeps; = substeps: off) */
+  double retry_shrink; /* planted violation: 0 (off) or the factor by which a retried period's result is shrunk */
 } SRFlowOptions;
 
 void SRFlowOptionsDefault(SRFlowOptions *o);
@@ -35,6 +37,25 @@ size_t SRFlowWorkSize(const SRPlant *pl, const SRFlowOptions *o);
    over [t, t + sup h]; tubebox: a box enclosing them (may be
    tighter than the range of tube).  Returns false when no enclosure was found. */
 bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work);
+
+/* The tube of one step in parts (SRFlowStepParts): part k encloses the states over the k-th
+   sub-step (or half sub-step) of the step, as n forms (tube + k n, with the time inside the
+   sub-step boxed) and n intervals (box + k n); the parts together cover [t, t + sup h].  At
+   most max parts: beyond, the last part takes the hull of the rest.  Checking a constraint on
+   every part is tighter than on the step's hull, whose corners mix the states of different
+   times (docs/arch.md, "Adaptive sub-steps"). */
+typedef struct {
+  int         max, count;
+  SRAffine   *tube;
+  SRInterval *box;
+  double      coarse; /* the largest ratio, over the sub-steps and states, of the Lagrange remainder's width to the state's (a local error estimate: adaptive sub-steps) */
+} SRFlowParts;
+
+/* SRFlowStep, and the parts of the tube in P (P->count set; P may be NULL) */
+bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work);
+/* planted violation for the soundness suite: Xout, tube, tubebox and every part of P (may be
+   NULL) shrunk by the factor f about their centres */
+void SRFlowShrink(const SRPlant *pl, int m, double f, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P);
 
 /* Non-validated simulation for falsification and the oracle: classical RK4 with nsub steps
    over h from x (pl->n doubles), controls/disturbances in vars (pl->nvars doubles). */

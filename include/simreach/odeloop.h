@@ -45,6 +45,7 @@ typedef struct {
   int           split; /* the dimension to bisect (-1: none can be split) */
   double        margin; /* how far the bound missed (sup a.x - b) */
   SRPieceCause  cause;
+  int           substeps; /* open pieces: the sub-steps per period of the last attempt (adaptive sub-steps) */
 } SRPieceResult;
 
 typedef struct {
@@ -68,6 +69,8 @@ typedef struct {
   SRAffine *forms; /* the pieces' state forms (SRLoopCreate sizes them by the plant, not the stack) */
   SRAffine *svars, *sval, *sbox; /* the spec's DAG (nonlinear atoms): slots, values in forms, in intervals */
   bool      eval_failed; /* a point evaluation of the network failed (SRSimulate returned -inf) */
+  SRFlowParts parts;   /* the parts of a period's tube (one per sub-step) */
+  long        retries; /* periods run again with more sub-steps (adaptive sub-steps), this rank */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);

@@ -35,6 +35,47 @@ typedef struct {
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
 } Crown;
 
+/* h(y) = tanh(y) - k y, an interval enclosure at the point y */
+static SRInterval H_Private(double k, double y) { return SRIntervalSub(SRIntervalTanh(SRIntervalPoint(y)), SRIntervalMul(SRIntervalPoint(k), SRIntervalPoint(y))); }
+
+/* an upper bound of h(y) = tanh(y) - k y over [a, b] (0 < k < 1; NaN when none is found).  h' =
+   sech^2 - k is decreasing on [0, inf) and even, so h has its only local maximum at y* =
+   atanh(sqrt(1 - k)) > 0 (and its only local minimum at -y*): the maximum over [a, b] is at a, at
+   b, or at y* when y* lies in [a, b].  y* is enclosed by Z, certified by the signs of h' at its
+   ends (outward rounded), and h over Z by the mean-value form: sound whatever y* rounds to. */
+static double SupH_Private(double k, double a, double b)
+{
+  double up = SRMax_Private(H_Private(k, a).hi, H_Private(k, b).hi), ys;
+  if (!(k > 0 && k < 1)) return k >= 1 ? up : NAN; /* k >= 1: h non-increasing */
+  ys = atanh(sqrt(1.0 - k));
+  if (!isfinite(ys) || ys <= 0) return NAN;
+  for (double d = 1e-9 * (1.0 + ys); d < 1e-2 * (1.0 + ys); d *= 100) {
+    const SRInterval Z = {ys - d, ys + d}, K = SRIntervalPoint(k);
+    if (!(SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.lo)), K).lo > 0 && SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.hi)), K).hi < 0)) continue;
+    if (Z.hi < a || Z.lo > b) return up; /* y* outside [a, b] */
+    {
+      const SRInterval M = SRIntervalAdd(H_Private(k, ys), SRIntervalMul(SRIntervalSub(SRIntervalDTanh(Z), K), SRIntervalShift(-ys, Z)));
+      return SRMax_Private(up, M.hi);
+    }
+  }
+  return NAN;
+}
+
+/* Parallel lines of the chord's slope k around tanh on [lo, hi]: tanh(z) - k z lies in [inf h,
+   sup h] there (inf h over [lo, hi] = -sup h over [-hi, -lo], h being odd).  Much narrower than
+   the lines of the smallest derivative when [lo, hi] reaches the steep part of tanh (over
+   [-2, 1]: a gap of 0.41 against 1.5).  false when no bound is found. */
+static bool Chord_Private(double lo, double hi, double *k, double *beL, double *beU)
+{
+  SRInterval a = SRIntervalTanh(SRIntervalPoint(lo)), b = SRIntervalTanh(SRIntervalPoint(hi));
+  *k = (SRIntervalMid(b) - SRIntervalMid(a)) / (hi - lo);
+  if (!(hi > lo) || !(*k > 0)) return false;
+  if (*k > 1) *k = 1;
+  *beU = SupH_Private(*k, lo, hi);
+  *beL = -SupH_Private(*k, -hi, -lo);
+  return isfinite(*beU) && isfinite(*beL);
+}
+
 /* sound lines around s on [lo, hi] (lo <= hi finite) */
 static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
 {
@@ -67,6 +108,16 @@ static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
     r->alL = r->alU = lam;
     r->beL = SRSubDown(sL.lo, SRMulUp(lam, lo));
     r->beU = SRSubUp(sH.hi, SRMulDown(lam, hi));
+    {
+      /* or the chord's slope (tanh(y) - k y over the tanh argument y; a sigmoid is
+         (1 + tanh(z / 2)) / 2, so its slope is k / 4 and its offsets (1 + be) / 2): the
+         narrower pair of lines is kept, both being sound */
+      double k, bl, bu;
+      if (Chord_Private(L.lo, H.hi, &k, &bl, &bu)) {
+        if (sg) k = 0.25 * k, bl = SRMulDown(0.5, SRAddDown(1.0, bl)), bu = SRMulUp(0.5, SRAddUp(1.0, bu));
+        if (SRSubUp(bu, bl) < SRSubDown(r->beU, r->beL)) r->alL = r->alU = k, r->beL = bl, r->beU = bu;
+      }
+    }
     return isfinite(r->beL) && isfinite(r->beU);
   }
   return true; /* linear */

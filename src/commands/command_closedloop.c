@@ -58,8 +58,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
   NetCtx         netctx = { NULL, SR_NET_BEST }, nets[SR_PLANT_MAX_OUTPUTS];
-  PetscInt       order = 6, substeps = 1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
-  PetscReal      shrink = 0;
+  PetscInt       order = 6, substeps = 1, substeps_max = -1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
+  PetscReal      shrink = 0, rshrink = 0;
   SRPlant        pl;
   SRSpec         S;
   SRMLP          mlp = NULL, mlps[SR_PLANT_MAX_OUTPUTS] = {NULL};
@@ -98,12 +98,17 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   }
   PetscCall(GetInt_Private(comm, "-closedloop_order", 4, 20, &order));
   PetscCall(GetInt_Private(comm, "-closedloop_substeps", 1, 1024, &substeps));
+  PetscCall(GetInt_Private(comm, "-closedloop_substeps_max", 1, 1024, &substeps_max));
   PetscCall(GetInt_Private(comm, "-closedloop_max_depth", 0, 50, &depth));
   PetscCall(GetInt_Private(comm, "-closedloop_samples", 0, 10000000, &samples));
   PetscCall(GetInt_Private(comm, "-closedloop_sim_substeps", 1, 10000, &nsub));
   PetscCall(GetInt_Private(comm, "-closedloop_list", 0, 1000000, &list));
   PetscCall(GetInt_Private(comm, "-closedloop_symbols", -1, SR_AFFINE_MAX - 1, &symbols));
   PetscCheck(!(substeps & (substeps - 1)), comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps %" PetscInt_FMT ": allowed are powers of two 1..1024 (the sub-steps must add up to the period exactly)", substeps);
+  /* adaptive sub-steps (docs/arch.md): a period that fails is run again with twice the
+     sub-steps, up to -closedloop_substeps_max (default 16, at least -closedloop_substeps) */
+  if (substeps_max < 0) substeps_max = substeps > 16 ? substeps : 16;
+  PetscCheck(!(substeps_max & (substeps_max - 1)) && substeps_max >= substeps, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps_max %" PetscInt_FMT ": allowed are powers of two from -closedloop_substeps (%" PetscInt_FMT ") to 1024; equal to it turns the adaptive sub-steps off", substeps_max, substeps);
   PetscCheck(has_p && plantf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -plant FILE (docs/arch.md)");
   PetscCheck(has_n && netf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -network FILE");
   PetscCheck(has_s && specf[0], comm, PETSC_ERR_ARG_WRONG, "closedloop: give -spec FILE (docs/arch.md)");
@@ -115,6 +120,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   if (SRTestHooksEnabled()) {
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_shrink", &shrink, NULL));
     PetscCheck(shrink >= 0 && shrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_shrink %g: allowed are 0 (off) to below 1", (double)shrink);
+    /* the same for the adaptive path only: a period run again with more sub-steps is
+       accepted shrunk by this factor (tests/reach/adaptive_soundness.py must catch it) */
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_retry_shrink", &rshrink, NULL));
+    PetscCheck(rshrink >= 0 && rshrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_retry_shrink %g: allowed are 0 (off) to below 1", (double)rshrink);
   }
   PetscCall(SRCheckUnusedOptions(comm));
   if (has_o) PetscCall(SRFileCheckOutput(comm, "-o", out, force)); /* before the work (issue 34) */
@@ -146,6 +155,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   fo.order    = (int)order;
   fo.substeps = (int)substeps;
   fo.shrink   = (double)shrink;
+  fo.substeps_max = (int)substeps_max;
+  fo.retry_shrink = (double)rshrink;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
   L.ctrls       = ctrls;
   L.nctrl       = nnet;
@@ -166,8 +177,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     PetscCallMPI(MPI_Allreduce(&mine, &mx, 1, MPI_LONG, MPI_MAX, comm));
     PetscCallMPI(MPI_Allreduce(&mine, &mn, 1, MPI_LONG, MPI_MIN, comm));
     PetscCallMPI(MPI_Allreduce(&cpu, &cpus, 1, MPI_DOUBLE, MPI_SUM, comm));
-    if (shrink > 0) {
-      PetscCall(PetscPrintf(comm, "closedloop: PLANTED-FAULT: the test option -closedloop_test_planted_shrink %g shrank every flow enclosure; this run answers nothing (the split ended %s; exit %d)\n", (double)shrink,
+    if (shrink > 0 || rshrink > 0) {
+      PetscCall(PetscPrintf(comm, "closedloop: PLANTED-FAULT: the test option %s %g shrank %s; this run answers nothing (the split ended %s; exit %d)\n", shrink > 0 ? "-closedloop_test_planted_shrink" : "-closedloop_test_planted_retry_shrink", (double)(shrink > 0 ? shrink : rshrink), shrink > 0 ? "every flow enclosure" : "every retried period's enclosure",
           res.verdict == SR_VERDICT_VERIFIED ? "with every piece proven under the fault" : res.verdict == SR_VERDICT_FALSIFIED ? "with a counterexample" : "with open pieces", SR_EXIT_PLANTED));
     } else if (res.verdict == SR_VERDICT_FALSIFIED) {
       char pt[512] = "";
@@ -226,6 +237,11 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     {
       double rss = ru.ru_maxrss / 1024.0, rssmax; /* kB on Linux */
       PetscCallMPI(MPI_Allreduce(&rss, &rssmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+      {
+        long retries = L.retries, all;
+        PetscCallMPI(MPI_Allreduce(&retries, &all, 1, MPI_LONG, MPI_SUM, comm));
+        if (all > 0) PetscCall(PetscPrintf(comm, "closedloop: adaptive sub-steps: %ld periods run again with twice the sub-steps (up to %d per period, -closedloop_substeps_max)\n", all, fo.substeps_max));
+      }
       PetscCall(PetscPrintf(comm, "closedloop: wall %.3f s (simulations %.3f s, proofs %.3f s), CPU %.3f s on %d ranks, pieces per rank %ld..%ld, peak RSS %.1f MB per rank\n", wall, res.sim_time, res.prove_time, cpus, size, mn, mx, rssmax));
     }
   }
@@ -233,9 +249,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     char             planted[128] = "";
     SRTubesWriteInfo info         = {plantf, netf, specf, planted, (int)nsub};
     if (shrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_shrink %g", (double)shrink);
+    else if (rshrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_retry_shrink %g", (double)rshrink);
     PetscCall(SRTubesFileWrite(comm, out, force, &pl, &S, &L, &res, &info));
   }
-  code = shrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
+  code = shrink > 0 || rshrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
   for (int k = 0; k < nnet; k++) PetscCall(SRMLPDestroy(&mlps[k]));

@@ -19,6 +19,8 @@ void SRFlowOptionsDefault(SRFlowOptions *o)
   o->substeps = 1;
   o->halvings = 8;
   o->shrink   = 0.0;
+  o->substeps_max = 16; /* docs/arch.md, "Adaptive sub-steps" */
+  o->retry_shrink = 0.0;
 }
 
 size_t SRFlowWorkSize(const SRPlant *pl, const SRFlowOptions *o)
@@ -86,7 +88,7 @@ static void Shrink_Private(int m, SRAffine *a, double f)
   a->r.hi *= 1.0 - f;
 }
 
-static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, double *coarse, SRAffine *work)
 {
   const int  n = pl->n, q = o->order;
   SRInterval Xr[SR_AFFINE_MAX], B[SR_AFFINE_MAX];
@@ -126,6 +128,11 @@ static bool SubStep_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffin
         s = SRAffineScaleInterval(m, Pow_Private(h, k, true), &C[k * n + i]);
         t = SRAffineAdd(m, &t, &s);
       }
+      if (coarse) { /* the remainder's share of the state's width (a heuristic: no claim rests on it) */
+        const SRInterval E = SRIntervalMul(Rq[i], Pow_Private(h, q, false)), W = SRAffineRange(m, &x);
+        const double     w = SRIntervalWidthUp(W), e = SRIntervalWidthUp(E), fl = 1e-12 * (1.0 + fabs(W.lo) + fabs(W.hi));
+        if (isfinite(e) && isfinite(w)) *coarse = SRMax_Private(*coarse, e / (w > fl ? w : fl));
+      }
       x = SRAffineAddInterval(m, &x, SRIntervalMul(Rq[i], Pow_Private(h, q, false)));
       t = SRAffineAddInterval(m, &t, SRIntervalMul(Rq[i], Pow_Private(h, q, true)));
       if (SRAffineIsNaI(&x) || SRAffineIsNaI(&t)) return false;
@@ -156,19 +163,41 @@ static void Symbols_Private(const SRPlant *pl, int m, SRAffine *X, SRAffine *var
   SRAffineRemaindersToSymbols(m, pl->n, pl->n, k, F);
 }
 
+/* part k of a step's tube (SRFlowParts): the states over one sub-step (or one half of one) as
+   forms and a box; when the parts are full the last one takes the hull of the rest */
+static void Part_Private(const SRPlant *pl, int m, SRFlowParts *P, const SRAffine *tube, const SRInterval *box)
+{
+  const int n = pl->n;
+  if (!P || P->max <= 0) return;
+  if (P->count < P->max) {
+    for (int i = 0; i < n; i++)
+      P->tube[(size_t)P->count * n + i] = tube[i], P->box[(size_t)P->count * n + i] = box[i];
+    P->count++;
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const size_t k = (size_t)(P->max - 1) * n + i;
+    P->tube[k]     = SRAffineInterval(SRIntervalHull(SRAffineRange(m, &P->tube[k]), SRAffineRange(m, &tube[i])));
+    P->box[k]      = SRIntervalHull(P->box[k], box[i]);
+  }
+}
+
 /* one sub-step of length h, halved (recursively, depth levels) when it fails */
-static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffine *vars, SRInterval h, int depth, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work)
 {
   SRAffine   Xh[SR_PLANT_MAX_STATES], t2[SR_PLANT_MAX_STATES];
   SRInterval b2[SR_AFFINE_MAX];
-  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, work)) return true;
+  if (SubStep_Private(pl, m, X, vars, h, o, Xout, tube, tubebox, P ? &P->coarse : NULL, work)) {
+    Part_Private(pl, m, P, tube, tubebox);
+    return true;
+  }
   if (depth <= 0) return false;
   /* h / 2 is exact (no underflow: h >= 2^-900 is checked by the caller); two halves cover [0, h] */
   {
     SRInterval h2 = { 0.5 * h.lo, 0.5 * h.hi };
-    if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, work)) return false;
+    if (!Adaptive_Private(pl, m, X, vars, h2, depth - 1, o, Xh, tube, tubebox, P, work)) return false;
     Symbols_Private(pl, m, Xh, vars);
-    if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, work)) return false;
+    if (!Adaptive_Private(pl, m, Xh, vars, h2, depth - 1, o, Xout, t2, b2, P, work)) return false;
   }
   for (int i = 0; i < pl->n; i++) {
     /* the tube over [0, h]: the hull of the two halves, as a constant form */
@@ -204,9 +233,14 @@ static bool Update_Private(const SRPlant *pl, int m, const SRAffine *X, const SR
   return true;
 }
 
-bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P, SRAffine *work)
 {
-  if (pl->discrete) return Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work);
+  if (P) P->count = 0, P->coarse = 0.0;
+  if (pl->discrete) {
+    if (!Update_Private(pl, m, X, vars, o, Xout, tube, tubebox, work)) return false;
+    Part_Private(pl, m, P, tube, tubebox);
+    return true;
+  }
   {
   SRAffine   Y[SR_PLANT_MAX_STATES], T[SR_PLANT_MAX_STATES], *v = work;
   SRInterval TB[SR_AFFINE_MAX];
@@ -221,7 +255,7 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
   for (int i = 0; i < pl->n; i++)
     Y[i] = X[i];
   for (int s = 0; s < ns; s++) {
-    if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, work)) return false;
+    if (!Adaptive_Private(pl, m, Y, v, hs, o->halvings, o, Xout, T, TB, P, work)) return false;
     if (s + 1 < ns) Symbols_Private(pl, m, Xout, v);
     for (int i = 0; i < pl->n; i++) {
       Y[i] = Xout[i];
@@ -234,15 +268,33 @@ bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *var
       }
     }
   }
-  if (o->shrink > 0) /* planted violation: the soundness suite must catch this */
-    for (int i = 0; i < pl->n; i++) {
-      double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - o->shrink);
-      Shrink_Private(m, &Xout[i], o->shrink);
-      Shrink_Private(m, &tube[i], o->shrink);
-      tubebox[i] = (SRInterval) { c - r, c + r };
-    }
+  if (o->shrink > 0) SRFlowShrink(pl, m, o->shrink, Xout, tube, tubebox, P); /* planted violation: the soundness suite must catch this */
   return true;
   }
+}
+
+bool SRFlowStep(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, SRInterval h, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
+{
+  return SRFlowStepParts(pl, m, X, vars, h, o, Xout, tube, tubebox, NULL, work);
+}
+
+/* planted violation (the soundness suite must catch it): the step's result shrunk by the factor
+   f, forms and boxes about their centres, and every part of the tube (P may be NULL) */
+void SRFlowShrink(const SRPlant *pl, int m, double f, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRFlowParts *P)
+{
+  for (int i = 0; i < pl->n; i++) {
+    double c = 0.5 * tubebox[i].lo + 0.5 * tubebox[i].hi, r = 0.5 * (tubebox[i].hi - tubebox[i].lo) * (1.0 - f);
+    Shrink_Private(m, &Xout[i], f);
+    Shrink_Private(m, &tube[i], f);
+    tubebox[i] = (SRInterval) { c - r, c + r };
+  }
+  for (int k = 0; P && k < P->count; k++)
+    for (int i = 0; i < pl->n; i++) {
+      SRInterval  *b = &P->box[(size_t)k * pl->n + i];
+      const double c = 0.5 * b->lo + 0.5 * b->hi, r = 0.5 * (b->hi - b->lo) * (1.0 - f);
+      Shrink_Private(m, &P->tube[(size_t)k * pl->n + i], f);
+      *b = (SRInterval) { c - r, c + r };
+    }
 }
 
 void SRFlowSimulate(const SRPlant *pl, const double *x, const double *vars, double h, int nsub, double *xout, double *work)

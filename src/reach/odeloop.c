@@ -24,6 +24,9 @@
 /* L->forms: X, Y, T, Xl of a proof and X, Y, T of a refutation (n each), the best forms per
    constraint (nc x n), the network's inputs and outputs */
 #define SR_LOOP_FORMS(n, nc, nin, nout) ((size_t)(7 + (nc)) * (size_t)(n) + (size_t)(nin) + (size_t)(nout) + 1)
+/* the parts of a period's tube kept (one per sub-step; beyond, the last takes the hull) */
+#define SR_LOOP_COARSE 0.05 /* a sub-step's remainder wider than this share of its state asks for more sub-steps: TORA heterogeneous sigmoid 0.2-1.6 at one sub-step (no verdict), at most 0.035 at four (VERIFIED); the other shipped instances at most 0.007 */
+#define SR_LOOP_PARTS(o) ((o)->substeps_max > (o)->substeps ? ((o)->substeps_max < 64 ? (o)->substeps_max : 64) : ((o)->substeps < 64 ? (o)->substeps : 64))
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *L)
 {
@@ -37,7 +40,7 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
   { /* memory model (docs/arch.md): forms of SR_AFFINE_MAX coordinates each, for the Taylor
        work, the variable slots, the DAG values and the pieces' states; checked against the
        machine before any work */
-    const double forms = (double)SRFlowWorkSize(plant, o) + 16 + plant->nvars + 1 + plant->dag.n + 1 + SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout) + 2.0 * spec->dag.n + plant->n;
+    const double forms = (double)SRFlowWorkSize(plant, o) + 16 + plant->nvars + 1 + plant->dag.n + 1 + SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout) + 2.0 * spec->dag.n + plant->n + (double)SR_LOOP_PARTS(o) * plant->n;
     char         what[PETSC_MAX_PATH_LEN + 96];
     PetscCall(PetscSNPrintf(what, sizeof what, "the closed loop of %s (%d states, %d DAG nodes, order %d: %.0f affine forms of %zu bytes)", plant->path, plant->n, plant->dag.n, o->order, forms, sizeof(SRAffine)));
     PetscCall(SRMemCheck(PETSC_COMM_SELF, forms * (double)sizeof(SRAffine), "-plant", what));
@@ -46,6 +49,8 @@ PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRCo
   PetscCall(PetscMalloc1(plant->nvars + 1, &L->vars));
   PetscCall(PetscMalloc1(plant->dag.n + 1, &L->val));
   PetscCall(PetscMalloc1(SR_LOOP_FORMS(plant->n, spec->nc, plant->nin, plant->nout), &L->forms));
+  L->parts.max = SR_LOOP_PARTS(o);
+  PetscCall(PetscMalloc2((size_t)L->parts.max * plant->n, &L->parts.tube, (size_t)L->parts.max * plant->n, &L->parts.box));
   if (spec->dag.n) { /* the nonlinear atoms: the spec's DAG in the forms and in intervals */
     PetscCall(PetscMalloc1(plant->n, &L->svars));
     PetscCall(PetscMalloc2(spec->dag.n, &L->sval, spec->dag.n, &L->sbox));
@@ -59,6 +64,7 @@ void SRLoopDestroy(SRLoop *L)
   PetscFree(L->vars);
   PetscFree(L->val);
   PetscFree(L->forms);
+  PetscFree2(L->parts.tube, L->parts.box);
   PetscFree(L->svars);
   PetscFree2(L->sval, L->sbox);
 }
@@ -212,37 +218,31 @@ static SRAffine AtomForm_Private(SRLoop *L, const SRSpecAtom *A, int m, const SR
   return L->sval[A->root];
 }
 
-/* the dimension of the piece to split for a nonlinear atom A that failed over the forms F: the
-   one whose halving lowers the atom's interval bound most (each half of F's dependence on
-   coordinate d tried; a heuristic only, nothing here is claimed); -1 when no halving lowers it */
+/* the dimension to split for a nonlinear atom A that failed over the forms F (a heuristic, no
+   claim): sum over states i of the atom's sensitivity to x_i over F's box (its interval width
+   with only x_i spanning its range, per unit of x_i) times |dx_i / d coordinate d|; -1: none.
+   (Until 2026-12-05 the halving that lowered the atom's bound most: the halves of a velocity
+   range symmetric about 0 keep the same largest speed, so it split positions.) */
 static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const double *lo, const double *hi)
 {
-  const int n    = L->plant->n;
-  SRAffine *G    = L->forms + 4 * (size_t)n; /* the refutation's forms: free during a proof */
-  int       best = -1;
-  double    bv;
-  { /* the bound unsplit: a halving must lower it, else the caller's rule decides */
-    SRInterval R;
-    for (int i = 0; i < n; i++) L->svars[i] = SRAffineInterval(SRAffineRange(m, &F[i]));
+  const int  n    = L->plant->n;
+  int        best = -1;
+  double     bv   = 0.0, sens[SR_PLANT_MAX_STATES];
+  SRInterval R[SR_PLANT_MAX_STATES];
+  for (int i = 0; i < n; i++) R[i] = SRAffineRange(m, &F[i]);
+  for (int i = 0; i < n; i++) {
+    SRInterval E;
+    double     w = R[i].hi - R[i].lo;
+    for (int k = 0; k < n; k++) L->svars[k] = SRAffineInterval(k == i ? R[k] : SRIntervalPoint(SRIntervalMid(R[k])));
     SpecEvalAffine_Private(&L->spec->dag, 0, L->svars, L->sbox);
-    R  = SRAffineRange(0, &L->sbox[A->root]);
-    bv = SRIntervalIsNaI(R) ? INFINITY : R.hi;
+    E       = SRAffineRange(0, &L->sbox[A->root]);
+    sens[i] = SRIntervalIsBounded(E) && w > 0 ? (E.hi - E.lo) / w : 0.0;
   }
   for (int d = 0; d < n; d++) {
-    double worst = -INFINITY;
+    double sc = 0.0;
     if (!(hi[d] > lo[d])) continue;
-    for (int h = -1; h <= 1; h += 2) {
-      SRInterval R;
-      for (int i = 0; i < n; i++) {
-        G[i] = F[i];
-        G[i].c0 += 0.5 * h * F[i].c[d], G[i].c[d] *= 0.5;
-        L->svars[i] = SRAffineInterval(SRAffineRange(m, &G[i]));
-      }
-      SpecEvalAffine_Private(&L->spec->dag, 0, L->svars, L->sbox);
-      R     = SRAffineRange(0, &L->sbox[A->root]);
-      worst = fmax(worst, SRIntervalIsNaI(R) ? INFINITY : R.hi);
-    }
-    if (worst < bv) bv = worst, best = d;
+    for (int i = 0; i < n; i++) sc += sens[i] * fabs(F[i].c[d]);
+    if (sc > bv) bv = sc, best = d;
   }
   return best;
 }
@@ -274,6 +274,46 @@ static int Coordinates_Private(const SRLoop *L)
   return n + (k > 0 ? k : 0);
 }
 
+/* The always constraints over the tube of step j (times [j plo, (j + 1) phi], docs/arch.md) on
+   every part of the tube (one per sub-step, L->parts): true, with r filled, when one is not
+   proven.  X, Y: the states at the sample times (both proven: the cause is the tube). */
+static bool AlwaysParts_Private(SRLoop *L, int j, int mm, const SRAffine *X, const SRAffine *Y, const double *lo, const double *hi, SRPieceResult *r)
+{
+  const SRPlant *pl = L->plant;
+  const SRSpec  *S  = L->spec;
+  const int      n  = pl->n;
+  const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
+  if (pl->discrete) return false; /* checked at the sample times */
+  for (int c = 0; c < S->nc; c++) {
+    const SRSpecConstraint *C = &S->c[c];
+    double                  m = -INFINITY;
+    int                     k = 0, part = 0;
+    if (C->kind != SR_SPEC_ALWAYS) continue;
+    if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
+    for (int p = 0; p < L->parts.count; p++) {
+      double mp;
+      int    kp = 0;
+      Margins_Private(L, C, mm, L->parts.tube + (size_t)p * n, L->parts.box + (size_t)p * n, &mp, NULL, &kp);
+      if (isnan(mp)) mp = INFINITY;
+      if (mp > m) m = mp, k = kp, part = p;
+      if (!(mp <= 0)) break;
+    }
+    if (!(m <= 0)) {
+      const SRAffine *T = L->parts.tube + (size_t)part * n;
+      SRAffine        d = AtomForm_Private(L, &C->atom[k], mm, T);
+      double          mx, my;
+      r->constraint = c, r->atom = k, r->step = j, r->margin = m;
+      Margins_Private(L, C, mm, X, NULL, &mx, NULL, NULL);
+      Margins_Private(L, C, mm, Y, NULL, &my, NULL, NULL);
+      r->cause = mx <= 0 && my <= 0 ? SR_CAUSE_PERIOD_TUBE : SR_CAUSE_BOUND;
+      r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, T, lo, hi) : -1;
+      if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
+      return true;
+    }
+  }
+  return false;
+}
+
 void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *r)
 {
   const SRPlant *pl = L->plant;
@@ -293,6 +333,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   r->cause      = SR_CAUSE_NONE;
   r->constraint = r->atom = r->step = -1;
   r->margin                         = INFINITY;
+  r->substeps                       = L->flow.substeps;
   for (int c = 0; c < S->nc; c++)
     bestm[c] = INFINITY, besta[c] = 0;
   for (int i = 0; i < n; i++) {
@@ -361,41 +402,50 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
           F[pl->nu + i] = &Xl[i];
         SRAffineRemaindersToSymbols(m, n, pl->nu, pl->nu + n, F);
       }
-      ok = ok && SRFlowStep(pl, m, Xl, L->vars, pl->period_iv, &L->flow, Y, T, TB, L->work);
-      for (int i = 0; ok && i < n; i++)
-        if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
-      if (!ok && r->cause == SR_CAUSE_NONE) r->cause = SR_CAUSE_FLOW;
       if (!ok) {
         r->step = j;
-        return; /* no enclosure: split the widest dimension */
+        return; /* no enclosure of the controls: split */
       }
+      /* the flow and the always constraints over the period; when either fails or a sub-step's
+         remainder is wider than SR_LOOP_COARSE of its state, the period runs again with twice
+         the sub-steps, up to substeps_max (docs/arch.md): each attempt is a whole enclosure
+         from Xl, so keeping one that passes is sound; a finer one that fails where a coarser
+         one passed gives way to that one (run again, so the tree depends on the pieces only) */
+      for (int level = L->flow.substeps > 0 ? L->flow.substeps : 1, passed = 0, rerun = 0;;) {
+        SRFlowOptions fo = L->flow;
+        bool          fail, coarse;
+        fo.substeps = level;
+        ok          = SRFlowStepParts(pl, m, Xl, L->vars, pl->period_iv, &fo, Y, T, TB, &L->parts, L->work);
+        for (int i = 0; ok && i < n; i++)
+          if (SRAffineIsNaI(&Y[i]) || SRAffineIsNaI(&T[i])) ok = false;
+        if (ok && level > L->flow.substeps && L->flow.retry_shrink > 0) SRFlowShrink(pl, m, L->flow.retry_shrink, Y, T, TB, &L->parts); /* planted violation */
+        if (!ok) { /* no enclosure: split the widest dimension */
+          r->cause = SR_CAUSE_FLOW, r->constraint = r->atom = -1, r->margin = INFINITY;
+          r->split = SplitDim_Private(L, m, lo, hi, NULL);
+        }
+        fail   = !ok || AlwaysParts_Private(L, j, m, X, Y, lo, hi, r);
+        coarse = ok && L->parts.coarse > SR_LOOP_COARSE;
+        if (!fail && (!coarse || rerun)) break;
+        if (!fail) passed = level;
+        if (fail && passed && !rerun) { /* back to the last attempt that passed */
+          level = passed, rerun = 1;
+          continue;
+        }
+        if (2 * level > L->flow.substeps_max) {
+          if (!fail) break; /* coarse, but as fine as allowed */
+          r->substeps = level;
+          r->step     = j; /* r holds the cause of the last attempt */
+          return;
+        }
+        level *= 2;
+        L->retries++;
+      }
+      r->constraint = r->atom = r->step = -1, r->margin = INFINITY, r->cause = SR_CAUSE_NONE; /* not a failed attempt's */
+      r->split = SplitDim_Private(L, m, lo, hi, NULL);
     }
     if (L->tube)
       for (int i = 0; i < n; i++)
         L->tube[j * n + i] = TB[i];
-    /* always constraints over the step's times [j plo, (j + 1) phi] */
-    for (int c = 0; c < S->nc; c++) {
-      const SRSpecConstraint *C = &S->c[c];
-      if (C->kind != SR_SPEC_ALWAYS || pl->discrete) continue;
-      if (SRMulUp(j + 1, phi) < C->t0 || SRMulDown(j, plo) > C->t1) continue;
-      { /* the formula over the tube of the whole step: all-time semantics (docs/arch.md) */
-        double m;
-        int    k = 0;
-        Margins_Private(L, C, mm, T, TB, &m, NULL, &k);
-        if (!(m <= 0)) {
-          SRAffine d = AtomForm_Private(L, &C->atom[k], mm, T);
-          double mx, my;
-          r->constraint = c, r->atom = k, r->step = j, r->margin = isnan(m) ? INFINITY : m;
-          /* the cause: the sample states proven while the period's tube is not points to sub-steps */
-          Margins_Private(L, C, mm, X, NULL, &mx, NULL, NULL);
-          Margins_Private(L, C, mm, Y, NULL, &my, NULL, NULL);
-          r->cause = mx <= 0 && my <= 0 ? SR_CAUSE_PERIOD_TUBE : SR_CAUSE_BOUND;
-          r->split = C->atom[k].root >= 0 ? SplitNonlinear_Private(L, &C->atom[k], mm, T, lo, hi) : -1;
-          if (r->split < 0) r->split = SplitDim_Private(L, mm, lo, hi, &d);
-          return;
-        }
-      }
-    }
     for (int i = 0; i < n; i++)
       X[i] = Y[i];
   }
@@ -418,10 +468,10 @@ const char *SRPieceCauseText(SRPieceCause cause)
 {
   switch (cause) {
   case SR_CAUSE_CONTROLLER: return "no enclosure of the network or the control expressions over the piece (an input unbounded or out of an operation's domain): split further (-closedloop_max_depth) or give a smaller X0";
-  case SR_CAUSE_FLOW: return "the validated flow over the period failed (the a-priori enclosure did not close or an operation left its domain): more sub-steps per period (-closedloop_substeps 4, 16, ...), then a higher order (-closedloop_order)";
-  case SR_CAUSE_PERIOD_TUBE: return "the states at both sample times are proven, the tube over the whole period is not: more sub-steps per period (-closedloop_substeps 4, 16, ...)";
-  case SR_CAUSE_BOUND: return "the enclosure is wider than the margin: split further (-closedloop_max_depth), more noise symbols (-closedloop_symbols), or more sub-steps (-closedloop_substeps)";
-  case SR_CAUSE_TARGET: return "no sample time's enclosure fits the target: more sub-steps per period (-closedloop_substeps 4, 16, ...: one Taylor step over a long period widens the states), split further (-closedloop_max_depth) or more noise symbols (-closedloop_symbols)";
+  case SR_CAUSE_FLOW: return "the validated flow over the period failed (the a-priori enclosure did not close or an operation left its domain), also with the adaptive sub-steps: allow more (-closedloop_substeps_max 64, 256, ...), then a higher order (-closedloop_order)";
+  case SR_CAUSE_PERIOD_TUBE: return "the states at both sample times are proven, the tube over the whole period is not, also with the adaptive sub-steps: allow more (-closedloop_substeps_max 64, 256, ...) or split further (-closedloop_max_depth)";
+  case SR_CAUSE_BOUND: return "the enclosure is wider than the margin, also with the adaptive sub-steps: split further (-closedloop_max_depth), more noise symbols (-closedloop_symbols), or more sub-steps (-closedloop_substeps_max)";
+  case SR_CAUSE_TARGET: return "no sample time's enclosure fits the target: more sub-steps per period from the start (-closedloop_substeps 4, 16, ...: one Taylor step over a long period widens the states; the adaptive sub-steps only retry periods that fail an always constraint or the flow), split further (-closedloop_max_depth) or more noise symbols (-closedloop_symbols)";
   default: return "";
   }
 }
