@@ -2,3 +2,5 @@
 sr_add_mpi_test(NAME random COMMAND test_random RANKS 1 TIMEOUT 60)
 sr_add_mpi_test(NAME system COMMAND test_system -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 120)
 sr_add_mpi_test(NAME model COMMAND test_model RANKS 1 TIMEOUT 120)
+# one ODE period of the ARCH plants against a hand-written RK4 oracle, planted shrink caught (SPEC §16)
+sr_add_mpi_test(NAME system_ode COMMAND test_system_ode -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 300 LABELS "model")
