@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+PetscErrorCode SRPlantPeriodSetUp(MPI_Comm comm, const SRPlant *pl)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(pl->discrete || (pl->period_iv.lo >= 0x1p-900 && pl->period_iv.lo <= pl->period_iv.hi && isfinite(pl->period_iv.hi)), comm, PETSC_ERR_ARG_OUTOFRANGE, "plant file %s: period %g; the validated flow takes a finite period >= 2^-900", pl->path, pl->period);
+  PetscCheck(pl->n >= 1 && pl->n <= SR_AFFINE_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "plant file %s: %d states; the flow's forms have %d coordinates", pl->path, pl->n, SR_AFFINE_MAX);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 void SRPlantPeriodOptionsDefault(SRPlantPeriodOptions *o)
 {
   SRFlowOptionsDefault(&o->flow);
@@ -39,6 +47,8 @@ PetscErrorCode SRPlantPeriodCreate(const SRPlant *pl, const SRPlantPeriodOptions
   p->np = n + pl->nu;
   PetscCall(PetscMalloc1(SRFlowWorkSize(pl, &o->flow) + 16, &p->work));
   PetscCall(PetscMalloc1(pl->nvars, &p->vars));
+  /* once: the slots no call writes stay 0 (a call writes the controls and disturbances; the flow the states) */
+  for (int j = 0; j < pl->nvars; j++) p->vars[j] = SRAffineConstant(0.0);
   PetscCall(PetscMalloc1(3 * (size_t)n, &p->X));
   PetscCall(PetscMalloc1(n, &p->TB));
   PetscCall(PetscMalloc1(DWorkSize_Private(pl, p->np), &p->dwork));
@@ -115,7 +125,6 @@ static bool Flow_Private(SRPlantPeriod *P, SRInterval *Y, SRInterval *tube)
 bool SRPlantPeriodEncloseWith(SRPlantPeriod *P, const SRInterval *X, const SRInterval *U, SRInterval *Y, SRInterval *tube)
 {
   const SRPlant *pl = P->pl;
-  for (int j = 0; j < pl->nvars; j++) P->vars[j] = SRAffineConstant(0.0);
   if (!CellForms_Private(pl->n, X, P->X)) return false;
   for (int j = 0; j < pl->nu; j++) {
     if (SRIntervalIsNaI(U[j]) || !SRIntervalIsBounded(U[j])) return false;
@@ -128,7 +137,6 @@ bool SRPlantPeriodEncloseAffine(SRPlantPeriod *P, const SRInterval *X, const SRA
 {
   const SRPlant *pl = P->pl;
   const int      n  = pl->n;
-  for (int j = 0; j < pl->nvars; j++) P->vars[j] = SRAffineConstant(0.0);
   if (!CellForms_Private(n, X, P->X)) return false;
   for (int j = 0; j < pl->nu; j++) {
     SRAffine a = SRAffineConstant(U[j].c0);

@@ -37,6 +37,10 @@ typedef struct {
   double              *dwork; /* simulation and tangent evaluation */
 } SRPlantPeriod;
 
+/* Collective on comm: refuses in one line a plant whose period the flow cannot take (a period
+   below 2^-900 or not finite, more states than an affine form has coordinates); called once when
+   a system is made from the plant. */
+PetscErrorCode SRPlantPeriodSetUp(MPI_Comm comm, const SRPlant *pl);
 /* order 6, one sub-step (halved up to 8 times when its a-priori enclosure fails), no symbols,
    20 RK4 steps (the -closedloop_* defaults, docs/arch.md) */
 void           SRPlantPeriodOptionsDefault(SRPlantPeriodOptions *o);
