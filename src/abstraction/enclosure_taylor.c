@@ -324,6 +324,7 @@ static inline __attribute__((always_inline)) void SRTMBForward_Private(SRTMBatch
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward1_Private(SRTMBatch b, double **y) { SRTMBForward_Private(b, 1, y); }
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward2_Private(SRTMBatch b, double **y) { SRTMBForward_Private(b, 2, y); }
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward3_Private(SRTMBatch b, double **y) { SRTMBForward_Private(b, 3, y); }
+static void SRTMBForwardN_Private(SRTMBatch b, PetscInt n, double **y) { SRTMBForward_Private(b, n, y); } /* 4..SR_MAX_DIM (issue 36) */
 
 PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, const double *hi, double *E, SRCellModel *cm)
 {
@@ -363,7 +364,8 @@ PetscErrorCode SRTMBatchEnclose(SRTMBatch b, PetscInt nb, const double *lo, cons
     for (int c = 0; c < BLK; c++) b->redo[c] = 1.0;
   } else if (n == 1) SRTMBForward1_Private(b, &y);
   else if (n == 2) SRTMBForward2_Private(b, &y);
-  else SRTMBForward3_Private(b, &y);
+  else if (n == 3) SRTMBForward3_Private(b, &y);
+  else SRTMBForwardN_Private(b, n, &y);
   for (PetscInt c = 0; c < nb; c++) {
     double *Ec = E + 2 * n * c;
     if (b->redo[c] != 0.0) { /* wide range or non-finite: the per-cell path */

@@ -260,7 +260,7 @@ static PetscInt SRListPosition_Private(PetscInt nlist, const PetscInt *list, Pet
 static PetscInt SRSuccessorsHitGrid_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
 {
   const PetscInt n = cells->n;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, s = 1;
 
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt N = cells->grid[d];
@@ -423,7 +423,7 @@ static PetscInt SRFindExact_Private(PetscInt m, const double *v, double x)
 PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol)
 {
   const PetscInt n = cells->n, K = cells->K;
-  PetscInt       m = 0, nc[SR_MAX_DIM] = {1, 1, 1}, ncell = 1;
+  PetscInt       m = 0, nc[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, ncell = 1;
   double        *lo, *hi, *crd[SR_MAX_DIM];
   PetscBool     *covered;
 
@@ -486,7 +486,7 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
 PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt *row, double *vol)
 {
   const PetscInt n = cells->n;
-  PetscInt       nc[SR_MAX_DIM] = {1, 1, 1};
+  PetscInt       nc[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1};
   double        *crd[SR_MAX_DIM] = {NULL, NULL, NULL};
   PetscBool     *cov[SR_MAX_DIM] = {NULL, NULL, NULL}, one = PETSC_TRUE;
 
@@ -539,7 +539,7 @@ static inline PetscInt SRCellIndex1_Private(SRCells cells, PetscInt j, PetscInt 
 PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscInt start)
 {
   const PetscInt n = cells->n, K = cells->K;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1, m = 0, total = 1;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, s = 1, m = 0, total = 1;
   PetscBool      sink = PETSC_FALSE;
 
   PetscFunctionBeginUser;
