@@ -25,6 +25,8 @@ typedef struct _p_SRAbstractionFile *SRAbstractionFile;
    the axes, the network, and owned-range reads of the lists and enclosures. */
 typedef struct {
   char        sys[16];
+  char        plant[PETSC_MAX_PATH_LEN]; /* sys "plant": the plant file (SPEC §16; system_record.c) */
+  uint64_t    plant_digest;              /* and its digest */
   SRModelType model;
   PetscInt    nhidden, widths[SR_MAX_LAYERS];
   PetscInt    nparams;

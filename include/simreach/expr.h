@@ -15,6 +15,7 @@
 #pragma once
 
 #include <simreach/affine.h>
+#include <simreach/taylor.h>
 
 typedef enum {
   SR_X_CONST,
@@ -39,6 +40,9 @@ typedef struct {
   int        a, b;  /* operand nodes (-1 when unused) */
   int        var;   /* SR_X_VAR: variable slot */
   SRInterval value; /* SR_X_CONST */
+  double     x;     /* SR_X_CONST: its value in double arithmetic (the literal rounded to nearest,
+                       folded operations in double), what SRExprEvalDouble uses (SPEC §16: the
+                       double step of a plant file is the C step's, bit for bit) */
 } SRExprNode;
 
 typedef struct {
@@ -51,6 +55,8 @@ void SRExprInit(SRExpr *e);
 void SRExprFree(SRExpr *e);
 /* the index of the node (an existing identical one when there is one); -1 when out of memory */
 int  SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value);
+/* a constant node with interval value and double x (SRExprNode_ takes x = mid(value)) */
+int  SRExprConstant(SRExpr *e, SRInterval value, double x);
 /* the index of an existing identical node; -1 when there is none */
 int  SRExprFind(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value);
 /* val[e->n]: every node's value for the variables vars[] */
@@ -64,3 +70,29 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *val);
    or an overflow: no enclosure). */
 size_t SRExprTaylorWorkSize(const SRExpr *e, int q);
 bool   SRExprTaylor(const SRExpr *e, int n, int nstate, const int *root, const SRAffine *vars, int q, SRAffine *X, SRAffine *work);
+
+/* What a system's step needs (SPEC §16; src/numerics/expr_eval.c).  vars[] are indexed by
+   variable slot, val[] by node (e->n of them).
+   SRExprEvalInterval: sound natural interval extension (outward rounded).
+   SRExprEvalTaylor: sound first-order Taylor models (SPEC §7) in n cell coordinates.
+   SRExprEvalTangent: values and forward-mode derivatives in doubles (non-validated):
+     dval[i * nd + j] = d node i / d variable slot dslot[j].
+   SRExprAdjoint: reverse mode in doubles from the values val of SRExprEvalDouble: adj[] holds
+     the seeds on entry (0 elsewhere) and every node's adjoint on return (a variable's is the sum
+     over its SR_X_VAR node). */
+void SRExprEvalInterval(const SRExpr *e, const SRInterval *vars, SRInterval *val);
+void SRExprEvalTaylor(const SRExpr *e, PetscInt n, const SRTaylor *vars, SRTaylor *val);
+void SRExprEvalTangent(const SRExpr *e, const double *vars, int nd, const int *dslot, double *val, double *dval);
+void SRExprAdjoint(const SRExpr *e, const double *val, double *adj);
+
+/* Interval and taylor1 evaluation through linear forms (src/numerics/expr_linear.c): sums,
+   differences and constant multiples of a node are kept as interval-coefficient combinations of
+   atoms (variables, nonlinear nodes, shared nodes), so a variable entering a sum twice is
+   enclosed once; at least as tight as SRExprEvalInterval up to rounding, sound the same way.
+   uses[e->n] from SRExprUses (the roots count as uses); work: SRExprLinearWorkSize(e) bytes;
+   val[e->n] scratch; out[r] the value of root[r]. */
+#define SR_EXPR_LIN_MAX 8
+void   SRExprUses(const SRExpr *e, int nroot, const int *root, int *uses);
+size_t SRExprLinearWorkSize(const SRExpr *e);
+void   SRExprEvalIntervalLinear(const SRExpr *e, const int *uses, int nroot, const int *root, const SRInterval *vars, SRInterval *out, void *work, SRInterval *val);
+void   SRExprEvalTaylorLinear(const SRExpr *e, const int *uses, int nroot, const int *root, PetscInt n, const SRTaylor *vars, SRTaylor *out, void *work, SRTaylor *val);

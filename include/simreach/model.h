@@ -87,7 +87,7 @@ PetscErrorCode SRMLPForwardInterval(SRMLP mlp, const SRInterval *X, SRInterval *
    (a line plus a remainder; src/numerics/taylor.c). */
 SRInterval SRActivationInterval(SRActivation act, SRInterval z);
 SRTaylor   SRActivationTaylor(SRActivation act, PetscInt n, SRTaylor z);
-/* Taylor step Y = F(X, U) of the system (SPEC §2; dispatches on sys->name): Y contains
+/* Taylor step Y = F(X, U) of the system (SPEC §2, §16; sys->step_taylor, from its plant file): Y contains
    F(x, u) for every x, u enclosed by X, U over the same cell coordinates.  U is ignored when
    the system has no control (toy1d).  Not collective. */
 PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);

@@ -19,6 +19,8 @@ typedef struct {
   PetscInt        control_steps; /* when has_sys; 0 when the file has none */
   PetscBool       has_consts;    /* our HDF5 file of format 3 also states the system's constants (SPEC §13): */
   double          sys_param[3], sys_dt, sys_umax;
+  char            plant[PETSC_MAX_PATH_LEN]; /* sys "plant": the plant file it was made from (SPEC §16) */
+  uint64_t        plant_digest;              /* and that plant's digest (SRSystem.plant_digest) */
   char            producer[128]; /* ONNX producer name and version, NNet header comment, or "" */
 } SRNetworkInfo;
 

@@ -28,6 +28,7 @@
 #define SR_PLANT_MAX_DEPTH 100   /* nesting of parentheses, functions and signs in one expression */
 #define SR_PLANT_MAX_NODES 10000 /* distinct operations of all expressions (constants are folded) */
 #define SR_PLANT_MAX_BYTES (1L << 24) /* the file */
+#define SR_PLANT_MAX_CONSTS 64
 #define SR_SLOT_U(j) (SR_PLANT_MAX_STATES + (j))
 #define SR_SLOT_W(k) (2 * SR_PLANT_MAX_STATES + (k))
 #define SR_SLOT_Y(k) (3 * SR_PLANT_MAX_STATES + (k))
@@ -52,7 +53,39 @@ typedef struct {
   SRInterval period_iv; /* the period as written, enclosed (a decimal may be no double) */
   int        steps; /* horizon = steps * period */
   int        nvars; /* SR_PLANT_NVARS: the slots of vars[] arrays */
+  /* the named constants, as used (after any override; SPEC §16: constants are options) */
+  int        nconst;
+  char       cname[SR_PLANT_MAX_CONSTS][SR_PLANT_NAME];
+  SRInterval cval[SR_PLANT_MAX_CONSTS];
+  double     cx[SR_PLANT_MAX_CONSTS]; /* the double (the literal rounded to nearest, or the option's value) */
+  /* what the abstraction and the study need (SPEC §16, docs/arch.md; plantfile_system.c):
+       domain NAME in [LO, HI]     the domain D, per state
+       bound EXPR                  |u_j| <= EXPR for every control (u_max of SPEC §3)
+       reference lqr               u = clip(-K x), K the discrete LQR gain (Q = I, R = I) of the
+                                   held map linearised at x = 0, u = 0 (SPEC §2)
+       reference NAME = EXPR       u_NAME = clip(EXPR), an expression of the states
+       regulate NAME ...           the states the reference regulates (the spectral-radius check
+                                   of SPEC §2; default: all) */
+  bool       has_domain[SR_PLANT_MAX_STATES];
+  double     dlo[SR_PLANT_MAX_STATES], dhi[SR_PLANT_MAX_STATES];
+  double     umax; /* 0: no 'bound' line */
+  int        reference; /* 0 none, 1 lqr, 2 expressions (ref_root) */
+  int        ref_root[SR_PLANT_MAX_STATES];
+  int        nreg, reg[SR_PLANT_MAX_STATES]; /* nreg 0: no 'regulate' line */
 } SRPlant;
+
+/* Constants given as options (SPEC §16): a 'const NAME = ...' line whose NAME is here takes the
+   value instead (a point, exact); names the file does not define are the caller's to refuse. */
+typedef struct {
+  int    n;
+  char   name[SR_PLANT_MAX_CONSTS][SR_PLANT_NAME];
+  double value[SR_PLANT_MAX_CONSTS];
+} SRPlantConsts;
+/* SRPlantParse with constants overridden (ov may be NULL) */
+PetscErrorCode SRPlantParseConsts(MPI_Comm comm, const char name[], const char text[], const SRPlantConsts *ov, SRPlant *plant);
+/* The text of a regular file (rank 0 reads, broadcast; refused in one line as SRPlantRead does);
+   free() it. */
+PetscErrorCode SRPlantReadText(MPI_Comm comm, const char path[], char **text);
 
 /* Reads and parses path (rank 0 reads, every rank parses the same bytes); a bad file is
    refused on comm with one line "plant file PATH:LINE:COL: problem" (PETSC_ERR_FILE_UNEXPECTED). */

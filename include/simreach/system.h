@@ -1,26 +1,33 @@
-/* The systems of SPEC §2 as rows of one table.
+/* A system is a plant file (SPEC §2, §16).
 
-   A system is a value (constants + function pointers); SRSystemCreate copies the table row
-   and applies the options (-sr_pendulum_g, ...).  The pendulum's LQR gain is computed by
-   discrete Riccati iteration on the linearisation at the upright equilibrium. */
+   SRSystemCreate resolves -sys NAME to a shipped plant file (jobs/plants/NAME.txt, compiled
+   in), SRSystemCreateFromPlantFile takes any file; step, Jacobian, interval extension and the
+   taylor1 step all come from the file's expression DAG (src/model/system_plant.c), the
+   constants are options -NAME_CONST (the file's 'const' lines), the reference gain of
+   'reference lqr' is the discrete LQR gain (Riccati iteration) of the held map's
+   linearisation at x = 0, u = 0. */
 #pragma once
 
 #include <simreach/base.h>
 #include <simreach/interval.h>
+#include <simreach/plant.h>
+#include <simreach/taylor.h>
 
 typedef struct _n_SRTaylor *SRTaylorVec; /* forward: see enclosure.h */
 typedef struct _p_SRSystem *SRSystem;
 
 struct _p_SRSystem {
-  char      name[16];
+  char      name[16];          /* the shipped name, or "plant" for -plant FILE */
   PetscInt  n;                 /* state dimension */
   PetscInt  nu;                /* control dimension (0: dynamics mode only) */
   double    dlo[SR_MAX_DIM];   /* domain D = [dlo, dhi] */
   double    dhi[SR_MAX_DIM];
   double    umax;              /* |u| <= umax */
   double    dt;
-  double    param[8];          /* system constants (pendulum: g, b; dubins: v) */
-  double    K[SR_MAX_DIM];     /* reference feedback gain, u = clip(-K x) */
+  double    param[8];          /* the file's first three constants other than dt and umax, as files
+                                  store them (toy1d: a, b, k; pendulum: g, b; dubins: v) */
+  double    K[SR_MAX_DIM * SR_MAX_DIM]; /* reference feedback gain, u = clip(-K x), nu x n row-major
+                                          (an expression reference: -du/dx at 0) */
   PetscBool has_controller;
   PetscInt  control_steps;     /* -control_steps m: plant steps per control (zero-order hold, SPEC §2) */
   PetscInt  nreg;              /* the states the reference regulates (SPEC §2: pendulum both, dubins py, h) */
@@ -32,15 +39,55 @@ struct _p_SRSystem {
   void (*step_jacobian)(SRSystem, const double *x, const double *u, double *Jx, double *Ju);
   /* sound interval step: Y contains F(x, u) for all x in X, u in U */
   void (*step_interval)(SRSystem, const SRInterval *X, const SRInterval *U, SRInterval *Y);
+  /* sound first-order Taylor-model step (SPEC §7): Y encloses F(X(xi), U(xi)) over the cell */
+  void (*step_taylor)(SRSystem, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);
+  /* the plant file (SPEC §16; src/model/system_plant.c) */
+  char          *plant_text;                     /* its text, as read */
+  char           plant_path[PETSC_MAX_PATH_LEN]; /* the file (or "shipped NAME") */
+  uint64_t       plant_digest;                   /* SRChecksum64 of text and constant overrides */
+  SRPlant       *plant;                          /* parsed with the constants of consts */
+  SRPlantConsts  consts;                         /* constants given as options (or adopted) */
+  int            pconst[5];                      /* const index of param[0..2], dt, umax (-1 none) */
+  double        *wd;                             /* scratch: DAG values and tangents (doubles) */
+  SRInterval    *wi;                             /* scratch: interval values, slot variables */
+  SRTaylor      *wt;                             /* scratch: Taylor-model values, slot variables */
+  int           *xuses;                          /* SRExprUses of the DAG, the updates the roots */
+  void          *xform;                          /* scratch: SRExprLinearWorkSize */
 };
 
-/* Logically collective on comm (reads options with the given prefix). name: toy1d|pendulum|dubins */
+/* Logically collective on comm (reads options with the given prefix). name: toy1d|pendulum|dubins,
+   the shipped plant files (SRSystemNames). */
 PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefix[], SRSystem *sys);
+/* A system from any plant file (-plant FILE, SPEC §16): its constants are the options
+   -plant_CONST.  Refused in one line: a file without a 'domain' for every state, more states
+   or controls than SR_MAX_DIM, disturbances, or (for -model controller) no 'bound'. */
+PetscErrorCode SRSystemCreateFromPlantFile(MPI_Comm comm, const char path[], const char prefix[], SRSystem *sys);
+/* The same from a plant file's text (a stored one, SPEC §13): optname names the constants'
+   options (-optname_CONST), where names the text in messages. */
+PetscErrorCode SRSystemCreateFromPlantText(MPI_Comm comm, const char optname[], const char where[], const char text[], const char prefix[], SRSystem *sys);
+/* -sys NAME (default pendulum) or -plant FILE from the options database opts (NULL: the global
+   one), collective; both together are refused in one line. */
+PetscErrorCode SRSystemCreateFromOptions(MPI_Comm comm, PetscOptions opts, const char prefix[], SRSystem *sys);
+/* A file records a plant-file system (name "plant") by path and digest (sys->plant_digest, over
+   the text and the constants; src/model/system_record.c, SPEC §13, §16): SRSystemCheckDigest
+   refuses in one line, naming what and the recorded path, a system with another digest;
+   SRSystemCreateStored makes the system a file names (a shipped name, or "plant" from -plant if
+   given, else from the recorded path). */
+PetscErrorCode SRSystemCheckDigest(MPI_Comm comm, SRSystem sys, const char recorded[], uint64_t digest, const char what[]);
+PetscErrorCode SRSystemCreateStored(MPI_Comm comm, const char sysname[], const char plant[], const char prefix[], SRSystem *sys);
+/* The text of the shipped plant file NAME (NULL when there is none). */
+const char *SRSystemShippedPlant(const char name[]);
+/* Re-parses the plant with sys->consts and re-derives what depends on the constants
+   (the gain, ref_rho); after SRSystemAdoptStored or a constant set by hand. */
+PetscErrorCode SRSystemRebuild(MPI_Comm comm, SRSystem sys);
+/* The taylor1 step, m held steps (SPEC §2, §7). */
+void SRSystemStepHeldTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y);
 PetscErrorCode SRSystemDestroy(SRSystem *sys);
 PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer);
 /* List of the known names, for error messages: "toy1d, pendulum, dubins". */
 const char *SRSystemNames(void);
-/* Reference controller u_ref(x) = clip(-K x, -umax, umax). Error if the system has none. */
+/* Reference controller (SPEC §2): clip(-K x, -umax, umax) for 'reference lqr', clip(EXPR) for
+   'reference u = EXPR'; u untouched if the system has none. */
 void SRSystemReferenceControl(SRSystem sys, const double *x, double *u);
 /* True closed-loop reference step F_ref(x) = F(x, u_ref(x)) (dynamics with no control for toy1d). */
 void SRSystemReferenceStep(SRSystem sys, const double *x, double *y);

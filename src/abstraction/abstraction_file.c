@@ -69,6 +69,10 @@ uint64_t SRAbsHeaderSum_Private(const SRAbstractionHeader *h)
   s = SRChecksum64(&h->sys_dt, sizeof(double), s);
   s = SRChecksum64(&h->sys_umax, sizeof(double), s);
   s = SRChecksum64(h->sys, strlen(h->sys), s);
+  if (!strcmp(h->sys, "plant")) { /* a plant file's system: its path and digest (SPEC §16) */
+    s = SRChecksum64(h->plant, strlen(h->plant), s);
+    s = SRChecksum64(&h->plant_digest, sizeof h->plant_digest, s);
+  }
   s = SRChecksum64(h->enclosure, strlen(h->enclosure), s);
   s = SRChecksum64(h->source, strlen(h->source), s);
   s = SRChecksum64(h->activations, strlen(h->activations), s);
@@ -225,6 +229,10 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     hsize_t nw = 0, np = 0;
     int64_t w[SR_MAX_LAYERS];
     PetscCall(SRH5AttrReadString(g, "abstraction file", path, "sys", "", PETSC_FALSE, af->h.sys, sizeof(af->h.sys)));
+    if (!strcmp(af->h.sys, "plant")) { /* SPEC §16: which plant file, and its digest */
+      PetscCall(SRH5AttrReadString(g, "abstraction file", path, "plant", "", PETSC_FALSE, af->h.plant, sizeof(af->h.plant)));
+      PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "plant_digest", H5T_NATIVE_UINT64, 1, &af->h.plant_digest));
+    }
     PetscCall(SRH5AttrReadString(g, "abstraction file", path, "model", "", PETSC_FALSE, model, sizeof(model)));
     af->h.model = !strcmp(model, "controller") ? SR_MODEL_CONTROLLER : SR_MODEL_DYNAMICS;
     PetscCall(SRAbsReadAttrNum_Private(comm, g, path, "sys_param", H5T_NATIVE_DOUBLE, 3, af->h.sys_param));
@@ -323,7 +331,7 @@ PetscErrorCode SRAbstractionFileOpen(MPI_Comm comm, const char path[], SRAbstrac
     PetscBool valid;
     PetscCall(SRAbsReadAttrNum_Private(comm, f, path, "header_checksum", H5T_NATIVE_UINT64, 1, &hs));
     PetscCheck(hs == SRAbsHeaderSum_Private(&af->h), comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: the header attributes (/ and /network: n, K, sys, model, constants, control_steps, widths, enclosure) fail their checksum (the file is damaged)", path);
-    PetscCall(SRSystemCreate(comm, af->h.sys, NULL, &sys));
+    PetscCall(SRSystemCreateStored(comm, af->h.sys, af->h.plant, NULL, &sys));
     PetscCheck(sys->n == af->h.n, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: dimension %" PetscInt_FMT ", system %s has %" PetscInt_FMT, path, af->h.n, af->h.sys, sys->n);
     valid = SRAbstractionAxesValid(af->ax, sys->dlo, sys->dhi, msg, sizeof(msg));
     PetscCheck(valid, comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %s (the file is damaged or was altered; nothing is answered from it)", path, msg);
@@ -367,11 +375,12 @@ PetscErrorCode SRAbstractionFileGetAxes(SRAbstractionFile af, SRAxes *ax)
 PetscErrorCode SRAbstractionFileGetModel(SRAbstractionFile af, SRSystem *sys, SRModel *model)
 {
   PetscFunctionBeginUser;
-  PetscCall(SRSystemCreate(af->comm, af->h.sys, NULL, sys));
+  PetscCall(SRSystemCreateStored(af->comm, af->h.sys, af->h.plant, NULL, sys));
   { /* the closed loop the file states (SPEC §13): an option may only repeat it */
     char what[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(what, sizeof what, "the abstraction file %s", af->path));
     PetscCall(SRSystemAdoptStored(af->comm, *sys, af->h.sys_param, af->h.sys_dt, af->h.sys_umax, af->h.control_steps, what));
+    if (!strcmp(af->h.sys, "plant")) PetscCall(SRSystemCheckDigest(af->comm, *sys, af->h.plant, af->h.plant_digest, what)); /* SPEC §16 */
   }
   PetscCall(SRModelCreate(*sys, af->h.model, af->h.nhidden, af->h.widths, model));
   PetscCheck((*model)->mlp->nparams == af->h.nparams, af->comm, PETSC_ERR_FILE_UNEXPECTED, "abstraction file %s: %" PetscInt_FMT " network parameters stored, the widths need %" PetscInt_FMT, af->path, af->h.nparams, (*model)->mlp->nparams);

@@ -195,6 +195,10 @@ static PetscErrorCode SRAbsCreateBody_Private(SRAbstractionFile af, const SRAbst
   /* /network: the map f_phi that was verified */
   SRCallHDF5Id(g, H5Gcreate2(f, "network", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   PetscCall(SRH5AttrWriteString(g, "sys", h->sys));
+  if (!strcmp(h->sys, "plant")) { /* SPEC §16: which plant file, and its digest */
+    PetscCall(SRH5AttrWriteString(g, "plant", h->plant));
+    PetscCall(SRH5AttrWrite(g, "plant_digest", H5T_NATIVE_UINT64, 1, &h->plant_digest));
+  }
   PetscCall(SRH5AttrWriteString(g, "model", SRModelTypes[h->model]));
   PetscCall(SRH5AttrWrite(g, "sys_param", H5T_NATIVE_DOUBLE, 3, h->sys_param));
   PetscCall(SRH5AttrWrite(g, "sys_dt", H5T_NATIVE_DOUBLE, 1, &h->sys_dt));

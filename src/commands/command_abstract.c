@@ -18,7 +18,7 @@
 
 PetscErrorCode SRCommandAbstract(MPI_Comm comm)
 {
-  char                 sysname[16] = "pendulum", network[PETSC_MAX_PATH_LEN] = "";
+  char                 sysname[16] = "pendulum", network[PETSC_MAX_PATH_LEN] = "", plant[PETSC_MAX_PATH_LEN] = "";
   PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS, etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
   PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 8}, nc = SR_MAX_DIM, seed = 1, nfail, first, floor_points = 9, tsamples = 32;
   SRTightMetrics       tm;
@@ -37,7 +37,8 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "simreach abstract: the abstraction of a network (SPEC §5, §7)", NULL);
   PetscCall(PetscOptionsString("-network", "network file (layout: src/model/network_file.c) instead of a fresh network of -sys, -model, -mlp_widths, -seed", NULL, network, network, sizeof(network), &has_net));
-  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2)", NULL, sysname, sysname, sizeof(sysname), &sys_set));
+  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2), the shipped plant files", NULL, sysname, sysname, sizeof(sysname), &sys_set));
+  PetscCall(PetscOptionsString("-plant", "the system as a plant file instead of -sys (SPEC §16, docs/arch.md)", NULL, plant, plant, sizeof(plant), NULL));
   PetscCall(PetscOptionsEnum("-model", "learned map: dynamics, controller (SPEC §3)", NULL, SRModelTypes, mtype, &mtype, &mset));
   PetscCall(PetscOptionsIntArray("-mlp_widths", "hidden layer widths, e.g. 32,32 (SPEC §3)", NULL, widths, &nw, &wset));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid, e.g. 8,8 (SPEC §4)", NULL, counts, &nc, &cells_set));
@@ -57,7 +58,10 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
     PetscCall(SRCommandNetworkLoad(comm, network, &sys, &model));
     PetscCall(PetscStrncpy(sysname, sys->name, sizeof(sysname)));
     mtype = (PetscEnum)model->type;
-  } else PetscCall(SRSystemCreate(comm, sysname, NULL, &sys));
+  } else {
+    PetscCall(SRSystemCreateFromOptions(comm, NULL, NULL, &sys)); /* -sys or -plant (SPEC §16) */
+    PetscCall(PetscStrncpy(sysname, sys->name, sizeof(sysname)));
+  }
   if (!cells_set) nc = sys->n;
   PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sysname, sys->n, sys->n);
   PetscCheck((SRModelType)mtype == SR_MODEL_DYNAMICS || sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", sysname);

@@ -110,6 +110,8 @@ PetscErrorCode SRCommandSafe(MPI_Comm comm, const char file[])
     SRSafetyHeader sh;
     PetscCall(PetscMemzero(&sh, sizeof sh));
     PetscCall(PetscStrncpy(sh.sys, src.sys->name, sizeof sh.sys));
+    PetscCall(PetscStrncpy(sh.plant, src.sys->plant_path, sizeof sh.plant)); /* SPEC §16 */
+    sh.plant_digest = src.sys->plant_digest;
     PetscCall(PetscStrncpy(sh.label, src.label, sizeof sh.label));
     PetscCall(PetscStrncpy(sh.source, file, sizeof sh.source));
     sh.run  = !sel_set ? -1 : (sel.by_point ? -2 : sel.run);

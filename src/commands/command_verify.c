@@ -207,6 +207,8 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (!learned) PetscCall(SRAxesCreateGrid(sys, counts, &ax));
 
   PetscCall(PetscStrncpy(h.sys, sys->name, sizeof(h.sys)));
+  PetscCall(PetscStrncpy(h.plant, sys->plant_path, sizeof(h.plant))); /* SPEC §16: recorded for "plant" */
+  h.plant_digest = sys->plant_digest;
   h.model   = model->type;
   h.nhidden = model->mlp->nlayers - 1;
   for (PetscInt l = 0; l < h.nhidden; l++) h.widths[l] = model->mlp->width[l + 1];

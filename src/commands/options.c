@@ -25,6 +25,9 @@ PetscErrorCode SRCheckUnusedOptions(MPI_Comm comm)
        POLAR text network takes it, every other format refuses it) */
     PetscBool given;
     PetscCall(PetscOptionsHasName(NULL, NULL, "-network_activations", &given));
+    /* -plant FILE: read when a stored system is made again, after this check (a file records the
+       plant it was made from, SPEC §16; src/model/system_record.c) */
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-plant", &given));
   }
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   if (n > 0) {

@@ -229,6 +229,10 @@ static PetscErrorCode SRSafetyWriteHeader_Private(hid_t f, const SRSafetyHeader 
   PetscCall(SRH5AttrWrite(f, "source_tau", H5T_NATIVE_DOUBLE, 0, &h->tau));
   PetscCall(SRH5AttrWrite(f, "source_seed", H5T_NATIVE_INT64, 0, &h->seed));
   PetscCall(SRH5AttrWriteString(f, "sys", h->sys));
+  if (!strcmp(h->sys, "plant")) { /* SPEC §16: which plant file, and its digest */
+    PetscCall(SRH5AttrWriteString(f, "plant", h->plant));
+    PetscCall(SRH5AttrWrite(f, "plant_digest", H5T_NATIVE_UINT64, 0, &h->plant_digest));
+  }
   PetscCall(SRH5AttrWrite(f, "n", H5T_NATIVE_INT64, 0, &n));
   PetscCall(SRH5AttrWrite(f, "counts", H5T_NATIVE_INT64, (hsize_t)h->n, counts));
   PetscCall(SRH5AttrWrite(f, "domain_lo", H5T_NATIVE_DOUBLE, (hsize_t)h->n, h->dlo));

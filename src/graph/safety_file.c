@@ -50,6 +50,10 @@ uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h)
   c = SRChecksum64(iv, sizeof(int64_t) * (size_t)(15 + P), c);
   c = SRChecksum64(dv, sizeof(double) * (size_t)(5 + 2 * P), c);
   c = SRChecksum64(h->sys, strlen(h->sys), c);
+  if (!strcmp(h->sys, "plant")) { /* a plant file's system: its path and digest (SPEC §16) */
+    c = SRChecksum64(h->plant, strlen(h->plant), c);
+    c = SRChecksum64(&h->plant_digest, sizeof h->plant_digest, c);
+  }
   c = SRChecksum64(h->label, strlen(h->label), c);
   return SRChecksum64(h->source, strlen(h->source), c);
 }
@@ -67,6 +71,11 @@ static PetscErrorCode SRSafetyReadHeader_Private(MPI_Comm comm, hid_t f, const c
   PetscCall(SRH5AttrReadString(f, "safety file", path, "abstraction", "", PETSC_FALSE, h->label, sizeof h->label));
   PetscCall(SRH5AttrReadString(f, "safety file", path, "source_file", "", PETSC_FALSE, h->source, sizeof h->source));
   PetscCall(SRH5AttrReadString(f, "safety file", path, "sys", "", PETSC_FALSE, h->sys, sizeof h->sys));
+  h->plant[0] = 0, h->plant_digest = 0;
+  if (!strcmp(h->sys, "plant")) { /* SPEC §16: which plant file, and its digest */
+    PetscCall(SRH5AttrReadString(f, "safety file", path, "plant", "", PETSC_FALSE, h->plant, sizeof h->plant));
+    PetscCall(SRH5AttrRead(comm, f, "safety file", path, "plant_digest", NULL, H5T_NATIVE_UINT64, 1, &h->plant_digest));
+  }
   PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_run", NULL, H5T_NATIVE_INT64, 1, &h->run));
   PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_beta", NULL, H5T_NATIVE_DOUBLE, 1, &h->beta));
   PetscCall(SRH5AttrRead(comm, f, "safety file", path, "source_tau", NULL, H5T_NATIVE_DOUBLE, 1, &h->tau));
@@ -103,7 +112,7 @@ static PetscErrorCode SRSafetyReadHeader_Private(MPI_Comm comm, hid_t f, const c
   PetscCheck(K == s->K, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: the counts give %lld cells, attribute K says %lld", path, (long long)K, (long long)s->K);
   PetscCheck(s->traj.violations == 0, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attribute trajectory_violations is %lld; simreach safe never writes a set its trajectories contradict", path, (long long)s->traj.violations);
   PetscCheck(s->safe_cells >= 0 && s->safe_cells <= K && s->max_horizon >= 0 && s->unverified >= 0 && s->unverified <= K, comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attributes safe_cells %lld, unverified_cells %lld, max_horizon %" PetscInt_FMT " out of range for %lld cells", path, (long long)s->safe_cells, (long long)s->unverified, s->max_horizon, (long long)K);
-  PetscCall(SRSystemCreate(comm, h->sys, "sr_safety_file_", &sys)); /* the table's row: the prefix is nobody's */
+  PetscCall(SRSystemCreateStored(comm, h->sys, h->plant, "sr_safety_file_", &sys)); /* the prefix is nobody's */
   for (PetscInt d = 0; d < h->n; d++) PetscCheck(sys->n == h->n && h->dlo[d] == sys->dlo[d] && h->dhi[d] == sys->dhi[d], comm, PETSC_ERR_FILE_UNEXPECTED, "safety file %s: attributes domain_lo, domain_hi row %" PetscInt_FMT ": [%.17g, %.17g]; -sys %s has dimension %" PetscInt_FMT " and D = [%.17g, %.17g] there", path, d, h->dlo[d], h->dhi[d], h->sys, sys->n, d < sys->n ? sys->dlo[d] : 0, d < sys->n ? sys->dhi[d] : 0);
   PetscCall(SRSystemDestroy(&sys));
   PetscFunctionReturn(PETSC_SUCCESS);

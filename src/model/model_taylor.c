@@ -1,6 +1,6 @@
 /* First-order Taylor models of the model (SPEC §7, taylor1; model layer): the activations
    (ReLU here, the others through the arithmetic of src/numerics/taylor.c), the MLP forward
-   pass, the Taylor steps of the systems of SPEC §2 and the Taylor-model enclosure of f_phi
+   pass and the Taylor-model enclosure of f_phi
    over a box.  Rounding as in src/numerics/taylor.c. */
 #include <simreach/model.h>
 #include <simreach/private/model_taylor.h>
@@ -93,49 +93,11 @@ PetscErrorCode SRMLPForwardTaylor(SRMLP mlp, PetscInt n, const SRTaylor *X, SRTa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The Taylor steps of SPEC §2, written like the interval steps of src/model/system.c (inexact
-   constant products such as dt g enclosed as intervals). */
-static void SRStepTaylorToy1d_Private(SRSystem sys, const SRTaylor *X, SRTaylor *Y)
-{
-  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
-  Y[0] = SRTaylorAdd(1, SRTaylorScale(1, a, X[0]), SRTaylorScale(1, b, SRTaylorSin(1, SRTaylorScale(1, k, X[0]))));
-}
-
-static void SRStepTaylorPendulum_Private(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
-{
-  const double     g = sys->param[0], b = sys->param[1], dt = sys->dt;
-  const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
-  const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
-  const SRTaylor   w1  = SRTaylorAdd(2, SRTaylorAdd(2, SRTaylorScaleInterval(2, c1, X[1]), SRTaylorScaleInterval(2, dtg, SRTaylorSin(2, X[0]))), SRTaylorScale(2, dt, U[0]));
-  Y[0]                 = SRTaylorAdd(2, X[0], SRTaylorScale(2, dt, w1));
-  Y[1]                 = w1;
-}
-
-static void SRStepTaylorDubins_Private(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
-{
-  const double     v = sys->param[0], dt = sys->dt;
-  const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
-  Y[0]                 = SRTaylorAdd(3, X[0], SRTaylorScaleInterval(3, vdt, SRTaylorCos(3, X[2])));
-  Y[1]                 = SRTaylorAdd(3, X[1], SRTaylorScaleInterval(3, vdt, SRTaylorSin(3, X[2])));
-  Y[2]                 = SRTaylorAdd(3, X[2], SRTaylorScale(3, dt, U[0]));
-}
-
+/* The taylor1 step of the plant file (src/model/system_plant.c, SPEC §7, §16). */
 PetscErrorCode SRSystemStepTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
 {
-  PetscBool toy, pend, dub;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscStrcmp(sys->name, "toy1d", &toy));
-  PetscCall(PetscStrcmp(sys->name, "pendulum", &pend));
-  PetscCall(PetscStrcmp(sys->name, "dubins", &dub));
-  if (toy)
-    SRStepTaylorToy1d_Private(sys, X, Y);
-  else if (pend)
-    SRStepTaylorPendulum_Private(sys, X, U, Y);
-  else if (dub)
-    SRStepTaylorDubins_Private(sys, X, U, Y);
-  else
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "SRSystemStepTaylor: system %s has no Taylor step; allowed: %s", sys->name, SRSystemNames());
+  sys->step_taylor(sys, X, U, Y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -107,6 +107,10 @@ static uint64_t SRNetHeaderSum_Private(const SRNetworkInfo *info, const char act
 
   h = SRChecksum64(SR_NETWORK_FORMAT, strlen(SR_NETWORK_FORMAT), h);
   h = SRChecksum64(info->sys, strlen(info->sys), h);
+  if (!strcmp(info->sys, "plant")) { /* a plant file's system: its path and digest (SPEC §16) */
+    h = SRChecksum64(info->plant, strlen(info->plant), h);
+    h = SRChecksum64(&info->plant_digest, sizeof info->plant_digest, h);
+  }
   h = SRChecksum64(SRModelTypes[info->type], strlen(SRModelTypes[info->type]), h);
   h = SRChecksum64(acts, strlen(acts), h);
   h = SRChecksum64(&cs, sizeof cs, h);
@@ -160,6 +164,12 @@ static PetscErrorCode SRNetworkFileWrite_Private(hid_t f, void *vctx)
   PetscCall(SRH5AttrWriteString(f, "simreach_format", SR_NETWORK_FORMAT));
   PetscCall(SRH5AttrWriteString(f, "simreach_version", SR_VERSION_STRING));
   PetscCall(SRH5AttrWriteString(f, "sys", sys->name));
+  if (!strcmp(sys->name, "plant")) { /* SPEC §16: which plant file, and its digest */
+    PetscCall(PetscStrncpy(info.plant, sys->plant_path, sizeof info.plant));
+    info.plant_digest = sys->plant_digest;
+    PetscCall(SRH5AttrWriteString(f, "plant", sys->plant_path));
+    PetscCall(SRH5AttrWrite(f, "plant_digest", H5T_NATIVE_UINT64, 0, &sys->plant_digest));
+  }
   PetscCall(SRH5AttrWriteString(f, "model", SRModelTypes[type]));
   PetscCall(SRH5AttrWriteString(f, "activations", acts));
   {
@@ -226,7 +236,12 @@ static PetscErrorCode SRNetReadHeader_Private(hid_t f, const char path[], SRNetw
   PetscCall(SRH5FormatCheck(PETSC_COMM_SELF, f, "network file", path, SRNetFormats, NULL, NULL, version));
   *version += 1;
   PetscCall(SRH5AttrReadString(f, "network file", path, "sys", " (not a simreach network file?)", PETSC_TRUE, info->sys, sizeof info->sys));
-  PetscCheck(!strcmp(info->sys, "toy1d") || !strcmp(info->sys, "pendulum") || !strcmp(info->sys, "dubins"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute sys is '%s'; allowed are %s", path, info->sys, SRSystemNames());
+  PetscCheck(SRSystemShippedPlant(info->sys) || !strcmp(info->sys, "plant"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "network file %s: attribute sys is '%s'; allowed are %s, plant", path, info->sys, SRSystemNames());
+  info->plant[0] = 0, info->plant_digest = 0;
+  if (!strcmp(info->sys, "plant")) {
+    PetscCall(SRH5AttrReadString(f, "network file", path, "plant", " (a plant file's system names its file)", PETSC_TRUE, info->plant, sizeof info->plant));
+    PetscCall(SRH5AttrRead(PETSC_COMM_SELF, f, "network file", path, "plant_digest", " (a plant file's system states its digest)", H5T_NATIVE_UINT64, 1, &info->plant_digest));
+  }
   PetscCall(SRH5AttrReadString(f, "network file", path, "model", " (not a simreach network file?)", PETSC_TRUE, model, sizeof(model)));
   if (*version == 1) {
     PetscCall(SRH5AttrReadString(f, "network file", path, "activation", " (not a simreach network file?)", PETSC_TRUE, act, alen));
@@ -346,8 +361,9 @@ PetscErrorCode SRNetworkFileRead(MPI_Comm comm, const char path[], SRNetworkInfo
   PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-network %s: not an HDF5 file", path);
   PetscCall(PetscSNPrintf(what, sizeof what, "network file %s", path));
   PetscCall(SRNetReadHeader_Private(f, path, info, act, sizeof act, &version));
-  /* the system table's row, untouched by the options (the prefix is nobody's) */
-  PetscCall(SRSystemCreate(PETSC_COMM_SELF, info->sys, "sr_network_file_", &sys));
+  /* the system, untouched by the options (the prefix is nobody's); a plant file's from -plant if
+     given, else from the path the file records (SPEC §16) */
+  PetscCall(SRSystemCreateStored(PETSC_COMM_SELF, info->sys, info->plant, "sr_network_file_", &sys));
   PetscCall(SRNetReadWidths_Private(comm, f, path, (PetscBool)(version == 3), sys, info->type, w, &nl));
   if (version == 1)
     for (PetscInt l = 0; l < nl; l++) acts[l] = l < nl - 1 ? SR_ACT_TANH : SR_ACT_LINEAR;

@@ -151,8 +151,8 @@ PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char o
 {
   SRNetworkInfo loc;
   SRMLP         mlp;
-  char          sysname[16] = "", what[PETSC_MAX_PATH_LEN + 32];
-  PetscBool     sys_set, model_set;
+  char          sysname[16] = "", what[PETSC_MAX_PATH_LEN + 32], plant[PETSC_MAX_PATH_LEN] = "";
+  PetscBool     sys_set, model_set, plant_set;
   PetscInt      mt = 0;
   SRModelType   type;
 
@@ -160,25 +160,32 @@ PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char o
   if (!info) info = &loc;
   PetscCall(PetscSNPrintf(what, sizeof what, "%s %s", opt, path));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-sys", sysname, sizeof sysname, &sys_set));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-plant", plant, sizeof plant, &plant_set));
   PetscCall(PetscOptionsGetEList(NULL, NULL, "-model", SRModelTypes, 2, &mt, &model_set));
   PetscCall(SRNetworkLoad(comm, path, info, &mlp));
   if (info->has_sys) { /* our file states its closed loop (SPEC §13): options may only repeat it */
     if ((sys_set && strcmp(sysname, info->sys)) || (model_set && (SRModelType)mt != info->type)) PetscCall(SRMLPDestroy(&mlp));
     PetscCheck(!sys_set || !strcmp(sysname, info->sys), comm, PETSC_ERR_ARG_INCOMP, "-sys %s: the network file %s belongs to -sys %s; leave the option out", sysname, path, info->sys);
+    if (plant_set && strcmp(info->sys, "plant")) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(!plant_set || !strcmp(info->sys, "plant"), comm, PETSC_ERR_ARG_INCOMP, "-plant %s: the network file %s belongs to -sys %s; leave the option out", plant, path, info->sys);
     PetscCheck(!model_set || (SRModelType)mt == info->type, comm, PETSC_ERR_ARG_INCOMP, "-model %s: the network file %s is a %s model; leave the option out", SRModelTypes[mt], path, SRModelTypes[info->type]);
     PetscCall(PetscStrncpy(sysname, info->sys, sizeof sysname));
     type = info->type;
   } else {
-    if (!sys_set || !model_set) PetscCall(SRMLPDestroy(&mlp));
-    PetscCheck(sys_set && model_set, comm, PETSC_ERR_ARG_WRONG, "%s: an %s file does not say which closed loop it belongs to; give -sys (toy1d, pendulum, dubins) and -model (dynamics, controller)", what, SRNetworkFormats[info->format]);
+    if (!(sys_set || plant_set) || !model_set) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck((sys_set || plant_set) && model_set, comm, PETSC_ERR_ARG_WRONG, "%s: an %s file does not say which closed loop it belongs to; give -sys (toy1d, pendulum, dubins) or -plant FILE, and -model (dynamics, controller)", what, SRNetworkFormats[info->format]);
     type = (SRModelType)mt;
   }
-  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
+  if (info->has_sys && !strcmp(info->sys, "plant")) PetscCall(SRSystemCreateFromPlantFile(comm, plant_set ? plant : info->plant, NULL, sys));
+  else if (info->has_sys) PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
+  else PetscCall(SRSystemCreateFromOptions(comm, NULL, NULL, sys)); /* -sys or -plant (SPEC §16) */
+  PetscCall(PetscStrncpy(sysname, (*sys)->name, sizeof sysname));
   { /* the closed loop the file states (SPEC §13): options may only repeat it */
     char         nf[PETSC_MAX_PATH_LEN + 32];
     const double *p = info->has_consts ? info->sys_param : (*sys)->param;
     PetscCall(PetscSNPrintf(nf, sizeof nf, "the network file %s", path));
     PetscCall(SRSystemAdoptStored(comm, *sys, p, info->has_consts ? info->sys_dt : (*sys)->dt, info->has_consts ? info->sys_umax : (*sys)->umax, info->control_steps, nf));
+    if (info->has_sys && !strcmp(info->sys, "plant")) PetscCall(SRSystemCheckDigest(comm, *sys, info->plant, info->plant_digest, nf)); /* SPEC §16 */
   }
   {
     const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers], need = type == SR_MODEL_DYNAMICS ? (*sys)->n : (*sys)->nu;

@@ -34,18 +34,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SR_PLANT_MAX_CONSTS 64
 
 typedef struct {
   SRLineScan  s; /* the cursor and the first error (linescan.c) */
   SRPlant    *plant;
   char        cname[SR_PLANT_MAX_CONSTS][SR_PLANT_NAME];
   SRInterval  cval[SR_PLANT_MAX_CONSTS]; /* folded at parse time */
+  double      cx[SR_PLANT_MAX_CONSTS];   /* their doubles (SRPVal_Private.x) */
   int         nconst;
   int         depth; /* of the expression being read (Deeper_Private) */
   int         der_seen, next_seen; /* the first 'der' / 'next' line (0: none) */
   /* which names an expression may use */
   bool        allow_state, allow_u, allow_w, allow_y;
+  const SRPlantConsts *ov; /* constants given as options (SPEC §16), or NULL */
 } SRParser_Private;
 
 /* A decimal literal as an outward interval (SRIntervalDecimal: exact when it is a double). */
@@ -71,13 +72,14 @@ static bool Number_Private(SRParser_Private *P, SRInterval *v)
 typedef struct {
   int        node; /* >= 0: a node; SR_PV_CONST: the constant v; -1: an error (recorded) */
   SRInterval v;
+  double     x; /* SR_PV_CONST: the constant in double arithmetic (SRExprNode.x, SPEC §16) */
 } SRPVal_Private;
 #define SR_PV_CONST -2
-static const SRPVal_Private SRPVErr_Private = {-1, {0, 0}};
+static const SRPVal_Private SRPVErr_Private = {-1, {0, 0}, 0};
 
 static SRPVal_Private Expr_Private(SRParser_Private *P);
 
-static int Node_Private(SRParser_Private *P, SRExprOp op, int a, int b, int var, SRInterval v)
+static int Node_Private(SRParser_Private *P, SRExprOp op, int a, int b, int var, SRInterval v, double xd)
 {
   int i;
   if (op != SR_X_CONST && op != SR_X_VAR && (a < 0 || (b < 0 && (op == SR_X_ADD || op == SR_X_SUB || op == SR_X_MUL || op == SR_X_DIV)))) return -1;
@@ -87,15 +89,16 @@ static int Node_Private(SRParser_Private *P, SRExprOp op, int a, int b, int var,
     if (i < 0) SRScanFail(&P->s, "the expressions need more than %d distinct operations (each costs time at every step; docs/arch.md)", SR_PLANT_MAX_NODES);
     return i;
   }
-  i = SRExprNode_(&P->plant->dag, op, a, b, var, v);
+  i = op == SR_X_CONST ? SRExprConstant(&P->plant->dag, v, xd) : SRExprNode_(&P->plant->dag, op, a, b, var, v);
   if (i < 0) SRScanFail(&P->s, "out of memory");
   return i;
 }
 
-static SRPVal_Private PVConst_Private(SRInterval v) { return (SRPVal_Private){SR_PV_CONST, v}; }
-static SRPVal_Private PVNode_Private(int node) { return (SRPVal_Private){node < 0 ? -1 : node, {0, 0}}; }
+static SRPVal_Private PVConstX_Private(SRInterval v, double x) { return (SRPVal_Private){SR_PV_CONST, v, x}; }
+static SRPVal_Private PVConst_Private(SRInterval v) { return PVConstX_Private(v, 0.5 * v.lo + 0.5 * v.hi); }
+static SRPVal_Private PVNode_Private(int node) { return (SRPVal_Private){node < 0 ? -1 : node, {0, 0}, 0}; }
 /* the DAG node of x (a constant enters the DAG only when an operation on states needs it) */
-static int Materialise_Private(SRParser_Private *P, SRPVal_Private x) { return x.node == SR_PV_CONST ? Node_Private(P, SR_X_CONST, -1, -1, -1, x.v) : x.node; }
+static int Materialise_Private(SRParser_Private *P, SRPVal_Private x) { return x.node == SR_PV_CONST ? Node_Private(P, SR_X_CONST, -1, -1, -1, x.v, x.x) : x.node; }
 
 /* op on two constants (b unused for unary ops), outward rounded (tan, log and sqrt in the affine
    forms of the per-step evaluation, with no coordinates); out of line, so that the recursive
@@ -122,6 +125,27 @@ static __attribute__((noinline)) SRInterval Fold_Private(SRExprOp op, SRInterval
   return SRAffineIsNaI(&r) ? SRIntervalNaI() : SRAffineRange(0, &r);
 }
 
+/* op on two constants in double arithmetic (SRExprNode.x: what SRExprEvalDouble would compute) */
+static double FoldDouble_Private(SRExprOp op, double a, double b)
+{
+  switch (op) {
+  case SR_X_ADD: return a + b;
+  case SR_X_SUB: return a - b;
+  case SR_X_MUL: return a * b;
+  case SR_X_DIV: return a / b;
+  case SR_X_NEG: return -a;
+  case SR_X_SQR: return a * a;
+  case SR_X_SIN: return sin(a);
+  case SR_X_COS: return cos(a);
+  case SR_X_TAN: return tan(a);
+  case SR_X_EXP: return exp(a);
+  case SR_X_LOG: return log(a);
+  case SR_X_SQRT: return sqrt(a);
+  case SR_X_TANH: return tanh(a);
+  default: return NAN;
+  }
+}
+
 /* a op b (b: SRPVErr_Private for unary ops); at: where the operation is written, for errors */
 static SRPVal_Private Op_Private(SRParser_Private *P, SRExprOp op, SRPVal_Private a, SRPVal_Private b, const char *at)
 {
@@ -139,13 +163,13 @@ static SRPVal_Private Op_Private(SRParser_Private *P, SRExprOp op, SRPVal_Privat
       SRScanFail(&P->s, "this constant has no finite value (an overflow, or a function outside its domain)");
       return SRPVErr_Private;
     }
-    return PVConst_Private(r);
+    return PVConstX_Private(r, FoldDouble_Private(op, a.x, b.x));
   }
   {
     int x = Materialise_Private(P, a), y = binary ? Materialise_Private(P, b) : -1;
     if (x < 0 || (binary && y < 0)) return SRPVErr_Private;
     if (op == SR_X_MUL && x == y) op = SR_X_SQR, y = -1;
-    return PVNode_Private(Node_Private(P, op, x, y, -1, SRIntervalPoint(0)));
+    return PVNode_Private(Node_Private(P, op, x, y, -1, SRIntervalPoint(0), 0));
   }
 }
 
@@ -174,9 +198,12 @@ static SRPVal_Private Primary_Private(SRParser_Private *P)
     return e;
   }
   if (isdigit((unsigned char)*P->s.p) || *P->s.p == '.') {
-    SRInterval v;
+    SRInterval  v;
+    const char *at = P->s.p;
+    char       *end;
+    double      x  = strtod(at, &end); /* rounded to nearest: the double a C literal would be */
     if (!Number_Private(P, &v)) return SRPVErr_Private;
-    return PVConst_Private(v);
+    return end == P->s.p && v.lo <= x && x <= v.hi ? PVConstX_Private(v, x) : PVConst_Private(v);
   }
   {
     const char *at = P->s.p;
@@ -191,21 +218,21 @@ static SRPVal_Private Primary_Private(SRParser_Private *P)
         return Op_Private(P, fop[f], e, SRPVErr_Private, at);
       }
     for (int c = 0; c < P->nconst; c++)
-      if (!strcmp(name, P->cname[c])) return PVConst_Private(P->cval[c]);
+      if (!strcmp(name, P->cname[c])) return PVConstX_Private(P->cval[c], P->cx[c]);
     for (int i = 0; i < pl->n; i++)
       if (!strcmp(name, pl->state[i])) {
         if (!P->allow_state) return P->s.p = at, SRScanFail(&P->s, "state '%s' is not allowed here", name), SRPVErr_Private;
-        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, i, SRIntervalPoint(0)));
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, i, SRIntervalPoint(0), 0));
       }
     for (int i = 0; i < pl->nu; i++)
       if (!strcmp(name, pl->control[i])) {
         if (!P->allow_u) return P->s.p = at, SRScanFail(&P->s, "control '%s' is not allowed here (only in der lines)", name), SRPVErr_Private;
-        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0)));
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_U(i), SRIntervalPoint(0), 0));
       }
     for (int i = 0; i < pl->nw; i++)
       if (!strcmp(name, pl->dist[i])) {
         if (!P->allow_w) return P->s.p = at, SRScanFail(&P->s, "disturbance '%s' is not allowed here (only in der lines)", name), SRPVErr_Private;
-        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0)));
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_W(i), SRIntervalPoint(0), 0));
       }
     if (name[0] == 'y' && isdigit((unsigned char)name[1])) {
       char *end;
@@ -213,7 +240,7 @@ static SRPVal_Private Primary_Private(SRParser_Private *P)
       if (!*end) {
         if (!P->allow_y) return P->s.p = at, SRScanFail(&P->s, "network output '%s' is not allowed here (only in control lines)", name), SRPVErr_Private;
         if (k < 1 || k > pl->nout) return P->s.p = at, SRScanFail(&P->s, "network output '%s': the plant declares 'outputs %d' (y1..y%d)", name, pl->nout, pl->nout), SRPVErr_Private;
-        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0)));
+        return PVNode_Private(Node_Private(P, SR_X_VAR, -1, -1, SR_SLOT_Y((int)(k - 1)), SRIntervalPoint(0), 0));
       }
     }
     P->s.p = at;
@@ -367,6 +394,130 @@ static bool Signed_Private(SRParser_Private *P, double *lo, double *hi)
   return true;
 }
 
+/* ---- what the abstraction and the study need (SPEC §16; plant.h): domain, bound, reference,
+   regulate, and constants given as options --------------------------------------------------- */
+
+/* a 'const NAME' line whose NAME is given as an option takes the option's value (exact) */
+static void OverrideConst_Private(SRParser_Private *P, const char *name, SRPVal_Private *e)
+{
+  if (!P->ov) return;
+  for (int k = 0; k < P->ov->n; k++)
+    if (!strcmp(P->ov->name[k], name)) *e = PVConstX_Private(SRIntervalPoint(P->ov->value[k]), P->ov->value[k]);
+}
+
+/* a constant expression up to ',' ']' or the end of the line; its double in *x */
+static bool ConstExpr_Private(SRParser_Private *P, const char *what, double *x)
+{
+  SRPVal_Private e;
+  const char    *at;
+  SRScanSkip(&P->s);
+  at       = P->s.p;
+  P->depth = 0;
+  P->allow_state = P->allow_u = P->allow_w = P->allow_y = false;
+  e = Expr_Private(P);
+  if (e.node == -1) return false;
+  if (e.node != SR_PV_CONST || !isfinite(e.x)) return P->s.p = at, SRScanFail(&P->s, "%s: expected a finite constant expression", what);
+  *x = e.x;
+  return true;
+}
+
+static int StateName_Private(SRParser_Private *P, const char *kw)
+{
+  char        name[SR_PLANT_NAME];
+  const char *at;
+  int         i;
+  SRScanSkip(&P->s);
+  at = P->s.p;
+  if (!SRScanName(&P->s, name)) return -1;
+  i = SRPlantStateIndex(P->plant, name);
+  if (i < 0) P->s.p = at, SRScanFail(&P->s, "%s: '%s' is not a state", kw, name);
+  return i;
+}
+
+/* 1/0: a statement of this kind, parsed (true) or refused (false, recorded); -1: not one */
+static int SystemStatement_Private(SRParser_Private *P, const char *kw)
+{
+  SRPlant *pl = P->plant;
+  char     name[SR_PLANT_NAME];
+  if (!strcmp(kw, "domain")) {
+    int         i;
+    double      lo, hi;
+    const char *at;
+    if (!pl->n) return SRScanFail(&P->s, "'domain' before the 'states' line");
+    if ((i = StateName_Private(P, kw)) < 0) return false;
+    if (pl->has_domain[i]) return SRScanFail(&P->s, "a second 'domain %s' line", pl->state[i]);
+    if (!SRScanName(&P->s, name) || strcmp(name, "in")) return SRScanFail(&P->s, "expected 'in [LO, HI]'");
+    if (!SRScanExpect(&P->s, "[") || !ConstExpr_Private(P, "domain", &lo) || !SRScanExpect(&P->s, ",")) return false;
+    SRScanSkip(&P->s);
+    at = P->s.p;
+    if (!ConstExpr_Private(P, "domain", &hi) || !SRScanExpect(&P->s, "]")) return false;
+    if (!(lo < hi)) return P->s.p = at, SRScanFail(&P->s, "domain %s: [%.17g, %.17g] is empty; LO < HI is needed", pl->state[i], lo, hi);
+    if (!SRScanAtEnd(&P->s)) return SRScanFail(&P->s, "expected the end of the line");
+    pl->has_domain[i] = true, pl->dlo[i] = lo, pl->dhi[i] = hi;
+    return true;
+  }
+  if (!strcmp(kw, "bound")) {
+    const char *at;
+    double      u;
+    if (pl->umax > 0) return SRScanFail(&P->s, "a second 'bound' line");
+    SRScanSkip(&P->s);
+    at = P->s.p;
+    if (!ConstExpr_Private(P, "bound", &u)) return false;
+    if (!(u > 0)) return P->s.p = at, SRScanFail(&P->s, "bound %g: the control bound must be > 0", u);
+    if (!SRScanAtEnd(&P->s)) return SRScanFail(&P->s, "expected the end of the line");
+    pl->umax = u;
+    return true;
+  }
+  if (!strcmp(kw, "reference")) {
+    const char *at;
+    int         j, e;
+    SRScanSkip(&P->s);
+    at = P->s.p;
+    if (!SRScanName(&P->s, name)) return false;
+    if (!strcmp(name, "lqr")) {
+      if (pl->reference) return P->s.p = at, SRScanFail(&P->s, "a second reference (lqr and expressions do not mix)");
+      pl->reference = 1;
+      return SRScanAtEnd(&P->s) ? true : SRScanFail(&P->s, "expected the end of the line ('reference lqr' is at x = 0, u = 0)");
+    }
+    for (j = 0; j < pl->nu; j++)
+      if (!strcmp(pl->control[j], name)) break;
+    if (j == pl->nu) return P->s.p = at, SRScanFail(&P->s, "reference: expected 'lqr' or a control name (the 'control' lines come first), found '%s'", name);
+    if (pl->reference == 1 || pl->ref_root[j] >= 0) return P->s.p = at, SRScanFail(&P->s, "a second reference for '%s'", name);
+    if (!SRScanExpect(&P->s, "=")) return false;
+    P->allow_state = true;
+    e              = LineExpr_Private(P);
+    if (e < 0) return false;
+    pl->reference = 2;
+    pl->ref_root[j] = e;
+    return true;
+  }
+  if (!strcmp(kw, "regulate")) {
+    if (pl->nreg) return SRScanFail(&P->s, "a second 'regulate' line");
+    while (!SRScanAtEnd(&P->s)) {
+      int i = StateName_Private(P, kw);
+      if (i < 0) return false;
+      for (int k = 0; k < pl->nreg; k++)
+        if (pl->reg[k] == i) return SRScanFail(&P->s, "regulate: '%s' twice", pl->state[i]);
+      pl->reg[pl->nreg++] = i;
+    }
+    return pl->nreg ? true : SRScanFail(&P->s, "expected state names after 'regulate'");
+  }
+  return -1;
+}
+
+/* after the file: a reference by expressions gives every control one */
+static void SystemCheck_Private(SRParser_Private *P, const char *name)
+{
+  SRPlant *pl = P->plant;
+  if (pl->reference == 2)
+    for (int j = 0; j < pl->nu; j++)
+      if (pl->ref_root[j] < 0) {
+        snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'reference %s = ...' line (every control needs one, or 'reference lqr')", name, pl->control[j]);
+        return;
+      }
+  if (pl->reference && !pl->nu) snprintf(P->s.err, sizeof P->s.err, "plant file %s: a 'reference' line in a plant with no 'control' line", name);
+}
+
 static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizon, int *horizon_line, int *horizon_col)
 {
   SRPlant *pl = P->plant;
@@ -393,7 +544,9 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     if (!SRScanExpect(&P->s, "=")) return false;
     e = LineExprValue_Private(P); /* no names but constants allowed: always folded */
     if (e.node != SR_PV_CONST) return false;
+    OverrideConst_Private(P, name, &e);
     strcpy(P->cname[P->nconst], name);
+    P->cx[P->nconst]     = e.x;
     P->cval[P->nconst++] = e.v;
     return true;
   }
@@ -510,11 +663,22 @@ static bool Statement_Private(SRParser_Private *P, int *der_line, double *horizo
     pl->steps = (int)s;
     return true;
   }
+  {
+    int r = SystemStatement_Private(P, kw);
+    if (r >= 0) return r;
+  }
   P->s.p -= strlen(kw);
-  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, next, select, period, horizon, steps)", kw);
+  return SRScanFail(&P->s, "unknown statement '%s' (allowed: states, const, outputs, input, control, disturbance, der, next, select, period, horizon, steps, domain, bound, reference, regulate)", kw);
 }
 
 PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[], SRPlant *pl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SRPlantParseConsts(comm, name, text, NULL, pl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRPlantParseConsts(MPI_Comm comm, const char name[], const char text[], const SRPlantConsts *ov, SRPlant *pl)
 {
   SRParser_Private *P;
   int               der_line = 0, horizon_line = 0, horizon_col = 0;
@@ -530,6 +694,8 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
   P->s.kind  = "plant file";
   P->s.name  = name;
   P->plant = pl;
+  P->ov    = ov;
+  for (int i = 0; i < SR_PLANT_MAX_STATES; i++) pl->ref_root[i] = -1;
   for (int lineno = 1; *line; lineno++) {
     P->s.line   = line;
     P->s.p      = line;
@@ -561,7 +727,10 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
       else pl->steps = (int)floor(s + 0.5);
     } else if (!pl->steps) snprintf(P->s.err, sizeof P->s.err, "plant file %s: no 'horizon' or 'steps' line", name);
   }
+  if (!P->s.err[0]) SystemCheck_Private(P, name);
   pl->nvars = SR_PLANT_NVARS;
+  pl->nconst = P->nconst;
+  for (int c = 0; c < P->nconst; c++) strcpy(pl->cname[c], P->cname[c]), pl->cval[c] = P->cval[c], pl->cx[c] = P->cx[c];
   if (P->s.err[0]) {
     char msg[512];
     PetscCall(PetscStrncpy(msg, P->s.err, sizeof msg));
@@ -573,7 +742,7 @@ PetscErrorCode SRPlantParse(MPI_Comm comm, const char name[], const char text[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRPlantRead(MPI_Comm comm, const char path[], SRPlant *plant)
+PetscErrorCode SRPlantReadText(MPI_Comm comm, const char path[], char **textp)
 {
   static const char *const types[] = {"a directory", "a FIFO", "a character device", "a block device", "a socket", "not a regular file"};
   PetscMPIInt              rank;
@@ -596,6 +765,16 @@ PetscErrorCode SRPlantRead(MPI_Comm comm, const char path[], SRPlant *plant)
   if (rank != 0) PetscCheck(text = malloc((size_t)len + 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
   PetscCallMPI(MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, comm));
   PetscCheck(strlen(text) == (size_t)len, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: contains a NUL byte (not a text file?)", path);
+  *textp = text;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SRPlantRead(MPI_Comm comm, const char path[], SRPlant *plant)
+{
+  char *text;
+
+  PetscFunctionBeginUser;
+  PetscCall(SRPlantReadText(comm, path, &text));
   {
     PetscErrorCode ierr = SRPlantParse(comm, path, text, plant);
     free(text);

@@ -1,3 +1,20 @@
 # src/model/: the model layer (docs/layout.md).
 file(GLOB _sr_layer_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
 list(APPEND SR_LIB_SOURCES ${_sr_layer_sources})
+# The shipped plant files (SPEC §16: -sys NAME names jobs/plants/NAME.txt) compiled in, so that
+# an installed simreach needs no data directory; an edit of a file re-runs this at the next build.
+set(_sr_plants toy1d pendulum dubins)
+set(_sr_plants_c "/* generated from the files jobs/plants/NAME.txt by src/model/sources.cmake; do not edit */\n#include <stddef.h>\n#include <string.h>\n")
+set(_sr_plants_tab "")
+foreach(_p IN LISTS _sr_plants)
+  set(_f ${CMAKE_CURRENT_LIST_DIR}/../../jobs/plants/${_p}.txt)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_f})
+  file(READ ${_f} _hex HEX)
+  string(REGEX REPLACE "(..)" "0x\\1," _hex "${_hex}")
+  string(APPEND _sr_plants_c "static const char SRPlant_${_p}[] = {${_hex}0};\n")
+  string(APPEND _sr_plants_tab "  {\"${_p}\", SRPlant_${_p}},\n")
+endforeach()
+string(APPEND _sr_plants_c "static const struct { const char *name, *text; } SRShippedPlants[] = {\n${_sr_plants_tab}};\nconst char *SRSystemShippedPlant(const char name[])\n{\n  for (size_t i = 0; name && i < sizeof SRShippedPlants / sizeof SRShippedPlants[0]; i++)\n    if (!strcmp(name, SRShippedPlants[i].name)) return SRShippedPlants[i].text;\n  return NULL;\n}\n")
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/shipped_plants.c CONTENT "${_sr_plants_c}")
+list(APPEND SR_LIB_SOURCES ${CMAKE_BINARY_DIR}/generated/shipped_plants.c)
+install(DIRECTORY ${CMAKE_CURRENT_LIST_DIR}/../../jobs/plants/ DESTINATION ${CMAKE_INSTALL_DATADIR}/simreach/plants)

@@ -1,211 +1,14 @@
-/* The systems of SPEC §2 as rows of one table: toy1d, pendulum, dubins.
-
-   Each row gives the point step F(x, u), its Jacobians and a sound interval extension
-   (SRInterval operations are outward rounded, so Y contains the exact real F(x, u) for every
-   x in X, u in U).  Constants are options read in SRSystemCreate; the pendulum's LQR gain is
-   computed, not typed in. */
+/* What every system of SPEC §2 and §16 shares, whatever its plant file says: the held map of
+   -control_steps, its linearisation, the reference's LQR gain and spectral-radius check,
+   printing.  The plant-backed steps are src/model/system_plant.c; the shipped files
+   jobs/plants/ (compiled in: shipped_plants.c in the build tree). */
 #include <simreach/system.h>
 
 #include <petscviewer.h>
 
 #define SR_LQR_MAX 8
 
-/* ---- toy1d: x' = a x + b sin(k x); param = (a, b, k) ------------------------------------- */
-static void SRStepToy1d_Private(SRSystem sys, const double *x, const double *u, double *y)
-{
-  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
-  y[0] = a * x[0] + b * sin(k * x[0]);
-}
-
-static void SRJacobianToy1d_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
-{
-  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
-  Jx[0] = a + b * k * cos(k * x[0]);
-}
-
-static void SRStepIntervalToy1d_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
-{
-  const double a = sys->param[0], b = sys->param[1], k = sys->param[2];
-  Y[0] = SRIntervalAdd(SRIntervalScale(a, X[0]), SRIntervalScale(b, SRIntervalSin(SRIntervalScale(k, X[0]))));
-}
-
-/* ---- pendulum: x = (th, w), semi-implicit Euler; param = (g, b) ---------------------------- */
-static void SRStepPendulum_Private(SRSystem sys, const double *x, const double *u, double *y)
-{
-  const double g = sys->param[0], b = sys->param[1], dt = sys->dt;
-  const double w1 = x[1] + dt * (g * sin(x[0]) - b * x[1] + u[0]);
-  y[0]            = x[0] + dt * w1;
-  y[1]            = w1;
-}
-
-static void SRJacobianPendulum_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
-{
-  const double g = sys->param[0], b = sys->param[1], dt = sys->dt;
-  const double dw_dth = dt * g * cos(x[0]), dw_dw = 1.0 - dt * b, dw_du = dt;
-  Jx[0] = 1.0 + dt * dw_dth; /* th' = th + dt w' */
-  Jx[1] = dt * dw_dw;
-  Jx[2] = dw_dth;
-  Jx[3] = dw_dw;
-  if (Ju) {
-    Ju[0] = dt * dw_du;
-    Ju[1] = dw_du;
-  }
-}
-
-/* w' = (1 - dt b) w + (dt g) sin th + dt u, written so that w appears once; the constant
-   products are enclosed as intervals because dt b and dt g are not exact in double. */
-static void SRStepIntervalPendulum_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
-{
-  const double     g = sys->param[0], b = sys->param[1], dt = sys->dt;
-  const SRInterval c1  = SRIntervalSub(SRIntervalPoint(1.0), SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(b)));
-  const SRInterval dtg = SRIntervalMul(SRIntervalPoint(dt), SRIntervalPoint(g));
-  const SRInterval w1  = SRIntervalAdd(SRIntervalAdd(SRIntervalMul(c1, X[1]), SRIntervalMul(dtg, SRIntervalSin(X[0]))), SRIntervalScale(dt, U[0]));
-  Y[0]                 = SRIntervalAdd(X[0], SRIntervalScale(dt, w1));
-  Y[1]                 = w1;
-}
-
-/* ---- dubins: x = (px, py, h); param = (v) -------------------------------------------------- */
-static void SRStepDubins_Private(SRSystem sys, const double *x, const double *u, double *y)
-{
-  const double v = sys->param[0], dt = sys->dt;
-  y[0] = x[0] + v * dt * cos(x[2]);
-  y[1] = x[1] + v * dt * sin(x[2]);
-  y[2] = x[2] + dt * u[0];
-}
-
-static void SRJacobianDubins_Private(SRSystem sys, const double *x, const double *u, double *Jx, double *Ju)
-{
-  const double v = sys->param[0], dt = sys->dt;
-  for (int i = 0; i < 9; i++)
-    Jx[i] = 0.0;
-  Jx[0] = Jx[4] = Jx[8] = 1.0;
-  Jx[2]                 = -v * dt * sin(x[2]);
-  Jx[5]                 = v * dt * cos(x[2]);
-  if (Ju) {
-    Ju[0] = Ju[1] = 0.0;
-    Ju[2]         = dt;
-  }
-}
-
-static void SRStepIntervalDubins_Private(SRSystem sys, const SRInterval *X, const SRInterval *U, SRInterval *Y)
-{
-  const double     v = sys->param[0], dt = sys->dt;
-  const SRInterval vdt = SRIntervalMul(SRIntervalPoint(v), SRIntervalPoint(dt));
-  Y[0]                 = SRIntervalAdd(X[0], SRIntervalMul(vdt, SRIntervalCos(X[2])));
-  Y[1]                 = SRIntervalAdd(X[1], SRIntervalMul(vdt, SRIntervalSin(X[2])));
-  Y[2]                 = SRIntervalAdd(X[2], SRIntervalScale(dt, U[0]));
-}
-
-/* ---- the table (SPEC §2 defaults) ------------------------------------------------------------ */
-#define SR_HALF_PI 1.5707963267948966192313216916398 /* rounded to nearest: the domain edge */
-
-static const struct _p_SRSystem SRSystemTable[] = {
-  { .name             = "toy1d",
-      .n              = 1,
-      .nu             = 0,
-      .dlo            = { -2 },
-      .dhi            = { 2 },
-      .umax           = 0,
-      .dt             = 1,
-      .param          = { 0.9, 0.25, 3.0 },
-      .K              = { 0 },
-      .has_controller = PETSC_FALSE,
-      .step           = SRStepToy1d_Private,
-      .step_jacobian  = SRJacobianToy1d_Private,
-      .step_interval  = SRStepIntervalToy1d_Private },
-  { .name             = "pendulum",
-      .n              = 2,
-      .nu             = 1,
-      .dlo            = { -1, -2 },
-      .dhi            = { 1, 2 },
-      .umax           = 8,
-      .dt             = 0.05,
-      .param          = { 9.81, 0.1 },
-      .K              = { 0 },
-      .nreg           = 2,
-      .reg            = { 0, 1 },
-      .has_controller = PETSC_TRUE,
-      .step           = SRStepPendulum_Private,
-      .step_jacobian  = SRJacobianPendulum_Private,
-      .step_interval  = SRStepIntervalPendulum_Private },
-  { .name             = "dubins",
-      .n              = 3,
-      .nu             = 1,
-      .dlo            = { -2, -1, -SR_HALF_PI },
-      .dhi            = { 2, 1, SR_HALF_PI },
-      .umax           = 1,
-      .dt             = 0.1,
-      .param          = { 1.0 },
-      .K              = { 0, 1.5, 2 },
-      .nreg           = 2,
-      .reg            = { 1, 2 }, /* px only drifts (SPEC §2) */
-      .has_controller = PETSC_TRUE,
-      .step           = SRStepDubins_Private,
-      .step_jacobian  = SRJacobianDubins_Private,
-      .step_interval  = SRStepIntervalDubins_Private },
-};
-#define SR_NSYSTEMS ((int)(sizeof(SRSystemTable) / sizeof(SRSystemTable[0])))
-
 const char *SRSystemNames(void) { return "toy1d, pendulum, dubins"; }
-
-static PetscErrorCode SRCheckPositive_Private(MPI_Comm comm, const char prefix[], const char opt[], double v)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(isfinite(v) && v > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%s%s = %g: must be a finite number > 0", prefix ? prefix : "", opt, v);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SRSystemCreate(MPI_Comm comm, const char name[], const char prefix[], SRSystem *sys)
-{
-  SRSystem  s;
-  int       row = -1;
-  PetscBool match;
-
-  PetscFunctionBeginUser;
-  PetscCheck(name, comm, PETSC_ERR_ARG_NULL, "system name is NULL; allowed: %s", SRSystemNames());
-  for (int r = 0; r < SR_NSYSTEMS; r++) {
-    PetscCall(PetscStrcmp(name, SRSystemTable[r].name, &match));
-    if (match) row = r;
-  }
-  PetscCheck(row >= 0, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown system -sys %s; allowed: %s", name, SRSystemNames());
-  PetscCall(PetscNew(&s));
-  *s               = SRSystemTable[row];
-  s->control_steps = 1;
-
-  PetscOptionsBegin(comm, prefix, "System constants (SPEC 2)", "SRSystem");
-  if (row == 0) {
-    PetscCall(PetscOptionsReal("-toy1d_a", "linear coefficient a of x' = a x + b sin(k x)", "SRSystemCreate", s->param[0], &s->param[0], NULL));
-    PetscCall(PetscOptionsReal("-toy1d_b", "amplitude b of x' = a x + b sin(k x)", "SRSystemCreate", s->param[1], &s->param[1], NULL));
-    PetscCall(PetscOptionsReal("-toy1d_k", "frequency k of x' = a x + b sin(k x)", "SRSystemCreate", s->param[2], &s->param[2], NULL));
-  } else if (row == 1) {
-    PetscCall(PetscOptionsReal("-pendulum_g", "gravity g (m = l = 1)", "SRSystemCreate", s->param[0], &s->param[0], NULL));
-    PetscCall(PetscOptionsReal("-pendulum_b", "damping b", "SRSystemCreate", s->param[1], &s->param[1], NULL));
-    PetscCall(PetscOptionsReal("-pendulum_dt", "time step of the semi-implicit Euler step", "SRSystemCreate", s->dt, &s->dt, NULL));
-    PetscCall(PetscOptionsReal("-pendulum_umax", "torque bound |u| <= umax", "SRSystemCreate", s->umax, &s->umax, NULL));
-  } else {
-    PetscCall(PetscOptionsReal("-dubins_v", "forward speed v", "SRSystemCreate", s->param[0], &s->param[0], NULL));
-    PetscCall(PetscOptionsReal("-dubins_dt", "time step", "SRSystemCreate", s->dt, &s->dt, NULL));
-    PetscCall(PetscOptionsReal("-dubins_umax", "turn-rate bound |u| <= umax", "SRSystemCreate", s->umax, &s->umax, NULL));
-  }
-  PetscCall(PetscOptionsInt("-control_steps", "plant steps per control, the control held (zero-order hold) in -model controller, >= 1 (SPEC 2)", "SRSystemCreate", s->control_steps, &s->control_steps, NULL));
-  PetscOptionsEnd();
-
-  PetscCheck(s->control_steps >= 1 && s->control_steps <= SR_MAX_CONTROL_STEPS, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%scontrol_steps = %" PetscInt_FMT ": allowed is 1..%d", prefix ? prefix : "", s->control_steps, SR_MAX_CONTROL_STEPS);
-  for (int i = 0; i < 3; i++)
-    PetscCheck(isfinite(s->param[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "system %s: constant %d is %g; must be finite", name, i, s->param[i]);
-  if (row == 1) {
-    PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_dt", s->dt));
-    PetscCall(SRCheckPositive_Private(comm, prefix, "pendulum_umax", s->umax));
-    PetscCheck(s->param[0] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -%spendulum_g = %g: must be > 0 (upright equilibrium is unstable)", prefix ? prefix : "", s->param[0]);
-  } else if (row == 2) {
-    PetscCall(SRCheckPositive_Private(comm, prefix, "dubins_dt", s->dt));
-    PetscCall(SRCheckPositive_Private(comm, prefix, "dubins_umax", s->umax));
-  }
-
-  PetscCall(SRSystemSetControlSteps(comm, s, s->control_steps, PETSC_TRUE));
-  *sys = s;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B)
 {
@@ -282,8 +85,6 @@ static PetscErrorCode SRLQRGainIterate_Private(PetscInt, PetscInt, const double 
 PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem s, PetscInt m, PetscBool refuse)
 {
   double    A[SR_MAX_DIM * SR_MAX_DIM], B[SR_MAX_DIM * SR_MAX_DIM], Ar[SR_MAX_DIM * SR_MAX_DIM];
-  PetscBool lqr;
-
   PetscFunctionBeginUser;
   PetscCheck(m >= 1 && m <= SR_MAX_CONTROL_STEPS, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -control_steps = %" PetscInt_FMT ": allowed is 1..%d", m, SR_MAX_CONTROL_STEPS);
   s->control_steps = m;
@@ -292,19 +93,20 @@ PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem s, PetscInt m, Pe
   /* SPEC 2: the reference is judged on the map actually applied, the plant over the control
      period with u held, linearised at the equilibrium (the clip is inactive there) */
   SRSystemHeldLinearisation(s, A, B);
-  PetscCall(PetscStrcmp(s->name, "pendulum", &lqr));
-  if (lqr) {
-    /* the pendulum's gain: the discrete LQR gain (Q = I, R = 1) of that map */
-    const double Q[4] = { 1, 0, 0, 1 }, R[1] = { 1 };
-    PetscBool    ok;
-    PetscCall(SRLQRGainIterate_Private(2, 1, A, B, Q, R, s->K, &ok));
+  if (s->plant->reference == 1) {
+    /* 'reference lqr' (the pendulum): the discrete LQR gain (Q = I, R = I) of that map */
+    double    Q[SR_MAX_DIM * SR_MAX_DIM] = {0}, R[SR_MAX_DIM * SR_MAX_DIM] = {0};
+    PetscBool ok;
+    for (PetscInt i = 0; i < s->n; i++) Q[i * s->n + i] = 1;
+    for (PetscInt j = 0; j < s->nu; j++) R[j * s->nu + j] = 1;
+    PetscCall(SRLQRGainIterate_Private(s->n, s->nu, A, B, Q, R, s->K, &ok));
     PetscCheck(ok || !refuse, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sys %s -control_steps %" PetscInt_FMT ": no reference gain: the Riccati iteration for the LQR gain of the held map (SPEC 2) does not converge in double precision; choose a shorter -control_steps", s->name, m);
   }
   for (PetscInt i = 0; i < s->nreg; i++)
     for (PetscInt j = 0; j < s->nreg; j++) {
       const PetscInt r = s->reg[i], c = s->reg[j];
       double         t = A[r * s->n + c];
-      for (PetscInt k = 0; k < s->nu; k++) t -= B[r * s->nu + k] * (k == 0 ? s->K[c] : 0.0);
+      for (PetscInt k = 0; k < s->nu; k++) t -= B[r * s->nu + k] * s->K[k * s->n + c];
       Ar[i * s->nreg + j] = t;
     }
   PetscCall(SRSpectralRadius(s->nreg, Ar, &s->ref_rho));
@@ -314,17 +116,16 @@ PetscErrorCode SRSystemSetControlSteps(MPI_Comm comm, SRSystem s, PetscInt m, Pe
 
 PetscErrorCode SRSystemPrintReference(MPI_Comm comm, SRSystem sys, const char who[])
 {
-  char kstr[128] = "", reg[64] = "", buf[32];
-  const char *names[3][3] = { { "x" }, { "th", "w" }, { "px", "py", "h" } };
+  char kstr[256] = "", reg[256] = "", buf[64];
 
   PetscFunctionBeginUser;
   if (!sys->has_controller) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt i = 0; i < sys->n; i++) {
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%.4g", i ? ", " : "", sys->K[i]));
+  for (PetscInt i = 0; i < sys->n * sys->nu; i++) {
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%.4g", i ? (i % sys->n ? ", " : "; ") : "", sys->K[i] == 0 ? 0.0 : sys->K[i]));
     PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
   }
   for (PetscInt i = 0; i < sys->nreg; i++) {
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s", i ? ", " : "", sys->n <= 3 ? names[sys->n - 1][sys->reg[i]] : "?"));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s", i ? ", " : "", sys->plant->state[sys->reg[i]]));
     PetscCall(PetscStrlcat(reg, buf, sizeof(reg)));
   }
   PetscCall(PetscPrintf(comm, "%s: reference u = clip(-K x), K = [%s] on %" PetscInt_FMT " held step(s); closed loop spectral radius %.4f in (%s) (SPEC 2: must be < 1)\n", who, kstr, sys->control_steps, sys->ref_rho, reg));
@@ -335,6 +136,14 @@ PetscErrorCode SRSystemDestroy(SRSystem *sys)
 {
   PetscFunctionBeginUser;
   if (!sys || !*sys) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*sys)->plant) SRPlantFree((*sys)->plant);
+  PetscCall(PetscFree((*sys)->plant));
+  PetscCall(PetscFree((*sys)->plant_text));
+  PetscCall(PetscFree((*sys)->wd));
+  PetscCall(PetscFree((*sys)->wi));
+  PetscCall(PetscFree((*sys)->wt));
+  PetscCall(PetscFree((*sys)->xuses));
+  PetscCall(PetscFree((*sys)->xform));
   PetscCall(PetscFree(*sys));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,7 +159,7 @@ PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "constants: %.17g %.17g %.17g\n", sys->param[0], sys->param[1], sys->param[2]));
   if (sys->has_controller) {
     char kstr[128] = "", buf[32];
-    for (PetscInt i = 0; i < sys->n; i++) {
+    for (PetscInt i = 0; i < sys->n * sys->nu; i++) {
       PetscCall(PetscSNPrintf(buf, sizeof(buf), " %.17g", sys->K[i]));
       PetscCall(PetscStrlcat(kstr, buf, sizeof(kstr)));
     }
@@ -362,24 +171,6 @@ PetscErrorCode SRSystemView(SRSystem sys, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* u = clip(-K x, -umax, umax) (SPEC 2); all systems have nu <= 1.  Leaves u untouched when the
-   system has no reference controller (nu = 0): SRModelCreate refuses that combination. */
-void SRSystemReferenceControl(SRSystem sys, const double *x, double *u)
-{
-  if (!sys->has_controller || sys->nu == 0) return;
-  double v = 0.0;
-  for (PetscInt i = 0; i < sys->n; i++)
-    v -= sys->K[i] * x[i];
-  u[0] = fmin(fmax(v, -sys->umax), sys->umax);
-}
-
-void SRSystemReferenceStep(SRSystem sys, const double *x, double *y)
-{
-  double u[SR_MAX_DIM] = { 0 };
-  SRSystemReferenceControl(sys, x, u);
-  sys->step(sys, x, u, y);
-}
-
 void SRSystemStepHeld(SRSystem sys, const double *x, const double *u, double *y)
 {
   double z[SR_MAX_DIM];
@@ -388,6 +179,17 @@ void SRSystemStepHeld(SRSystem sys, const double *x, const double *u, double *y)
   for (PetscInt s = 1; s < sys->control_steps; s++) {
     for (PetscInt d = 0; d < sys->n; d++) z[d] = y[d];
     sys->step(sys, z, u, y);
+  }
+}
+
+void SRSystemStepHeldTaylor(SRSystem sys, const SRTaylor *X, const SRTaylor *U, SRTaylor *Y)
+{
+  SRTaylor Z[SR_MAX_DIM];
+
+  sys->step_taylor(sys, X, U, Y);
+  for (PetscInt s = 1; s < sys->control_steps; s++) {
+    for (PetscInt d = 0; d < sys->n; d++) Z[d] = Y[d];
+    sys->step_taylor(sys, Z, U, Y);
   }
 }
 

@@ -4,30 +4,25 @@
 #include <simreach/system.h>
 #include <string.h>
 
-typedef struct {
-  const char *sys, *opt;
-  int         what; /* 0..2: param[what], 3: dt, 4: umax */
-} SRStoredOpt_Private;
-
-static const SRStoredOpt_Private SRStoredOpts[] = {
-  {"toy1d", "-toy1d_a", 0},       {"toy1d", "-toy1d_b", 1},          {"toy1d", "-toy1d_k", 2},
-  {"pendulum", "-pendulum_g", 0}, {"pendulum", "-pendulum_b", 1},    {"pendulum", "-pendulum_dt", 3},
-  {"pendulum", "-pendulum_umax", 4}, {"dubins", "-dubins_v", 0},     {"dubins", "-dubins_dt", 3},
-  {"dubins", "-dubins_umax", 4},
-};
-
+/* the stored values map to the plant's constants as SRSystem.pconst says: param[0..2] the file's
+   first three constants other than dt and umax, then dt, umax; options -NAME_CONST */
 PetscErrorCode SRSystemAdoptStored(MPI_Comm comm, SRSystem sys, const double param[3], double dt, double umax, PetscInt control_steps, const char what[])
 {
   PetscFunctionBeginUser;
-  for (size_t i = 0; i < sizeof(SRStoredOpts) / sizeof(SRStoredOpts[0]); i++) {
-    const SRStoredOpt_Private *o = &SRStoredOpts[i];
-    const double               stored = o->what < 3 ? param[o->what] : (o->what == 3 ? dt : umax);
-    double                    *mine   = o->what < 3 ? &sys->param[o->what] : (o->what == 3 ? &sys->dt : &sys->umax);
-    PetscBool                  set;
-    if (strcmp(o->sys, sys->name)) continue;
-    PetscCall(PetscOptionsHasName(NULL, NULL, o->opt, &set));
-    PetscCheck(!set || *mine == stored, comm, PETSC_ERR_ARG_INCOMP, "%s %.17g: %s states %.17g (the closed loop it belongs to, SPEC §13); leave the option out", o->opt, *mine, what, stored);
-    PetscCheck(isfinite(stored) && (o->what < 3 || stored > 0), comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the stored %s is %g; must be finite%s", what, o->opt + 1, stored, o->what < 3 ? "" : " and > 0");
+  for (int k = 0; k < 5; k++) {
+    const int    c      = sys->pconst[k];
+    const double stored = k < 3 ? param[k] : (k == 3 ? dt : umax);
+    double      *mine   = k < 3 ? &sys->param[k] : (k == 3 ? &sys->dt : &sys->umax);
+    char         opt[2 * SR_PLANT_NAME + 8];
+    PetscBool    set;
+    if (c < 0) { /* no constant of the plant holds it: the plant must give the stored value itself */
+      PetscCheck(*mine == stored || (k < 3 && stored == 0), comm, PETSC_ERR_ARG_INCOMP, "%s states %s %.17g; the plant file %s gives %.17g (the closed loop it belongs to, SPEC §13)", what, k < 3 ? "a constant" : (k == 3 ? "dt" : "u_max"), stored, sys->plant_path, *mine);
+      continue;
+    }
+    PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_%s", sys->name, sys->plant->cname[c]));
+    PetscCall(PetscOptionsHasName(NULL, NULL, opt, &set));
+    PetscCheck(!set || *mine == stored, comm, PETSC_ERR_ARG_INCOMP, "%s %.17g: %s states %.17g (the closed loop it belongs to, SPEC §13); leave the option out", opt, *mine, what, stored);
+    PetscCheck(isfinite(stored) && (k < 3 || stored > 0), comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the stored %s is %g; must be finite%s", what, opt + 1, stored, k < 3 ? "" : " and > 0");
     *mine = stored;
   }
   if (control_steps > 0) {
@@ -36,7 +31,9 @@ PetscErrorCode SRSystemAdoptStored(MPI_Comm comm, SRSystem sys, const double par
     PetscCheck(!set || sys->control_steps == control_steps, comm, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": %s states -control_steps %" PetscInt_FMT " (the closed loop it belongs to, SPEC §13); leave the option out", sys->control_steps, what, control_steps);
     PetscCheck(control_steps <= SR_MAX_CONTROL_STEPS, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: the stored control_steps is %" PetscInt_FMT "; allowed is 1..%d", what, control_steps, SR_MAX_CONTROL_STEPS);
   }
-  /* the gain and its radius follow the constants; the reference plays no part in a stored network */
-  PetscCall(SRSystemSetControlSteps(comm, sys, control_steps > 0 ? control_steps : sys->control_steps, PETSC_FALSE));
+  /* the plant takes the constants; the gain and its radius follow them; the reference plays no
+     part in a stored network */
+  if (control_steps > 0) sys->control_steps = control_steps;
+  PetscCall(SRSystemRebuild(comm, sys));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -33,11 +33,11 @@ void SRExprFree(SRExpr *e)
   SRExprInit(e);
 }
 
-static bool SRExprSame_Private(const SRExprNode *x, SRExprOp op, int a, int b, int var, SRInterval value)
+static bool SRExprSame_Private(const SRExprNode *x, SRExprOp op, int a, int b, int var, SRInterval value, double xd)
 {
   if (x->op != op || x->a != a || x->b != b) return false;
   if (op == SR_X_VAR && x->var != var) return false;
-  if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi)) return false;
+  if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi && !memcmp(&x->x, &xd, sizeof xd))) return false;
   return true;
 }
 
@@ -51,19 +51,29 @@ static size_t SRExprHash_Private(SRExprOp op, int a, int b, int var, SRInterval 
   return (size_t)h;
 }
 
-int SRExprFind(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
+static int SRExprFind_Private(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value, double xd)
 {
   if (!e->nhash) return -1;
   for (size_t s = SRExprHash_Private(op, a, b, var, value) & (size_t)(e->nhash - 1);; s = (s + 1) & (size_t)(e->nhash - 1)) {
     int i = e->hash[s];
     if (i < 0) return -1;
-    if (SRExprSame_Private(&e->node[i], op, a, b, var, value)) return i;
+    if (SRExprSame_Private(&e->node[i], op, a, b, var, value, xd)) return i;
   }
 }
 
-int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
+static double SRExprMid_Private(SRInterval v) { return 0.5 * v.lo + 0.5 * v.hi; }
+
+int SRExprFind(const SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value) { return SRExprFind_Private(e, op, a, b, var, value, SRExprMid_Private(value)); }
+
+static int SRExprNodeX_Private(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value, double xd);
+
+int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value) { return SRExprNodeX_Private(e, op, a, b, var, value, SRExprMid_Private(value)); }
+
+int SRExprConstant(SRExpr *e, SRInterval value, double x) { return SRExprNodeX_Private(e, SR_X_CONST, -1, -1, -1, value, x); }
+
+static int SRExprNodeX_Private(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value, double xd)
 {
-  int i = SRExprFind(e, op, a, b, var, value);
+  int i = SRExprFind_Private(e, op, a, b, var, value, xd);
   if (i >= 0) return i;
   if (e->n == e->cap) {
     int         cap = e->cap ? 2 * e->cap : 64;
@@ -86,7 +96,7 @@ int SRExprNode_(SRExpr *e, SRExprOp op, int a, int b, int var, SRInterval value)
     free(e->hash);
     e->hash = h, e->nhash = nh;
   }
-  e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0)};
+  e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0), op == SR_X_CONST ? xd : 0.0};
   {
     const SRExprNode *x = &e->node[e->n];
     size_t            s = SRExprHash_Private(x->op, x->a, x->b, x->var, x->value) & (size_t)(e->nhash - 1);
@@ -102,7 +112,7 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *v)
     const SRExprNode *x = &e->node[i];
     const double      a = x->a >= 0 ? v[x->a] : 0, b = x->b >= 0 ? v[x->b] : 0;
     switch (x->op) {
-    case SR_X_CONST: v[i] = 0.5 * x->value.lo + 0.5 * x->value.hi; break;
+    case SR_X_CONST: v[i] = x->x; break;
     case SR_X_VAR: v[i] = vars[x->var]; break;
     case SR_X_ADD: v[i] = a + b; break;
     case SR_X_SUB: v[i] = a - b; break;

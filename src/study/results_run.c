@@ -2,6 +2,7 @@
    system and model its study's options describe, with the network it stored.  The options text
    stored in the file is the study's own (/ attribute "options"), so the system constants, the
    control period and the widths are the ones the run trained with. */
+#include <stdlib.h>
 #include <simreach/private/results_run.h>
 #include <simreach/network.h>
 #include <stdio.h>
@@ -59,9 +60,15 @@ PetscErrorCode SRResultsRunModel(MPI_Comm comm, SRResults res, PetscInt checkpoi
   PetscCall(PetscOptionsGetString(opts, NULL, "-init_network", initnet, sizeof(initnet), NULL));
   PetscCall(PetscOptionsGetString(opts, NULL, "-init_network_digest", digest, sizeof(digest), NULL));
   /* the system constants of the study: its options database made the default one for a moment */
-  PetscCall(PetscOptionsPush(opts));
-  PetscCall(SRSystemCreate(comm, sysname, NULL, sys));
-  PetscCall(PetscOptionsPop());
+  PetscCall(SRSystemCreateFromOptions(comm, opts, NULL, sys)); /* -sys or -plant (SPEC §16) */
+  {
+    char      pd[32] = "", plant[PETSC_MAX_PATH_LEN] = "", what[PETSC_MAX_PATH_LEN + 32];
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(opts, NULL, "-plant_digest", pd, sizeof(pd), &set));
+    PetscCall(PetscOptionsGetString(opts, NULL, "-plant", plant, sizeof(plant), NULL));
+    PetscCall(PetscSNPrintf(what, sizeof what, "the results file %s", file));
+    if (set) PetscCall(SRSystemCheckDigest(comm, *sys, plant, (uint64_t)strtoull(pd, NULL, 16), what)); /* SPEC §16 */
+  }
   PetscCall(PetscOptionsDestroy(&opts));
   PetscCall(PetscFree(text));
   PetscCall(SRModelCreate(*sys, (SRModelType)mtype, nw, widths, model));

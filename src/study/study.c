@@ -220,6 +220,22 @@ PetscErrorCode SRStudySetFromOptions(SRStudy st)
       PetscCall(PetscOptionsGetString(NULL, NULL, "-init_network_digest", digest, sizeof digest, NULL)); /* used */
     }
   }
+  /* -plant (SPEC §16): the plant file's digest (its text and constants) joins the options, so a
+     reader of the file (network, check, safe, verify -from) refuses a changed plant */
+  {
+    char      plant[PETSC_MAX_PATH_LEN] = "";
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-plant", plant, sizeof(plant), &set));
+    if (set && plant[0]) {
+      SRSystem sys;
+      char     digest[32];
+      PetscCall(SRSystemCreateFromOptions(comm, NULL, NULL, &sys));
+      PetscCall(PetscSNPrintf(digest, sizeof digest, "%016llx", (unsigned long long)sys->plant_digest));
+      PetscCall(SRSystemDestroy(&sys));
+      PetscCall(PetscOptionsSetValue(NULL, "-plant_digest", digest));
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-plant_digest", digest, sizeof digest, NULL)); /* used */
+    }
+  }
   /* The options text first: the lists are taken out of the database below. */
   PetscCall(PetscOptionsGetAll(NULL, &all));
   PetscCall(PetscStrallocpy(all, &st->options));

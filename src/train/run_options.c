@@ -1,6 +1,7 @@
 /* SRRunSetFromOptions: every option of a training run read, checked and defaulted (SPEC §3-§8,
    §9's -target_update), before any work; a bad value is one line naming the option, the value
    and what is allowed.  The run itself is run.c. */
+#include <stdlib.h>
 #include <simreach/private/run.h>
 #include <stdio.h>
 #include <simreach/closedloop.h>
@@ -44,12 +45,14 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   MPI_Comm  comm = r->comm;
   PetscInt  e, nw = SR_MAX_LAYERS, nc = SR_MAX_DIM, widths[SR_MAX_LAYERS], counts[SR_MAX_DIM];
   PetscBool set, cells_set;
-  char      pbuf[16];
+  char      pbuf[16], plant[PETSC_MAX_PATH_LEN] = "", pdigest[32] = "";
 
   PetscFunctionBeginUser;
   PetscCheck(!r->setup, comm, PETSC_ERR_ORDER, "SRRunSetFromOptions must come before SRRunSetUp");
   PetscOptionsBegin(comm, NULL, "simreach guarded training run (SPEC §8)", "SRRun");
-  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2)", NULL, r->sysname, r->sysname, sizeof(r->sysname), NULL));
+  PetscCall(PetscOptionsString("-sys", "system: toy1d, pendulum, dubins (SPEC §2), the shipped plant files", NULL, r->sysname, r->sysname, sizeof(r->sysname), NULL));
+  PetscCall(PetscOptionsString("-plant", "the system as a plant file instead of -sys (SPEC §16, docs/arch.md)", NULL, plant, plant, sizeof(plant), NULL));
+  PetscCall(PetscOptionsString("-plant_digest", "set by simreach study: the digest of the -plant file's text and constants; a plant that differs is refused", NULL, pdigest, pdigest, sizeof(pdigest), NULL));
   e = r->mtype;
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-model", "learned map: dynamics, controller (SPEC §3)", SRModelTypes, &e));
   r->mtype = (SRModelType)e;
@@ -223,9 +226,11 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
       PetscOptionsString("-init_network_digest", "set by simreach study: the digest of the -init_network file's widths, activations and transforms; a file that differs is refused", NULL, r->init_digest, r->init_digest, sizeof(r->init_digest), NULL));
   PetscOptionsEnd();
 
-  /* the system reads its own constants (-sr_pendulum_g, ...) */
+  /* the system reads its own constants (-pendulum_g, ..., -plant_CONST; SPEC §16) */
   PetscCall(SRSystemDestroy(&r->sys));
-  PetscCall(SRSystemCreate(comm, r->sysname, NULL, &r->sys));
+  PetscCall(SRSystemCreateFromOptions(comm, NULL, NULL, &r->sys));
+  PetscCall(PetscStrncpy(r->sysname, r->sys->name, sizeof(r->sysname)));
+  if (pdigest[0]) PetscCall(SRSystemCheckDigest(comm, r->sys, plant, (uint64_t)strtoull(pdigest, NULL, 16), "the study")); /* -resume on a changed plant */
   if (!cells_set && !r->cells_given) {
     r->ncounts = r->sys->n;
     for (PetscInt i = 0; i < SR_MAX_DIM; i++)

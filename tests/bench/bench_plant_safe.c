@@ -3,7 +3,8 @@
    (a falsification check: none may leave D).  Prints the figures of docs/arch.md "Scale", the
    wall time, the CPU time summed over ranks and the peak RSS of the largest rank.  A benchmark,
    not a test (tests/plant_safe_ranks.sh compares 1 and 2 ranks on a small grid).
-     mpiexec -n R bench_plant_safe PLANT NETWORK "lo1,hi1,lo2,hi2,..." "N1,N2,..." [interval] */
+     mpiexec -n R bench_plant_safe PLANT NETWORK "lo1,hi1,lo2,hi2,..."|- "N1,N2,..." [interval|forward|crown]
+   (REGION -: the plant file's domain lines) */
 #include <simreach/network.h>
 #include <simreach/private/closedloop_plant.h>
 #include <simreach/verify.h>
@@ -32,7 +33,11 @@ int main(int argc, char **argv)
   PetscCall(SRPlantRead(PETSC_COMM_WORLD, argv[1], &pl));
   PetscCall(SRNetworkLoad(PETSC_COMM_WORLD, argv[2], NULL, &mlp));
   s = argv[3];
-  for (PetscInt i = 0; i < 2 * pl.n; i++) {
+  for (PetscInt i = 0; !strcmp(s, "-") && i < pl.n; i++) { /* the file's domain lines (SPEC §16) */
+    PetscCheck(pl.has_domain[i], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "REGION -: plant file %s has no 'domain %s in [LO, HI]' line", argv[1], pl.state[i]);
+    dlo[i] = pl.dlo[i], dhi[i] = pl.dhi[i];
+  }
+  for (PetscInt i = 0; strcmp(s, "-") && i < 2 * pl.n; i++) {
     tok = strtok(i ? NULL : s, ",");
     PetscCheck(tok, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "REGION needs %d numbers", 2 * pl.n);
     (i % 2 ? dhi : dlo)[i / 2] = atof(tok);

@@ -1,4 +1,4 @@
-/* Tests of the systems table (src/model/system.c, SPEC §2).
+/* Tests of the systems of SPEC §2, the shipped plant files (src/model/system.c, system_plant.c).
    Oracles: central finite differences with Richardson extrapolation for the Jacobians, the
    exact real step evaluated in MPFR (256 bits) for the interval step, the closed-form scalar
    DARE, and the Lyapunov / DARE residuals and the eigenvalues of A - BK computed here from the

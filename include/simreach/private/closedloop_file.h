@@ -47,6 +47,8 @@ typedef struct {
    and beta, tau, seed), the system and partition it is about, and the summary. */
 typedef struct {
   char            sys[16], label[PETSC_MAX_PATH_LEN + 160], source[PETSC_MAX_PATH_LEN];
+  char            plant[PETSC_MAX_PATH_LEN]; /* sys "plant": the plant file (SPEC §16) */
+  uint64_t        plant_digest;              /* and its digest */
   PetscInt64      run, seed;
   double          beta, tau;
   PetscInt        n, counts[SR_MAX_DIM];
