@@ -111,6 +111,7 @@ PetscErrorCode SRClosedLoopPlantGrid(MPI_Comm comm, const SRPlant *pl, SRMLP mlp
     g.bounds[d] = bounds[d];
     vD *= bounds[d][counts[d]] - bounds[d][0];
   }
+  PetscCallMPI(MPI_Barrier(comm)); /* the fixed point's time without the ranks' imbalance */
   t2 = MPI_Wtime();
   PetscCall(SRClosedLoopSafe(comm, &g, PETSC_MAX_INT, h, &res->iterations, &res->safe_fraction));
   t3 = MPI_Wtime();
