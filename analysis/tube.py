@@ -25,7 +25,7 @@ except ImportError:
     sys.exit(77)
 
 
-FORMAT = "simreach closedloop tubes 2"  # src/closedloop/tubes_file.c, docs/files.md "The tubes file"
+FORMAT = "simreach closedloop tubes 2"  # src/reach/tubes_file.c, docs/files.md "The tubes file"
 
 
 def fnv64(data, seed):

@@ -18,6 +18,7 @@ sr_add_mpi_test(NAME flow_soundness COMMAND test_flow
   ${CMAKE_SOURCE_DIR}/jobs/arch/tora/plant.txt 0.6,0.7,-0.7,-0.6,-0.4,-0.3,0.5,0.6 -11,-9
   ${CMAKE_SOURCE_DIR}/jobs/arch/acc/plant.txt 90,110,32,32.2,0,0,10,11,30,30.2,0,0 -3,1
   ${CMAKE_SOURCE_DIR}/jobs/arch/unicycle/plant.txt 9.5,9.55,-4.5,-4.45,2.1,2.11,1.5,1.51 -20,0,-20,0
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/plant_piecewise.txt -0.5,0.5,0.2,0.6 -1,1,-1,1
   RANKS 1 TIMEOUT 900 LABELS closedloop)
 # simreach closedloop end to end (SPEC §15): verdicts and exit codes, 1 vs 2 ranks, the tube
 # picture, bad plant/spec/network files and mismatched dimensions (tests/closedloop_ode.sh).
@@ -50,7 +51,9 @@ set_tests_properties(closedloop_tube_soundness_32states PROPERTIES TIMEOUT 600 S
 # The ARCH-COMP 2022 instances of issue 35 answered as published (tests/reach/arch_verdicts.py):
 # Double Pendulum less/more robust and Airplane FALSIFIED from the NNet and the ONNX files on 1 and
 # 2 ranks, each counterexample re-simulated by a NumPy oracle; TORA heterogeneous relu-tanh and
-# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught.
+# sigmoid VERIFIED on 1 and 2 ranks, their tubes against a NumPy oracle, the planted shrink caught;
+# VCAS (four instances, nine networks) and QUAD (JuliaReach's X0 VERIFIED, the published one UNKNOWN)
+# against NumPy oracles written from the benchmark files.
 add_test(NAME closedloop_arch_verdicts COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/arch_verdicts.py
          $<TARGET_FILE:simreach_exe> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_arch_verdicts ${MPIEXEC_EXECUTABLE} ${SR_MPIEXEC_EXTRA})
 set_tests_properties(closedloop_arch_verdicts PROPERTIES TIMEOUT 600 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS closedloop ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
@@ -91,3 +94,17 @@ add_test(NAME closedloop_discrete_soundness COMMAND /usr/bin/python3 ${CMAKE_CUR
          $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_discrete_soundness)
 set_tests_properties(closedloop_discrete_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
                      ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+# Piecewise expressions in plant files (if / comparisons / and-or-not, argmax, case; issue 35 items 3
+# and 7): a discrete switch, argmax-selected networks with case, a bang-bang control, an 'if' in
+# 'der' decided everywhere, and one crossed by the trajectories (never VERIFIED): tubes and verdicts
+# against a NumPy oracle, the planted shrink caught, bad expressions refused at file:line:col
+# (tests/reach/piecewise_soundness.py).
+add_test(NAME closedloop_piecewise_soundness COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/piecewise_soundness.py
+         $<TARGET_FILE:simreach_exe> ${CMAKE_CURRENT_BINARY_DIR}/closedloop_piecewise_soundness)
+set_tests_properties(closedloop_piecewise_soundness PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "closedloop;quick"
+                     ENVIRONMENT "SIMREACH_TESTHOOKS=$<TARGET_FILE:simreach_testhooks>")
+# The VCAS and QUAD controllers as simreach reads them against NumPy forward passes of their ONNX
+# graphs (issue 35; tests/reach/networks_vcas_quad.py).
+add_test(NAME closedloop_networks_vcas_quad COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reach/networks_vcas_quad.py
+         $<TARGET_FILE:test_network_eval> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/closedloop_networks_vcas_quad)
+set_tests_properties(closedloop_networks_vcas_quad PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "closedloop;quick")

@@ -27,6 +27,6 @@ sr_add_mpi_test(NAME enclosure COMMAND test_enclosure RANKS 1 2 TIMEOUT 120)
 # The three-outcome re-check of SPEC §11: no false alarm on tight sound lists, planted
 # violations falsified with confirmed witnesses, the same counts on 1 and 2 ranks.
 sr_add_mpi_test(NAME recheck COMMAND test_recheck RANKS 1 2 TIMEOUT 300)
-# The batched taylor1 kernel (src/abstraction/enclosure_taylor.c): MPFR soundness, a planted violation
+# The batched taylor1 kernel (src/bounds/nettaylor.c, through src/abstraction/enclosure_taylor.c): MPFR soundness, a planted violation
 # caught, never looser than the per-cell Taylor path beyond rounding margins.
 sr_add_mpi_test(NAME taylor_batch COMMAND test_taylor_batch RANKS 1 TIMEOUT 120)

@@ -23,7 +23,7 @@ one() { # RC PATTERN LOG GOT
 sr_run 2 verify -network "$dir/pend.h5" -cells 60,50 -output "$dir/abs.h5" > "$dir/abs.log" 2>&1 || { cat "$dir/abs.log"; fail "verify -output"; }
 
 sr_run 2 verify -network "$dir/pend.h5" -cells 6,5 -enclosure foo > "$dir/e1.log" 2>&1
-one 2 "option -enclosure foo: allowed are interval,taylor1,both" "$dir/e1.log" $?
+one 2 "option -enclosure foo: allowed are interval,taylor1,both,crown,affine" "$dir/e1.log" $?
 sr_run 2 closedloop -plant "$D/plant_cos.txt" -network "$D/net_tiny.nnet" -spec "$D/spec_cos.txt" -closedloop_progress 2 > "$dir/e2.log" 2>&1
 one 2 "option -closedloop_progress 2: not a boolean" "$dir/e2.log" $?
 cp "$dir/abs.h5" "$dir/atk.h5"

@@ -1,7 +1,7 @@
 # The Slurm batch scripts (slurm/*.sbatch) on a real single-node cluster started by the test
 # itself (tests/slurm_cluster.sh: slurm-wlm + munge on loopback, needs root; skipped otherwise).
 # requeue needs a study that is still running a few seconds after its job started.
-foreach(_mode sweep requeue array scaling verify)
+foreach(_mode sweep requeue array scaling verify closedloop)
   set(_opts study_tiny.opts)
   if(_mode STREQUAL "requeue")
     set(_opts study_slurm.opts)

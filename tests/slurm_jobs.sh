@@ -18,6 +18,9 @@
 #   verify   slurm/verify.sbatch (SR_FROM = the reference's run 0) on 16x16 cells, 1 and 2
 #            ranks: the table has every (mode, ranks, cells, phase) row, the abstraction file
 #            it wrote passes simreach verify -recheck
+#   closedloop  slurm/closedloop.sbatch on 2 ranks for an instance whose controller is not ONNX
+#            (tora_relu_tanh, the POLAR text): VERIFIED, exit 0, the tubes file written; an
+#            unknown SR_BENCH is refused (exit 2) naming the instances.  No reference study.
 # "Equal" is dataset by dataset and attribute by attribute, except /runs/wall (wall-clock
 # seconds) and the 'options' attribute (it names the -output file); the canonical options are
 # compared.  Exit 0 pass, 1 fail, 77 skipped (no root, no Slurm, or simreach without the
@@ -25,7 +28,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
-mode="${1:?usage: slurm_jobs.sh sweep|requeue|array|scaling|verify SIMREACH [OPTIONS_FILE]}"
+mode="${1:?usage: slurm_jobs.sh sweep|requeue|array|scaling|verify|closedloop SIMREACH [OPTIONS_FILE]}"
 export SIMREACH="${2:?give the simreach binary}"
 opts="${3:-$here/data/study_tiny.opts}"
 SIMREACH=$(readlink -f "$SIMREACH")
@@ -89,8 +92,10 @@ EOF
 
 mpiflags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpiflags+=(--allow-run-as-root)
-log "reference: mpiexec -n 2 simreach study -options_file $opts"
-mpiexec -n 2 "${mpiflags[@]}" "$SIMREACH" study -options_file "$opts" -output ref.h5 > ref.out 2>&1 || fail "reference study failed: $(cat ref.out)"
+if [ "$mode" != closedloop ]; then
+  log "reference: mpiexec -n 2 simreach study -options_file $opts"
+  mpiexec -n 2 "${mpiflags[@]}" "$SIMREACH" study -options_file "$opts" -output ref.h5 > ref.out 2>&1 || fail "reference study failed: $(cat ref.out)"
+fi
 
 # job_field JOB FIELD: one field of scontrol show job.
 job_field() { scontrol show job "$1" | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
@@ -218,6 +223,17 @@ EOF
     mpiexec -n 2 "${mpiflags[@]}" "$SIMREACH" verify -recheck verify.h5 > recheck.out 2>&1 || fail "re-check of the abstraction file: $(cat recheck.out)"
     log "ok: verify.sbatch table (strong and weak, 1 and 2 ranks), abstraction file written and re-checked"
     ;;
-  *) fail "unknown mode $mode (allowed: sweep, requeue, array, scaling, verify)" ;;
+  closedloop)
+    j=$(cd "$top" && SR_BENCH=tora_relu_tanh SR_OUTPUT="$work/tubes.h5" sbatch --parsable -n 2 -o "$work/closedloop.out" slurm/closedloop.sbatch) || fail "sbatch"
+    sr_cluster_wait "$j" || fail "timeout"
+    [ "$(sr_job_state "$j")" = COMPLETED ] || fail "closedloop job $j ended $(sr_job_state "$j")"
+    grep -q "VERIFIED" closedloop.out || fail "closedloop.sbatch on tora_relu_tanh did not print VERIFIED"
+    [ -s tubes.h5 ] || fail "no tubes file written"
+    j=$(cd "$top" && SR_BENCH=no_such_instance sbatch --parsable -n 1 -o "$work/bad.out" slurm/closedloop.sbatch) || fail "sbatch"
+    sr_cluster_wait "$j" || fail "timeout"
+    grep -q "SR_BENCH=no_such_instance: no .*allowed: .*tora_relu_tanh" bad.out || fail "an unknown SR_BENCH was not refused naming the instances: $(cat bad.out)"
+    log "ok: closedloop.sbatch runs a POLAR-text controller (VERIFIED) and refuses an unknown instance"
+    ;;
+  *) fail "unknown mode $mode (allowed: sweep, requeue, array, scaling, verify, closedloop)" ;;
 esac
 exit 0

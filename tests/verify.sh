@@ -56,6 +56,14 @@ PYEOF
 [ -n "$cell" ] || fail "no cell to plant a violation in"
 if sr_run 2 verify -recheck "$dir/planted.h5" -enclosure interval > "$dir/planted.log" 2>&1; then cat "$dir/planted.log"; fail "planted violation in cell $cell not caught"; fi
 grep -q "FAILED cell $cell:.*uncovered point of E_k: [-0-9]" "$dir/planted.log" || { cat "$dir/planted.log"; fail "planted violation: no failing cell $cell with a witness"; }
+# -enclosure crown (SPEC §16: CROWN over each cell, src/bounds/netbox.c): no failures, identical on
+# 1 and 2 ranks, and `simreach check` re-proves its lists with the interval enclosure
+for np in 1 2; do
+  sr_run $np verify -network "$dir/pend.h5" -cells 60,50 -enclosure crown -output "$dir/pc$np.h5" > "$dir/pc$np.log" 2>&1 || { cat "$dir/pc$np.log"; fail "verify -enclosure crown on $np ranks"; }
+done
+grep -q "containment failures: 0" "$dir/pc1.log" || fail "verify -enclosure crown has failures"
+cmp -s <("$PY" -c 'import sys,h5py; print(h5py.File(sys.argv[1])["cells/list"][()].tobytes().hex())' "$dir/pc1.h5") <("$PY" -c 'import sys,h5py; print(h5py.File(sys.argv[1])["cells/list"][()].tobytes().hex())' "$dir/pc2.h5") || fail "verify -enclosure crown: lists differ between 1 and 2 ranks"
+sr_run 2 check "$dir/pc1.h5" > "$dir/checkc.log" 2>&1 || { cat "$dir/checkc.log"; fail "simreach check of a crown-built abstraction file"; }
 # simreach check on abstraction files: the untouched one passes, the planted one exits non-zero
 sr_run 2 check "$dir/p1.h5" > "$dir/check1.log" 2>&1 || { cat "$dir/check1.log"; fail "simreach check of an untouched abstraction file"; }
 grep -q "every cell proven" "$dir/check1.log" || fail "simreach check: no verdict"

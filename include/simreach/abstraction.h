@@ -15,7 +15,10 @@
 #include <simreach/successorlist.h>
 #include <simreach/model.h>
 
-typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2 } SREnclosureType;
+/* -enclosure (SPEC §7, §16): the network's bound over a cell by the batched interval kernel, the
+   batched first-order Taylor models, the intersection of those two, CROWN, or the forward
+   affine forms (src/bounds/), then the model's step (src/abstraction/enclosure.c) */
+typedef enum { SR_ENCLOSURE_INTERVAL = 0, SR_ENCLOSURE_TAYLOR1 = 1, SR_ENCLOSURE_BOTH = 2, SR_ENCLOSURE_CROWN = 3, SR_ENCLOSURE_AFFINE = 4 } SREnclosureType;
 extern const char *const SREnclosureTypes[];
 typedef enum { SR_TARGET_EMPIRICAL = 0, SR_TARGET_NOMINAL = 1, SR_TARGET_CERTIFIED = 2 } SRTargetType;
 extern const char *const SRTargetTypes[];

@@ -32,13 +32,22 @@ typedef enum {
   SR_X_EXP,
   SR_X_LOG,
   SR_X_SQRT,
-  SR_X_TANH
+  SR_X_TANH,
+  /* piecewise (SPEC §15 turn 4, docs/arch.md "Comparisons, if, argmax"): the indicators
+     LE = [a <= b], LT = [a < b] (1 or 0), and IF = b where a != 0, else the node in var.  In
+     affine forms an undecided indicator is [0, 1] and an undecided IF the hull of both branches
+     (an interval: the union of the images); in Taylor mode (SRExprTaylor) an undecided
+     indicator has no enclosure (the function may jump within the step), a decided one the
+     branch's series. */
+  SR_X_LE,
+  SR_X_LT,
+  SR_X_IF
 } SRExprOp;
 
 typedef struct {
   SRExprOp   op;
   int        a, b;  /* operand nodes (-1 when unused) */
-  int        var;   /* SR_X_VAR: variable slot */
+  int        var;   /* SR_X_VAR: variable slot; SR_X_IF: the else operand node */
   SRInterval value; /* SR_X_CONST */
   double     x;     /* SR_X_CONST: its value in double arithmetic (the literal rounded to nearest,
                        folded operations in double), what SRExprEvalDouble uses (SPEC §16: the
@@ -69,6 +78,15 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *val);
    SRExprTaylorWorkSize(e, q) forms.  Returns false when a coefficient is NaI (a domain error
    or an overflow: no enclosure). */
 size_t SRExprTaylorWorkSize(const SRExpr *e, int q);
+/* The piecewise operations' rules, for every evaluator (docs/arch.md "Piecewise expressions"):
+   SRExprIndicatorRange: [a <= b] (SR_X_LE) or [a < b] (SR_X_LT) from an enclosure d of a - b:
+   [1, 1], [0, 0], or [0, 1] when undecided (NaI for NaI).  SRExprIfDecide: IF's branch from an
+   enclosure c of its condition: 1 the 'then' operand (0 is outside c), 0 the 'else' (c = {0}),
+   -1 undecided (an enclosure takes the hull of both branches; a Taylor series of a flow has
+   none), -2 NaI.  Doubles: LE a <= b, LT a < b, IF a != 0 ? b : else; derivatives: 0 for LE and
+   LT, the chosen branch's for IF. */
+SRInterval SRExprIndicatorRange(SRExprOp op, SRInterval d);
+int        SRExprIfDecide(SRInterval c);
 bool   SRExprTaylor(const SRExpr *e, int n, int nstate, const int *root, const SRAffine *vars, int q, SRAffine *X, SRAffine *work);
 
 /* What a system's step needs (SPEC §16; src/numerics/expr_eval.c).  vars[] are indexed by

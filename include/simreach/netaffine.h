@@ -5,10 +5,12 @@
    the chord relaxation y in lambda a + [0, -lambda l] (lambda = u / (u - l) on a range [l, u]
    containing 0), tanh the mean-value form (affine.h), sigmoid(x) = (1 + tanh(x / 2)) / 2.
    The tighter enclosure is the linear relaxation with back-substitution (CROWN,
-   src/closedloop/netcrown.c): every neuron's activation between two lines over its
+   src/bounds/netcrown.c): every neuron's activation between two lines over its
    pre-activation bounds, the bounds of each layer and of the outputs obtained by substituting
    the lines and the affine layers back to the piece's coordinates; outward rounded.
-   Input and output transforms of imported networks (SPEC §14) are applied.  Not collective. */
+   Input and output transforms of imported networks (SPEC §14) are applied.  Used by the
+   continuous-time loop (src/reach/odeloop.c) over pieces and by the abstraction over cells
+   (-enclosure crown: src/bounds/netbox.c, private/netbatch.h).  Not collective. */
 #pragma once
 
 #include <simreach/affine.h>

@@ -36,7 +36,7 @@ PetscErrorCode SRAbstractionCreate(MPI_Comm comm, SRAbstraction *abs)
 PetscErrorCode SRAbstractionSetEnclosureType(SRAbstraction abs, SREnclosureType type)
 {
   PetscFunctionBeginUser;
-  PetscCheck(type >= SR_ENCLOSURE_INTERVAL && type <= SR_ENCLOSURE_BOTH, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "enclosure type %d: allowed are interval, taylor1, both", (int)type);
+  PetscCheck(type >= SR_ENCLOSURE_INTERVAL && type <= SR_ENCLOSURE_AFFINE, abs->comm, PETSC_ERR_ARG_OUTOFRANGE, "enclosure type %d: allowed are interval, taylor1, both, crown, affine", (int)type);
   abs->etype = type;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -95,7 +95,7 @@ PetscErrorCode SRAbstractionSetFromOptions(SRAbstraction abs)
   e = (PetscEnum)abs->etype;
   t = (PetscEnum)abs->tp.type;
   PetscOptionsBegin(abs->comm, NULL, "Abstraction: successor lists and containment (SPEC §5, §7)", "SRAbstraction");
-  PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", "SRAbstractionSetEnclosureType", SREnclosureTypes, e, &e, NULL));
+  PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both, crown, affine (SPEC §7, §16)", "SRAbstractionSetEnclosureType", SREnclosureTypes, e, &e, NULL));
   PetscCall(PetscOptionsEnum("-target", "target successors T(k): empirical, nominal, certified (SPEC §5)", "SRAbstractionSetTarget", SRTargetTypes, t, &t, NULL));
   PetscCall(PetscOptionsReal("-target_mass", "share of sampled hits the empirical target keeps, in (0, 1] (SPEC §5)", "SRAbstractionSetTarget", mass, &mass, NULL));
   PetscCall(PetscOptionsInt("-target_samples", "samples per cell for the empirical target and count (SPEC §5, §6)", "SRAbstractionSetTarget", samples, &samples, NULL));

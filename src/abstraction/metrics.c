@@ -7,6 +7,7 @@
 #include <simreach/metrics.h>
 #include <simreach/verify.h>
 #include <simreach/private/cellmodel.h>
+#include <simreach/private/enclosure.h>
 #include <simreach/private/metrics_tight.h>
 #include <petsctime.h>
 

@@ -111,7 +111,7 @@ PetscErrorCode SRCheckAbstractionRows(MPI_Comm comm, const char file[], SRRechec
   PetscCall(SRAbstractionFileValidateRows(af)); /* ranges and flags before any enclosure work (SPEC §11, §13) */
   PetscCall(SRAbstractionFileGetModel(af, &sys, &model));
   K = (PetscInt)h->K;
-  par->builder = !strcmp(h->enclosure, "taylor1") ? SR_ENCLOSURE_TAYLOR1 : (!strcmp(h->enclosure, "both") ? SR_ENCLOSURE_BOTH : SR_ENCLOSURE_INTERVAL);
+  par->builder = !strcmp(h->enclosure, "taylor1") ? SR_ENCLOSURE_TAYLOR1 : (!strcmp(h->enclosure, "both") ? SR_ENCLOSURE_BOTH : (!strcmp(h->enclosure, "crown") ? SR_ENCLOSURE_CROWN : (!strcmp(h->enclosure, "affine") ? SR_ENCLOSURE_AFFINE : SR_ENCLOSURE_INTERVAL)));
   {
     PetscInt64 a, b;
     SRVerifyOwnership(K, size, rank, &a, &b); /* the blocks of SRRecheckAll */

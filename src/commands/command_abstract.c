@@ -1,7 +1,7 @@
 /* simreach abstract: the abstraction of one network over the grid cells (SPEC §5, §6, §7).
 
      simreach abstract -sys pendulum -model dynamics -cells 64,64 [-mlp_widths 32,32] [-seed 1]
-                       [-enclosure interval|taylor1|both] [-target empirical|nominal|certified]
+                       [-enclosure interval|taylor1|both|crown|affine] [-target empirical|nominal|certified]
                        [-target_mass 0.9] [-target_samples 32] [-floor_points 9] [-cells_free]
      simreach abstract -network net.h5 -cells 1000,1000 [...]   (a network file, as verify takes)
 

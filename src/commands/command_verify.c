@@ -1,6 +1,6 @@
 /* simreach verify: a trained network verified over a fine partition (SPEC §10).
 
-     simreach verify -network net.h5 -cells 1000,1000 [-enclosure interval|taylor1|both] [-bisect d]
+     simreach verify -network net.h5 -cells 1000,1000 [-enclosure interval|taylor1|both|crown|affine] [-bisect d]
                      [-output abs.h5 [-force]] [-progress]
      simreach verify -from results.h5 (-run r | -run_beta b -run_tau t -run_seed s) [-checkpoint c] -cells ...
      simreach verify -recheck abs.h5 [-enclosure taylor1] [-bisect d]
@@ -149,7 +149,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCall(PetscOptionsInt("-checkpoint", "with -from: the network stored at this checkpoint (default: the final one)", NULL, checkpoint, &checkpoint, NULL));
   PetscCall(PetscOptionsBool("-learned_cells", "with -from: the cells are the partition the run learned (its final boundaries), not a grid", NULL, learned, &learned, NULL));
   PetscCall(PetscOptionsIntArray("-cells", "cells per dimension of the grid of D, e.g. 1000,1000", NULL, counts, &nc, &has_cells));
-  PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
+  PetscCall(PetscOptionsEnum("-enclosure", "enclosure of f_phi(cell): interval, taylor1, both, crown, affine (SPEC §7, §16)", NULL, SREnclosureTypes, etype, &etype, &etype_set));
   PetscCall(PetscOptionsInt("-bisect", "enclose over 2^d sub-boxes per cell, hulled (0..20)", NULL, bisect, &bisect, NULL));
   PetscCall(PetscOptionsString("-output", "abstraction file to write (schema: analysis/abstraction-schema.md)", NULL, output, output, sizeof(output), &has_out));
   PetscCall(PetscOptionsBool("-force", "replace an existing -output file", NULL, force, &force, NULL));

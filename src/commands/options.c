@@ -137,7 +137,7 @@ static const SROptRule_Private SROptRules_Private[] = {
 static const struct {
   const char *name, *allowed;
 } SROptEnums_Private[] = {
-  {"enclosure", "interval,taylor1,both"},
+  {"enclosure", "interval,taylor1,both,crown,affine"},
   {"recheck_subbox", "interval,taylor1,both"},
   {"target", "empirical,nominal,certified"},
   {"model", "dynamics,controller"},

@@ -207,6 +207,17 @@ static void EvalTangent_Private(const SRPlant *pl, int np, const double *v, cons
       val[k] = a / b;
       for (int p = 0; p < np; p++) t[p] = (da[p] - val[k] * db[p]) / b;
       continue;
+    case SR_X_LE: /* piecewise constant (SPEC §15 turn 4): as SRExprEvalDouble */
+    case SR_X_LT:
+      val[k] = x->op == SR_X_LE ? (a <= b ? 1.0 : 0.0) : (a < b ? 1.0 : 0.0);
+      for (int p = 0; p < np; p++) t[p] = 0;
+      continue;
+    case SR_X_IF: { /* the chosen branch's value and tangent (else is node x->var) */
+      const double *tc = a != 0 ? db : tg + (size_t)x->var * np;
+      val[k]           = a != 0 ? b : val[x->var];
+      for (int p = 0; p < np; p++) t[p] = tc[p];
+    }
+      continue;
     case SR_X_NEG: r = -a, fa = -1; break;
     case SR_X_SQR: r = a * a, fa = 2 * a; break;
     case SR_X_SIN: r = sin(a), fa = cos(a); break;

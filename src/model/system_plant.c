@@ -103,9 +103,9 @@ static PetscErrorCode SRSystemFromPlant_Private(MPI_Comm comm, SRSystem s)
   PetscInt       np = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(pl->n <= SR_MAX_DIM, comm, PETSC_ERR_SUP, "plant file %s: %d states; the abstraction and the study take at most %d (SR_MAX_DIM)", f, pl->n, SR_MAX_DIM);
-  PetscCheck(pl->nu <= SR_MAX_DIM, comm, PETSC_ERR_SUP, "plant file %s: %d controls; the abstraction and the study take at most %d (SR_MAX_DIM)", f, pl->nu, SR_MAX_DIM);
-  PetscCheck(pl->nw == 0, comm, PETSC_ERR_SUP, "plant file %s: disturbance '%s': the abstraction and the study take plants without disturbances (closedloop takes them)", f, pl->dist[0]);
+  PetscCheck(pl->n <= SR_MAX_DIM, comm, PETSC_ERR_ARG_WRONG, "plant file %s: %d states; the abstraction and the study take at most %d (SR_MAX_DIM)", f, pl->n, SR_MAX_DIM);
+  PetscCheck(pl->nu <= SR_MAX_DIM, comm, PETSC_ERR_ARG_WRONG, "plant file %s: %d controls; the abstraction and the study take at most %d (SR_MAX_DIM)", f, pl->nu, SR_MAX_DIM);
+  PetscCheck(pl->nw == 0, comm, PETSC_ERR_ARG_WRONG, "plant file %s: disturbance '%s': the abstraction and the study take plants without disturbances (closedloop takes them)", f, pl->dist[0]);
   for (int i = 0; i < pl->n; i++)
     PetscCheck(pl->has_domain[i], comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: no 'domain %s in [LO, HI]' line (the abstraction needs the domain D of every state, SPEC §16)", f, pl->state[i]);
   PetscCheck(pl->nu == 0 || pl->umax > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: no 'bound EXPR' line (the control bound |u| <= u_max of SPEC §3)", f);

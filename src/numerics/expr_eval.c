@@ -12,7 +12,10 @@
    Tangent (forward mode) and adjoint (reverse mode) in doubles, non-validated: the Jacobian and
    the vector-Jacobian products of training and of the LQR linearisation.  A term whose seed is
    zero is skipped, so a constant's derivative is an exact 0 and a + 0 is a: at the
-   equilibrium the linearisation of a shipped plant is the one the hand-written C had. */
+   equilibrium the linearisation of a shipped plant is the one the hand-written C had.
+   Piecewise nodes (LE, LT, IF) follow SRExprIndicatorRange and SRExprIfDecide: an undecided IF
+   is the hull of its branches (an interval, as a remainder in Taylor mode); derivatives are 0
+   for LE, LT and the chosen branch's for IF. */
 #include <simreach/expr.h>
 
 #include <math.h>
@@ -47,6 +50,16 @@ void SRExprEvalInterval(const SRExpr *e, const SRInterval *vars, SRInterval *v)
     case SR_X_DIV: v[i] = SRIntervalDiv(a, b); break;
     case SR_X_NEG: v[i] = SRIntervalNeg(a); break;
     case SR_X_SQR: v[i] = SRIntervalSqr(a); break;
+    case SR_X_LE:
+    case SR_X_LT: v[i] = SRExprIndicatorRange(x->op, SRIntervalSub(a, b)); break;
+    case SR_X_IF: /* the branch decided, else the hull of both (SRExprIfDecide) */
+      switch (SRExprIfDecide(a)) {
+      case 1: v[i] = b; break;
+      case 0: v[i] = v[x->var]; break;
+      case -1: v[i] = SRIntervalHull(b, v[x->var]); break;
+      default: v[i] = SRIntervalNaI(); break;
+      }
+      break;
     default: v[i] = SRExprIntervalFun_Private(x->op, a); break;
     }
   }
@@ -103,6 +116,16 @@ void SRExprEvalTaylor(const SRExpr *e, PetscInt n, const SRTaylor *vars, SRTaylo
     case SR_X_SIN: v[i] = SRTaylorSin(n, a); break;
     case SR_X_COS: v[i] = SRTaylorCos(n, a); break;
     case SR_X_TANH: v[i] = SRTaylorTanh(n, a); break;
+    case SR_X_LE:
+    case SR_X_LT: v[i] = SRTaylorOfInterval_Private(n, SRExprIndicatorRange(x->op, SRTaylorRange(n, SRTaylorAdd(n, a, SRTaylorScale(n, -1.0, b))))); break;
+    case SR_X_IF: /* the decided branch's model, else the hull of both ranges */
+      switch (SRExprIfDecide(SRTaylorRange(n, a))) {
+      case 1: v[i] = b; break;
+      case 0: v[i] = v[x->var]; break;
+      case -1: v[i] = SRTaylorOfInterval_Private(n, SRIntervalHull(SRTaylorRange(n, b), SRTaylorRange(n, v[x->var]))); break;
+      default: v[i] = SRTaylorOfInterval_Private(n, SRIntervalNaI()); break;
+      }
+      break;
     default: v[i] = SRTaylorOfInterval_Private(n, SRExprIntervalFun_Private(x->op, SRTaylorRange(n, a))); break;
     }
   }
@@ -140,6 +163,12 @@ void SRExprEvalTangent(const SRExpr *e, const double *vars, int nd, const int *d
     case SR_X_DIV:
       for (int j = 0; j < nd; j++) ti[j] = ta[j] == 0 && tb[j] == 0 ? 0.0 : (ta[j] - v[i] * tb[j]) / b;
       break;
+    case SR_X_LE:
+    case SR_X_LT: break; /* piecewise constant */
+    case SR_X_IF: {
+      const double *tc = a != 0 ? tb : &t[x->var * nd]; /* the chosen branch's */
+      for (int j = 0; j < nd; j++) ti[j] = tc[j];
+    } break;
     default:
       switch (x->op) {
       case SR_X_SQR: f = 2.0 * a; break;
@@ -181,6 +210,9 @@ void SRExprAdjoint(const SRExpr *e, const double *v, double *adj)
     case SR_X_LOG: adj[x->a] += g / a; break;
     case SR_X_SQRT: adj[x->a] += g * 0.5 / v[i]; break;
     case SR_X_TANH: adj[x->a] += g * (1.0 - v[i] * v[i]); break;
+    case SR_X_LE:
+    case SR_X_LT: break;
+    case SR_X_IF: adj[a != 0 ? x->b : x->var] += g; break; /* the chosen branch */
     }
   }
 }

@@ -37,6 +37,7 @@ void SRExprUses(const SRExpr *e, int nroot, const int *root, int *uses)
   for (int i = 0; i < e->n; i++) {
     if (e->node[i].a >= 0) uses[e->node[i].a]++;
     if (e->node[i].b >= 0) uses[e->node[i].b]++;
+    if (e->node[i].op == SR_X_IF && e->node[i].var >= 0) uses[e->node[i].var]++; /* its else */
   }
   for (int r = 0; r < nroot; r++)
     if (root[r] >= 0) uses[root[r]]++;
@@ -126,14 +127,16 @@ static SRInterval SRFormInterval_Private(const SRExprForm_Private *f, const SRIn
   return v;
 }
 
-/* the one-node DAG "operand 0 op operand 1" (variables in slots 0 and 1) */
-static void SRTinyDag_Private(const SRExprNode *x, SRExprNode nodes[3], SRExpr *tiny)
+/* the one-node DAG "operand 0 op operand 1" (variables in slots 0, 1 and, for IF's else, 2) */
+static void SRTinyDag_Private(const SRExprNode *x, SRExprNode nodes[4], SRExpr *tiny)
 {
   nodes[0]   = (SRExprNode){SR_X_VAR, -1, -1, 0, {0, 0}, 0};
   nodes[1]   = (SRExprNode){SR_X_VAR, -1, -1, 1, {0, 0}, 0};
-  nodes[2]   = *x;
-  nodes[2].a = 0, nodes[2].b = x->b >= 0 ? 1 : -1;
-  *tiny      = (SRExpr){3, 3, nodes, NULL, 0};
+  nodes[2]   = (SRExprNode){SR_X_VAR, -1, -1, 2, {0, 0}, 0};
+  nodes[3]   = *x;
+  nodes[3].a = 0, nodes[3].b = x->b >= 0 ? 1 : -1;
+  if (x->op == SR_X_IF) nodes[3].var = 2;
+  *tiny = (SRExpr){4, 4, nodes, NULL, 0};
 }
 
 void SRExprEvalIntervalLinear(const SRExpr *e, const int *uses, int nroot, const int *root, const SRInterval *vars, SRInterval *out, void *work, SRInterval *val)
@@ -146,14 +149,15 @@ void SRExprEvalIntervalLinear(const SRExpr *e, const int *uses, int nroot, const
     if (x->op == SR_X_VAR) val[i] = vars[x->var];
     else if (k == SR_FORM_SHARED) val[i] = SRFormInterval_Private(&F[i], val);
     else { /* the natural extension of the one operation, on its operands' values */
-      SRExprNode nodes[3];
+      SRExprNode nodes[4];
       SRExpr     tiny;
-      SRInterval in[2], v[3];
+      SRInterval in[3], v[4];
       in[0] = SRFormInterval_Private(&F[x->a], val);
       in[1] = x->b >= 0 ? SRFormInterval_Private(&F[x->b], val) : SRIntervalPoint(0);
+      in[2] = x->op == SR_X_IF ? SRFormInterval_Private(&F[x->var], val) : SRIntervalPoint(0);
       SRTinyDag_Private(x, nodes, &tiny);
       SRExprEvalInterval(&tiny, in, v);
-      val[i] = v[2];
+      val[i] = v[3];
     }
     SRFormAtom_Private(i, &F[i]);
   }
@@ -189,14 +193,15 @@ void SRExprEvalTaylorLinear(const SRExpr *e, const int *uses, int nroot, const i
     if (x->op == SR_X_VAR) val[i] = vars[x->var];
     else if (k == SR_FORM_SHARED) val[i] = SRFormTaylor_Private(n, &F[i], val);
     else { /* the Taylor extension of the one operation, on its operands' models */
-      SRExprNode nodes[3];
+      SRExprNode nodes[4];
       SRExpr     tiny;
-      SRTaylor   in[2], v[3];
+      SRTaylor   in[3], v[4];
       in[0] = SRFormTaylor_Private(n, &F[x->a], val);
       in[1] = x->b >= 0 ? SRFormTaylor_Private(n, &F[x->b], val) : SRTaylorConstant(n, 0.0);
+      in[2] = x->op == SR_X_IF ? SRFormTaylor_Private(n, &F[x->var], val) : SRTaylorConstant(n, 0.0);
       SRTinyDag_Private(x, nodes, &tiny);
       SRExprEvalTaylor(&tiny, n, in, v);
-      val[i] = v[2];
+      val[i] = v[3];
     }
     SRFormAtom_Private(i, &F[i]);
   }

@@ -9,6 +9,10 @@
      tanh     t_k = (1/k) sum j u_j v_{k-j},  v = 1 - t^2
      log      l_k = (u_k - (1/k) sum_{j=1}^{k-1} j l_j u_{k-j}) / u_0
      sqrt     s_k = (u_k - sum_{j=1}^{k-1} s_j s_{k-j}) / (2 s_0)
+     LE, LT, IF (piecewise, SPEC §15 turn 4): decided over the operands' enclosure, the value is
+              constant (an indicator) or the chosen branch's series; undecided, the affine
+              evaluation takes [0, 1] or the hull of the branches (every point's value is one of
+              them), and the Taylor mode has no enclosure (the function may jump in the step).
    Each is evaluated in affine forms, so every coefficient encloses the exact one for every
    point of the piece; the integer factors 1/k are outward-rounded intervals. */
 #include <simreach/expr.h>
@@ -36,7 +40,7 @@ void SRExprFree(SRExpr *e)
 static bool SRExprSame_Private(const SRExprNode *x, SRExprOp op, int a, int b, int var, SRInterval value, double xd)
 {
   if (x->op != op || x->a != a || x->b != b) return false;
-  if (op == SR_X_VAR && x->var != var) return false;
+  if ((op == SR_X_VAR || op == SR_X_IF) && x->var != var) return false;
   if (op == SR_X_CONST && !(x->value.lo == value.lo && x->value.hi == value.hi && !memcmp(&x->x, &xd, sizeof xd))) return false;
   return true;
 }
@@ -45,7 +49,7 @@ static size_t SRExprHash_Private(SRExprOp op, int a, int b, int var, SRInterval 
 {
   uint64_t h = (uint64_t)op * 0x9E3779B97F4A7C15ULL;
   uint64_t w[5];
-  w[0] = (uint64_t)(uint32_t)a, w[1] = (uint64_t)(uint32_t)b, w[2] = op == SR_X_VAR ? (uint64_t)(uint32_t)var : 0, w[3] = 0, w[4] = 0;
+  w[0] = (uint64_t)(uint32_t)a, w[1] = (uint64_t)(uint32_t)b, w[2] = op == SR_X_VAR || op == SR_X_IF ? (uint64_t)(uint32_t)var : 0, w[3] = 0, w[4] = 0;
   if (op == SR_X_CONST) memcpy(&w[3], &value.lo, 8), memcpy(&w[4], &value.hi, 8);
   for (int k = 0; k < 5; k++) h = (h ^ w[k]) * 0xFF51AFD7ED558CCDULL, h ^= h >> 29;
   return (size_t)h;
@@ -96,7 +100,7 @@ static int SRExprNodeX_Private(SRExpr *e, SRExprOp op, int a, int b, int var, SR
     free(e->hash);
     e->hash = h, e->nhash = nh;
   }
-  e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0), op == SR_X_CONST ? xd : 0.0};
+  e->node[e->n] = (SRExprNode){op, a, b, op == SR_X_VAR || op == SR_X_IF ? var : -1, op == SR_X_CONST ? value : SRIntervalPoint(0.0), op == SR_X_CONST ? xd : 0.0};
   {
     const SRExprNode *x = &e->node[e->n];
     size_t            s = SRExprHash_Private(x->op, x->a, x->b, x->var, x->value) & (size_t)(e->nhash - 1);
@@ -127,8 +131,27 @@ void SRExprEvalDouble(const SRExpr *e, const double *vars, double *v)
     case SR_X_LOG: v[i] = log(a); break;
     case SR_X_SQRT: v[i] = sqrt(a); break;
     case SR_X_TANH: v[i] = tanh(a); break;
+    case SR_X_LE: v[i] = a <= b ? 1.0 : 0.0; break;
+    case SR_X_LT: v[i] = a < b ? 1.0 : 0.0; break;
+    case SR_X_IF: v[i] = a != 0 ? b : v[x->var]; break;
     }
   }
+}
+
+SRInterval SRExprIndicatorRange(SRExprOp op, SRInterval d)
+{
+  if (SRIntervalIsNaI(d)) return SRIntervalNaI();
+  if (op == SR_X_LE ? d.hi <= 0 : d.hi < 0) return SRIntervalPoint(1.0);
+  if (op == SR_X_LE ? d.lo > 0 : d.lo >= 0) return SRIntervalPoint(0.0);
+  return (SRInterval){0.0, 1.0};
+}
+
+int SRExprIfDecide(SRInterval c)
+{
+  if (SRIntervalIsNaI(c)) return -2;
+  if (c.lo > 0 || c.hi < 0) return 1;
+  if (c.lo == 0 && c.hi == 0) return 0;
+  return -1;
 }
 
 static inline SRInterval SRInvInt_Private(int k) { return SRIntervalDiv((SRInterval){1.0, 1.0}, (SRInterval){(double)k, (double)k}); }
@@ -140,6 +163,7 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
   const SRExprNode *x  = &e->node[i];
   const int         Q  = q + 1;
   const SRAffine   *a  = x->a >= 0 ? &V[x->a * Q] : NULL, *b = x->b >= 0 ? &V[x->b * Q] : NULL;
+  const SRAffine   *c  = x->op == SR_X_IF && x->var >= 0 ? &V[x->var * Q] : NULL; /* IF's else */
   SRAffine         *y  = &V[i * Q], *w = &A[i * Q];
   SRAffine          z  = SRAffineConstant(0.0), s, t;
   switch (x->op) {
@@ -266,6 +290,25 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
       s = SRAffineSub(n, &s, &t);
     }
     y[k] = SRAffineMul(n, &s, &w[0]);
+    break;
+  case SR_X_LE:
+  case SR_X_LT:
+    if (k == 0) {
+      SRInterval R;
+      s    = SRAffineSub(n, &a[0], &b[0]);
+      R    = SRExprIndicatorRange(x->op, SRAffineRange(n, &s));
+      y[0] = SRAffineInterval(X != NULL && R.lo != R.hi ? SRIntervalNaI() : R); /* undecided: none in Taylor mode */
+    } else y[k] = SRAffineIsNaI(&y[0]) ? y[0] : z; /* decided: a constant */
+    break;
+  case SR_X_IF:
+    switch (SRExprIfDecide(SRAffineRange(n, &a[0]))) {
+    case 1: y[k] = b[k]; break;
+    case 0: y[k] = c[k]; break;
+    case -1: /* undecided: the union of the branches (affine mode only; k == 0 there) */
+      y[k] = X != NULL ? SRAffineInterval(SRIntervalNaI()) : SRAffineInterval(SRIntervalHull(SRAffineRange(n, &b[0]), SRAffineRange(n, &c[0])));
+      break;
+    default: y[k] = SRAffineInterval(SRIntervalNaI()); break;
+    }
     break;
   }
 }

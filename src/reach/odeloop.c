@@ -117,6 +117,9 @@ static void SpecEvalAffine_Private(const SRExpr *e, int m, const SRAffine *vars,
       if (!SRIntervalIsNaI(R) && R.lo < 0) val[k] = R.hi < 0 ? SRAffineConstant(0.0) : SRAffineInterval(SRIntervalSqrt((SRInterval){0.0, R.hi}));
       else val[k] = SRAffineSqrt(m, a);
     } break;
+    case SR_X_LE: /* piecewise operations: plant files only, never in a spec's DAG */
+    case SR_X_LT:
+    case SR_X_IF: val[k] = SRAffineInterval(SRIntervalNaI()); break;
     }
   }
 }
@@ -143,6 +146,9 @@ static void SpecEvalDouble_Private(const SRExpr *e, const double *vars, double *
     case SR_X_LOG: val[k] = log(a); break;
     case SR_X_TANH: val[k] = tanh(a); break;
     case SR_X_SQRT: val[k] = sqrt(a > 0 ? a : 0.0); break;
+    case SR_X_LE: /* plant files only */
+    case SR_X_LT:
+    case SR_X_IF: val[k] = NAN; break;
     }
   }
 }

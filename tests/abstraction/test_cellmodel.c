@@ -14,6 +14,7 @@
      without the models, on every cell. */
 #include <simreach.h>
 #include <simreach/private/cellmodel.h>
+#include <simreach/private/enclosure.h>
 #include <simreach/private/successors.h>
 
 #include <setjmp.h>

@@ -4,7 +4,7 @@
    (half-widths 1e-9 .. 3 |D|, a third of them centred on the domain edge) x sampled points
    (vertices, face centres, face points, interior points, plus a projected sign-gradient
    ascent with finite differences that pushes each f_d towards each side of E_k), for the
-   three enclosure types.  A point whose double evaluation leaves E_k is re-evaluated in MPFR
+   five enclosure types (interval, taylor1, both, crown, affine).  A point whose double evaluation leaves E_k is re-evaluated in MPFR
    (200 bits) and counts as an escape only if the real f(x) is outside; on tiny cells every
    vertex is checked in MPFR directly.  Cells are dealt round-robin to the ranks; the verdict
    is reduced.  Runs on any number of ranks:
@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #define PREC 200
-#define NTYPES 3
+#define NTYPES 5 /* interval, taylor1, both, crown, affine (SREnclosureType order) */
 
 typedef struct {
   char        sys[16];
@@ -74,7 +74,7 @@ typedef struct {
   double    worst_margin[NTYPES]; /* min over attacked points of (distance to the box side) / box width */
 } Tally;
 
-/* Check the nb points X (images Y in double) against the three boxes. */
+/* Check the nb points X (images Y in double) against the NTYPES boxes. */
 static void CheckPoints(Oracle *o, SRModel model, PetscInt nb, const double *X, const double *Y, double E[NTYPES][2 * SR_MAX_DIM], const SRCellStatus *st, int attacked, Tally *t)
 {
   const PetscInt n = model->n;

@@ -3,13 +3,17 @@
 # verdict, wall and CPU time, pieces, peak RSS per rank — one CSV row each, printed beside the
 # published verdict.  Run from the project root after a build:
 #   tests/bench/bench_arch.sh [build/simreach] [pendulum tora acc unicycle double_pendulum_less
-#     double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking]
+#     double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking
+#     vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad quad_small]
+# An instance folder may hold 'networks' (the -network argument, paths from the project root:
+# VCAS's nine networks) and 'plant' (the plant file's path, shared by the four VCAS instances).
 # Each benchmark's extra options are in jobs/arch/<name>/options; BENCH_EXTRA adds options to
 # every run (e.g. -closedloop_network forward to compare the controller enclosures).
 # BENCH_TIMEOUT=S caps each run at S seconds: a capped run prints verdict TIMEOUT and the pieces
 # of its last progress line (pieces handled, proven, open, queued).  Report the machine load
 # (uptime is printed before each benchmark) beside the figures; the ARCH-COMP machines differ.
-# The published column is the verdict of the ARCH-COMP AINNCS reports (docs/arch.md).
+# The published column is the verdict of the ARCH-COMP AINNCS reports (docs/arch.md; quad: none
+# for the published X0, JuliaReach verified quad_small's smaller one).
 set -u
 exe=${1:-build/simreach}
 shift || true
@@ -18,12 +22,13 @@ if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
   echo "bench_arch.sh: $exe is not an executable file; give the simreach program, e.g. build/simreach" >&2
   exit 2
 fi
-benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking}
+benches=${*:-pendulum tora acc unicycle double_pendulum_less double_pendulum_more tora_relu_tanh tora_sigmoid airplane attitude_control docking vcas_19_5 vcas_22_5 vcas_25_5 vcas_28_5 quad quad_small}
 extra=()
 [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
 declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicycle]=VERIFIED
   [double_pendulum_less]=FALSIFIED [double_pendulum_more]=FALSIFIED [tora_relu_tanh]=VERIFIED
-  [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED [attitude_control]=VERIFIED [docking]=VERIFIED)
+  [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED [attitude_control]=VERIFIED [docking]=VERIFIED
+  [vcas_19_5]=VERIFIED [vcas_22_5]=VERIFIED [vcas_25_5]=FALSIFIED [vcas_28_5]=FALSIFIED [quad]=- [quad_small]=VERIFIED)
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
 tmo=() prog=0
@@ -37,9 +42,12 @@ for b in $benches; do
     nets=("$d"/*.onnx "$d"/nn_*.txt) # the published controller (jobs/arch/PROVENANCE.md): ONNX, else POLAR text
     net=${nets[0]}
     [ -e "$net" ] || net=${nets[1]}
+    [ -f "$d/networks" ] && net=$(cat "$d/networks")
+    plant=$d/plant.txt
+    [ -f "$d/plant" ] && plant=$(cat "$d/plant")
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    "${tmo[@]}" mpiexec -n "$np" --oversubscribe "${extra[@]}" "$exe" closedloop -closedloop_progress "$prog" -plant "$d/plant.txt" -network "$net" -spec "$d/spec.txt" $opts ${BENCH_EXTRA:-} > "$log" 2>&1
+    "${tmo[@]}" mpiexec -n "$np" --oversubscribe "${extra[@]}" "$exe" closedloop -closedloop_progress "$prog" -plant "$plant" -network "$net" -spec "$d/spec.txt" $opts ${BENCH_EXTRA:-} > "$log" 2>&1
     rc=$?
     verdict=$(grep -o "closedloop: \(VERIFIED\|FALSIFIED\|UNKNOWN\)" "$log" | head -1 | awk '{print $2}')
     wall=$(sed -n 's/.*closedloop: wall \([0-9.]*\) s.*/\1/p' "$log")

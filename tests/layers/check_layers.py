@@ -12,8 +12,12 @@ Fails (exit 1, one line per finding) when
   - an object file references a symbol defined in a higher layer (nm),
   - a file-level circle exists: a cycle in the graph with an arrow A -> B when A's object
     references a symbol B's object defines, or when A includes B's own header (X.h or
-    X_impl.h for src/<layer>/X.c).
-Usage: check_layers.py SRCDIR INCLUDEDIR OBJDIR[:OBJDIR...] LAYER [LAYER ...]
+    X_impl.h for src/<layer>/X.c),
+  - with --max-lines N: a source file src/<layer>/X.c has more than N lines (one concern per
+    file, no source file over ~700 lines),
+  - with --layout FILE (docs/layout.md): the page does not name a folder src/<layer>/ or a
+    source file X.c of the tree.
+Usage: check_layers.py [--max-lines N] [--layout FILE] SRCDIR INCLUDEDIR OBJDIR[:OBJDIR...] LAYER [LAYER ...]
 (OBJDIR: where the objects of src/<layer>/<file>.c are, as <layer>/<file>.c.o)
 """
 import collections
@@ -36,6 +40,14 @@ def code(text):
 
 
 def main(argv):
+    argv = list(argv)
+    max_lines, layout = None, None
+    while len(argv) > 2 and argv[1] in ("--max-lines", "--layout"):
+        if argv[1] == "--max-lines":
+            max_lines = int(argv[2])
+        else:
+            layout = argv[2]
+        del argv[1:3]
     if len(argv) < 5:
         sys.exit(__doc__)
     srcdir, incdir, objdir, layers = argv[1], argv[2], argv[3], argv[4:]
@@ -52,6 +64,21 @@ def main(argv):
         sources[f"{folder}/{os.path.basename(path)[:-2]}"] = path
     if not sources:
         sys.exit(f"no sources under {srcdir}")
+
+    # the size of a file and the page that lists the folders and their files
+    if max_lines is not None:
+        for name, path in sorted(sources.items()):
+            nlines = read(path).count("\n")
+            if nlines > max_lines:
+                bad.append(f"src/{name}.c: {nlines} lines, over the {max_lines} of the house rule (cut it by concern)")
+    if layout is not None:
+        page = read(layout)
+        for folder in sorted({n.split("/")[0] for n in sources}, key=lambda f: rank[f]):
+            if f"src/{folder}/" not in page:
+                bad.append(f"{os.path.basename(layout)}: misses the folder src/{folder}/")
+        for name in sorted(sources):
+            if not re.search(r"(?<![\w.])" + re.escape(name.split("/")[1]) + r"\.c\b", page):
+                bad.append(f"{os.path.basename(layout)}: misses the source file src/{name}.c")
 
     # the objects: what each defines and references (nm)
     defined, refs = {}, {}

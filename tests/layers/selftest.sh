@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The layer checker must fail where the rules are broken (issue 20): tiny planted trees (two
-# layers, low and high) with an upward include, an upward call, a file-level circle and a
-# header of two layers, each refused with its own message; a clean tree passes; and an upward
+# layers, low and high) with an upward include, an upward call, a file-level circle, a
+# header of two layers, a file over the line limit and a layout page that misses a folder or a
+# file, each refused with its own message; a clean tree passes; and an upward
 # include planted in a copy of the real tree is refused (the real objects unchanged).
 # Usage: selftest.sh CHECKER WORKDIR TOPDIR OBJDIRS "LAYERS"
 set -u
@@ -65,8 +66,30 @@ printf 'int b(void);\n' >> "$dir/twolayers/include/simreach/a.h"
 build twolayers || exit 1
 expect_fail twolayers "include/simreach/a.h: declares functions of several layers"
 
+# a file over the line limit, and a layout page that misses a folder and a file
+plant long
+build long || exit 1
+for i in 1 2 3 4 5 6; do printf '/* line %d */\n' "$i" >> "$dir/long/src/high/b.c"; done
+if python3 "$checker" --max-lines 5 "$dir/long/src" "$dir/long/include" "$dir/long/obj" low high > "$dir/long.log" 2>&1; then
+  fail "long: a file of 9 lines passed --max-lines 5"
+else
+  grep -q "src/high/b.c: 9 lines, over the 5 of the house rule" "$dir/long.log" && echo "ok: long refused: $(grep -m1 'b.c' "$dir/long.log")" || { fail "long: wrong message"; cat "$dir/long.log"; }
+fi
+printf 'src/low/ holds a.c; b.c is in the other folder\n' > "$dir/layout.md"
+if python3 "$checker" --layout "$dir/layout.md" "$dir/clean/src" "$dir/clean/include" "$dir/clean/obj" low high > "$dir/layout.log" 2>&1; then
+  fail "layout: a page without src/high/ passed"
+else
+  grep -q "layout.md: misses the folder src/high/" "$dir/layout.log" && echo "ok: layout refused: $(grep -m1 'misses' "$dir/layout.log")" || { fail "layout: wrong message"; cat "$dir/layout.log"; }
+fi
+printf 'src/low/ holds a.c; src/high/ holds b\n' > "$dir/layout2.md"
+if python3 "$checker" --layout "$dir/layout2.md" "$dir/clean/src" "$dir/clean/include" "$dir/clean/obj" low high > "$dir/layout2.log" 2>&1; then
+  fail "layout: a page without b.c passed"
+else
+  grep -q "layout2.md: misses the source file src/high/b.c" "$dir/layout2.log" && echo "ok: layout refused: $(grep -m1 'misses' "$dir/layout2.log")" || { fail "layout2: wrong message"; cat "$dir/layout2.log"; }
+fi
+
 # the real tree passes, and an upward include planted in a copy of it is refused
-if python3 "$checker" "$top/src" "$top/include" "$objs" $layers > "$dir/real.log" 2>&1; then
+if python3 "$checker" --max-lines 700 --layout "$top/docs/layout.md" "$top/src" "$top/include" "$objs" $layers > "$dir/real.log" 2>&1; then
   echo "ok: the real tree passes: $(tail -1 "$dir/real.log")"
 else
   fail "the real tree is refused"; cat "$dir/real.log"

@@ -96,6 +96,15 @@ static void MOEval(MOracle *o)
     case SR_X_TANH:
       mpfr_tanh(r, a, MPFR_RNDN);
       break;
+    case SR_X_LE:
+      mpfr_set_ui(r, mpfr_lessequal_p(a, b) ? 1 : 0, MPFR_RNDN);
+      break;
+    case SR_X_LT:
+      mpfr_set_ui(r, mpfr_less_p(a, b) ? 1 : 0, MPFR_RNDN);
+      break;
+    case SR_X_IF:
+      mpfr_set(r, mpfr_zero_p(a) ? o->v[x->var] : b, MPFR_RNDN);
+      break;
     }
   }
 }

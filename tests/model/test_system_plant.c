@@ -307,7 +307,7 @@ static const char *const plant_allfun = "states p q r\n"
                                         "control u = y1\n"
                                         "control v = y2\n"
                                         "next p = p + 0.1 * (q - k * sin(r) + u * cos(p) / (two + p^2))\n"
-                                        "next q = q + 0.1 * (-exp(-p^2) * q + log(2 + q^2) / 4 + sqrt(1 + r^2) - 1)\n"
+                                        "next q = q + 0.1 * (-exp(-p^2) * q + log(2 + q^2) / 4 + sqrt(1 + r^2) - 1) + 0.05 * if(p <= q and not r > 0.5, p, q - r)\n"
                                         "next r = r + 0.1 * (tan(0.2 * p) - tanh(r) + v * r / 100 + (p - q)^3 / 8) - 2 * r / two\n"
                                         "period 0.1\n"
                                         "steps 10\n"
@@ -343,6 +343,9 @@ static void dag_mpfr(const SRPlant *pl, mpfr_t *x, mpfr_t *u, mpfr_t *v)
     case SR_X_LOG: mpfr_log(v[i], a, MPFR_RNDN); break;
     case SR_X_SQRT: mpfr_sqrt(v[i], a, MPFR_RNDN); break;
     case SR_X_TANH: mpfr_tanh(v[i], a, MPFR_RNDN); break;
+    case SR_X_LE: mpfr_set_d(v[i], mpfr_lessequal_p(a, b) ? 1.0 : 0.0, MPFR_RNDN); break;
+    case SR_X_LT: mpfr_set_d(v[i], mpfr_less_p(a, b) ? 1.0 : 0.0, MPFR_RNDN); break;
+    case SR_X_IF: mpfr_set(v[i], mpfr_zero_p(a) ? v[d->var] : b, MPFR_RNDN); break;
     }
   }
 }
@@ -397,6 +400,54 @@ static void test_every_operation_encloses(void **state)
   free(v);
   for (int i = 0; i < SR_MAX_DIM; i++) mpfr_clears(x[i], u[i], (mpfr_ptr)0);
   mpfr_clears(lo, hi, (mpfr_ptr)0);
+  CHK(SRSystemDestroy(&sys));
+}
+
+/* reverse mode (SRExprAdjoint) against forward mode (SRExprEvalTangent) and against central
+   differences of the double evaluation, on the plant of every operation */
+static void test_adjoint_matches_tangent(void **state)
+{
+  SRSystem       sys;
+  uint64_t       idx = 0;
+  const SRExpr  *e;
+  const SRPlant *pl;
+  double         vars[SR_PLANT_NVARS] = { 0 }, *val, *t, *adj;
+  int            slot[5];
+  CHK(from_text(plant_allfun, &sys));
+  pl  = sys->plant;
+  e   = &pl->dag;
+  val = malloc(sizeof(double) * (size_t)e->n);
+  adj = malloc(sizeof(double) * (size_t)e->n);
+  t   = malloc(sizeof(double) * (size_t)e->n * 5);
+  for (int i = 0; i < 3; i++) slot[i] = i;
+  slot[3] = SR_SLOT_U(0), slot[4] = SR_SLOT_U(1);
+  for (int trial = 0; trial < 200; trial++) {
+    double w[3];
+    for (int k = 0; k < 5; k++) vars[slot[k]] = SRRandomRange(11, SR_STREAM_TEST, idx++, -0.9, 0.9);
+    for (int i = 0; i < 3; i++) w[i] = SRRandomRange(11, SR_STREAM_TEST, idx++, -1, 1);
+    SRExprEvalTangent(e, vars, 5, slot, val, t);
+    for (int i = 0; i < e->n; i++) adj[i] = 0;
+    for (int i = 0; i < 3; i++) adj[pl->f_root[i]] += w[i];
+    SRExprAdjoint(e, val, adj);
+    for (int k = 0; k < 5; k++) {
+      double fwd = 0, rev = 0, fd, vp[3], vm[3], h = 1e-6;
+      for (int i = 0; i < 3; i++) fwd += w[i] * t[pl->f_root[i] * 5 + k];
+      for (int i = 0; i < e->n; i++)
+        if (e->node[i].op == SR_X_VAR && e->node[i].var == slot[k]) rev += adj[i];
+      vars[slot[k]] += h;
+      SRExprEvalDouble(e, vars, val);
+      for (int i = 0; i < 3; i++) vp[i] = val[pl->f_root[i]];
+      vars[slot[k]] -= 2 * h;
+      SRExprEvalDouble(e, vars, val);
+      for (int i = 0; i < 3; i++) vm[i] = val[pl->f_root[i]];
+      vars[slot[k]] += h;
+      fd = 0;
+      for (int i = 0; i < 3; i++) fd += w[i] * (vp[i] - vm[i]) / (2 * h);
+      assert_true(fabs(fwd - rev) <= 1e-12 * (1 + fabs(fwd)));
+      assert_true(fabs(fwd - fd) <= 1e-6 * (1 + fabs(fwd)));
+    }
+  }
+  free(val), free(adj), free(t);
   CHK(SRSystemDestroy(&sys));
 }
 
@@ -505,6 +556,7 @@ int main(int argc, char **argv)
     cmocka_unit_test(test_plant_file_system),
     cmocka_unit_test(test_plant_file_refusals),
     cmocka_unit_test(test_every_operation_encloses),
+    cmocka_unit_test(test_adjoint_matches_tangent),
   };
   int rc;
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;

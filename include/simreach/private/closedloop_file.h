@@ -60,7 +60,7 @@ typedef struct {
    only with force): /horizon (int32 per cell, -1 = never leaves D), its per-row checksums
    /horizon_checksum, and the header under one checksum. Collective. */
 PetscErrorCode SRSafetyFileWrite(MPI_Comm comm, const char path[], PetscBool force, const SRSafetyHeader *h, const SRIndexGraph *g, const PetscInt *horizon);
-/* The checksum over a safety file's header (src/closedloop/safety_file.c). */
+/* The checksum over a safety file's header (src/graph/safety_file.c). */
 uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h);
 /* Collective: opens and validates a safety file before anything is answered from it (format,
    header checksum, the system's domain, counts against K, every row's checksum and value,

@@ -1,69 +1,20 @@
-/* Private pieces of the batched enclosure kernels (src/abstraction/enclosure.c, enclosure_taylor.c;
-   SPEC §7): the block size and the fast tanh.  The Taylor passes of the model are
-   private/model_taylor.h, the batched Taylor kernel private/enclosure_taylor.h. */
+/* The enclosures of f_phi over cells that src/abstraction/enclosure.c adds to the public
+   SREnclosureCompute (abstraction.h) and SREnclosureComputeBoxes (verify.h): the cell models of
+   taylor1 and the intersection that `both` keeps (SPEC §7).  The network bounds themselves, the
+   block size SR_ENC_BLOCK and the fast tanh are the bounds layer's (private/netbatch.h); the
+   taylor1 block private/enclosure_taylor.h. */
 #pragma once
 
-#include <simreach/model.h>
+#include <simreach/abstraction.h>
 #include <simreach/private/model_taylor.h>
+#include <simreach/private/netbatch.h>
 #include <simreach/private/enclosure_taylor.h>
 
-#include <stdint.h>
-#include <string.h>
-
-/* Cells per block of the batched kernels (structure-of-arrays: value d of cell c at d * SR_ENC_BLOCK + c) */
-#define SR_ENC_BLOCK 64
-
-/* Fast tanh for the batched interval kernel, vectorisable (no libm call, no branch):
-     |SRTanhFast_Private(x) - tanh(x)| <= SR_TANH_FAST_ERR   for every finite x.
-   tanh|x| = 1 - 2 / (e^y + 1), y = 2 min(|x|, 20) (beyond 20, 1 - tanh 20 < 1e-17);
-   e^y = 2^k p(r), k = round(y / ln 2) <= 58, r = y - k ln2_hi - k ln2_lo with the fdlibm split
-   (k ln2_hi exact, y - k ln2_hi exact by Sterbenz), |r| <= 0.3466 + 1e-16;
-   p = degree-12 Taylor polynomial of e^r by Horner: truncation <= |r|^13 / 13! e^|r| < 2.5e-16 e^r,
-   coefficients and Horner <= (gamma_24 + u) e^|r| <= 2 (25 u) e^r, r error <= 4.5e-17 relative,
-   so e^y is computed with relative error delta <= 5.9e-15; then
-   |d tanh / d(e^y)| e^y delta <= delta / 2 and the last three roundings add <= 4 u:
-   total < 3.5e-15.  SR_TANH_FAST_ERR = 2^-45 = 2.8e-14 leaves a factor 8 (checked against MPFR in
-   tests/abstraction/test_enclosure.c). */
-#define SR_TANH_FAST_ERR 0x1p-45
-
-/* tanh(y / 2) for 0 <= y <= 40 (the caller clamps: GCC does not if-convert a clamp that feeds
-   further arithmetic, so the batched kernel clamps in a separate loop). */
-static inline double SRTanhFastHalf_Private(double y)
-{
-  const double magic = 0x1.8p52, invln2 = 1.44269504088896338700e+00;
-  const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10;
-  const double t  = y * invln2 + magic;
-  const double kd = t - magic;
-  const double r  = (y - kd * ln2hi) - kd * ln2lo;
-  double       p  = 1.0 / 479001600.0;
-  uint64_t     bits;
-  double       scale, e;
-
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  /* 2^k from the low bits of t = 1.5 2^52 + k */
-  memcpy(&bits, &t, sizeof bits);
-  bits = (bits + 1023) << 52;
-  memcpy(&scale, &bits, sizeof scale);
-  e = p * scale;
-  return 1.0 - 2.0 / (e + 1.0);
-}
-
-/* Clamped argument of SRTanhFastHalf_Private: -2 max(-|x|, -20) = 2 min(|x|, 20). */
-static inline double SRTanhFastArg_Private(double x)
-{
-  const double nx = -fabs(x);
-  return -2.0 * (nx > -20.0 ? nx : -20.0);
-}
-
-static inline double SRTanhFast_Private(double x) { return copysign(SRTanhFastHalf_Private(SRTanhFastArg_Private(x)), x); }
+/* SREnclosureCompute (taylor1 or both) that also returns each cell's Taylor model of f_phi
+   (src/abstraction/enclosure.c; cm: kend - kstart of them). */
+PetscErrorCode SREnclosureComputeModels(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm);
+/* Enclosure both of nb cells from their interval boxes (Eb, sb: in, and both out) and Taylor
+   boxes Et: the intersection, the Taylor box alone where the interval one is not finite; a cell
+   where neither is keeps its interval box (SREnclosureCompute's are -inf/inf there) and status
+   (src/abstraction/enclosure.c; what SREnclosureCompute both computes). */
+void SREnclosureIntersectBoth(PetscInt n, PetscInt nb, double *Eb, SRCellStatus *sb, const double *Et);

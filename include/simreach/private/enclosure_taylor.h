@@ -1,8 +1,9 @@
-/* The batched first-order Taylor-model kernel (src/abstraction/enclosure_taylor.c; SPEC §7). */
+/* The taylor1 enclosure of f_phi over a block of cells (src/abstraction/enclosure_taylor.c;
+   SPEC §7) and the Taylor model of f_phi it leaves per cell.  The network's part is the
+   bounds layer's (private/netbatch.h). */
 #pragma once
 
 #include <simreach/model.h>
-#include <simreach/abstraction.h>
 
 /* Batched first-order Taylor-model enclosure (src/abstraction/enclosure_taylor.c): the same enclosure as
    SRModelEncloseTaylorWork_Private (sound, SPEC §7) over a block of cells. */
@@ -23,12 +24,3 @@ PetscErrorCode SRTMBatchDestroy(SRTMBatch *tb);
 /* nb <= SR_ENC_BLOCK cells with boxes lo/hi in SoA layout (all SR_ENC_BLOCK slots filled);
    E: 2n per cell (lo then hi), NaN bounds when not finite; cm (may be NULL): nb cell models. */
 PetscErrorCode SRTMBatchEnclose(SRTMBatch tb, PetscInt nb, const double *lo, const double *hi, double *E, SRCellModel *cm);
-
-/* SREnclosureCompute (taylor1 or both) that also returns each cell's Taylor model of f_phi
-   (src/abstraction/enclosure.c; cm: kend - kstart of them). */
-PetscErrorCode SREnclosureComputeModels(SRModel model, SREnclosureType type, SRCells cells, PetscInt kstart, PetscInt kend, double *E, SRCellStatus *status, SRCellModel *cm);
-/* Enclosure both of nb cells from their interval boxes (Eb, sb: in, and both out) and Taylor
-   boxes Et: the intersection, the Taylor box alone where the interval one is not finite; a cell
-   where neither is keeps its interval box (SREnclosureCompute's are -inf/inf there) and status
-   (src/abstraction/enclosure.c; what SREnclosureCompute both computes). */
-void SREnclosureIntersectBoth(PetscInt n, PetscInt nb, double *Eb, SRCellStatus *sb, const double *Et);

@@ -1,5 +1,5 @@
 /* Small HDF5 helpers (the checked-call macros and attribute helpers) shared by the file formats of src/abstraction/abstraction_file.c,
-   src/model/network_file.c and src/closedloop/closedloop_file.c.  Not collective; a failing HDF5 call is
+   src/model/network_file.c and src/graph/closedloop_file.c.  Not collective; a failing HDF5 call is
    PETSC_ERR_LIB (SRCallHDF5), a missing or malformed attribute PETSC_ERR_FILE_UNEXPECTED. */
 #pragma once
 

@@ -1,6 +1,6 @@
-/* Test access to the relaxation lines of CROWN (src/closedloop/netcrown.c; SPEC §15): the two
+/* Test access to the relaxation lines of CROWN (src/bounds/netcrown.c; SPEC §15): the two
    lines CROWN puts around an activation over a pre-activation range, so that a test can check
-   them against the function itself (tests/closedloop/test_crown_relax.c). */
+   them against the function itself (tests/bounds/test_crown_relax.c). */
 #pragma once
 
 #include <simreach/model.h>

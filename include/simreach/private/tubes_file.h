@@ -1,7 +1,7 @@
 /* The tubes file of `simreach closedloop -o` (format "simreach closedloop tubes 2", SPEC §13,
    §15; docs/files.md "The tubes file"): like every simreach file, written as FILE.part by rank 0
    and renamed into place, a header under its checksum and every dataset under its own, and
-   validated as a whole before anything is read from it (src/closedloop/tubes_file.c). */
+   validated as a whole before anything is read from it (src/reach/tubes_file.c). */
 #pragma once
 
 #include <simreach/odesplit.h>
