@@ -7,3 +7,6 @@ set_tests_properties(abstract_floor PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSIO
 # The batched taylor1 kernel's affine layers against the exact image in MPFR, inner and outer,
 # on cancelling sums and biases where a lost rounding allowance of a few ulps shows (issue 37).
 sr_add_mpi_test(NAME taylor_affine_exact COMMAND test_taylor_affine_exact RANKS 1 TIMEOUT 120 LABELS abstraction quick)
+# the step of the abstraction for an ARCH closed loop (TORA, ACC) against a hand-written
+# closed-loop simulation on a small grid, planted shrink caught (SPEC §16; no command)
+sr_add_mpi_test(NAME plantstep COMMAND test_plantstep -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 300 LABELS "abstraction")

@@ -15,7 +15,7 @@ import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 from network_torch import fnv, checksum_seed, header_checksum, TRANSFORM_IN, TRANSFORM_OUT  # noqa: E402
 
-SR_MAX_DIM = 3
+SR_PAD_DIM = 3  # the per-dimension values are padded to max(3, n) slots (src/graph/safety_file.c)
 
 
 def s(v):
@@ -42,7 +42,7 @@ def reseal_network(f):
 def reseal_safety(f):
     a = f.attrs
     n = int(one(a["n"]))
-    pad = lambda v, z=0: list(v)[:n] + [z] * (SR_MAX_DIM - n)  # noqa: E731
+    pad = lambda v, z=0: list(v)[:n] + [z] * (max(SR_PAD_DIM, n) - n)  # noqa: E731
     iv = [one(a[k]) for k in ("K", "n", "iterations", "safe_cells", "unverified_cells", "max_horizon", "trajectory_cap",
                               "trajectories", "trajectories_with_claim", "trajectory_steps", "trajectory_violations",
                               "source_run", "source_seed")] + [0, 0] + pad(np.asarray(a["counts"]).reshape(-1))

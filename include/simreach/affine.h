@@ -9,7 +9,7 @@
    times |xi_i| <= 1, goes into the remainder; nonlinear functions use the mean-value form
    f(m) + lambda (a - m) + (f'(R) - lambda)(R - m) over the range R of the argument, or the
    constant f(R) when that is narrower.  SRTaylor (taylor.h) is the same idea fixed at
-   SR_MAX_DIM = 3 for the cell enclosures; the forms of plants have up to SR_AFFINE_MAX coordinates.
+   SR_MAX_DIM (6) for the cell enclosures; the forms of plants have up to SR_AFFINE_MAX coordinates.
    Value type, not collective, no global state. */
 #pragma once
 

@@ -19,8 +19,10 @@
 #define SR_ERR_UNFINISHED 1002 /* gather: the study has unfinished runs (the verdict is partial) */
 #define SR_ERR_UNSOUND 1003    /* safe: sampled trajectories contradict the abstraction (nothing claimed, nothing written) -> 5 */
 
-/* Largest state dimension of any system of SPEC §2 (Dubins car). */
-#define SR_MAX_DIM 3
+/* Largest state dimension of a system the abstraction (cells, lists, files) handles: the ARCH
+   closed loops of SPEC §16 (ACC 6 states, TORA 4; issue 36; until then 3, the Dubins car).  A
+   file of 1..3 dimensions written before keeps its layout and checksums (src/graph/safety_file.c). */
+#define SR_MAX_DIM 6
 /* Largest number of hidden layers of the MLP (SPEC §3). */
 #define SR_MAX_LAYERS 8
 /* largest -control_steps (plant steps per held control, SPEC §2) */

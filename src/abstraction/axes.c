@@ -54,7 +54,7 @@ PetscErrorCode SRAxesCreateGrid(SRSystem sys, const PetscInt counts[], SRAxes *a
   PetscCall(SRAxesAlloc_Private(n, counts, &A));
   A->is_grid = PETSC_TRUE;
   for (PetscInt d = 0; d < n; d++) {
-    PetscInt one[SR_MAX_DIM] = {1, 1, 1};
+    PetscInt one[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1};
     SRCells  c1;
     one[d] = counts[d];
     PetscCall(SRCellsCreateGrid(sys, one, &c1));

@@ -124,7 +124,7 @@ static int SRContainGridRange_Private(SRCells cells, PetscBool has_sink, const d
 static PetscBool SRContainGrid_Private(SRCells cells, PetscInt nsorted, const PetscInt *sorted, PetscBool has_sink, const double *elo, const double *ehi)
 {
   const PetscInt n             = cells->n;
-  PetscInt       a[SR_MAX_DIM] = { 0, 0, 0 }, z[SR_MAX_DIM] = { 0, 0, 0 }, stride[SR_MAX_DIM] = { 1, 1, 1 }, q = 0;
+  PetscInt       a[SR_MAX_DIM] = { 0, 0, 0 }, z[SR_MAX_DIM] = { 0, 0, 0 }, stride[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, q = 0;
   const int      r = SRContainGridRange_Private(cells, has_sink, elo, ehi, a, z);
 
   if (r != 0) return (PetscBool)(r > 0);

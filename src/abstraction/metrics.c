@@ -134,7 +134,7 @@ static PetscErrorCode SRMetricsFloorSandwich_Private(SRCells cells, SRCellIndex 
 PetscErrorCode SRCellModelFloorCount(SRCells cells, SRCellIndex index, const SRCellModel *cm, const double *ilo, const double *ihi, PetscBool *decided, PetscInt *cnt)
 {
   const PetscInt n = cells->n, nq = (PetscInt)1 << n;
-  double         X[8 * SR_MAX_DIM], Ylo[8 * SR_MAX_DIM], Yhi[8 * SR_MAX_DIM], Ilo[SR_MAX_DIM], Ihi[SR_MAX_DIM], Olo[SR_MAX_DIM], Ohi[SR_MAX_DIM];
+  double         X[(1 << SR_MAX_DIM) * SR_MAX_DIM], Ylo[(1 << SR_MAX_DIM) * SR_MAX_DIM], Yhi[(1 << SR_MAX_DIM) * SR_MAX_DIM], Ilo[SR_MAX_DIM], Ihi[SR_MAX_DIM], Olo[SR_MAX_DIM], Ohi[SR_MAX_DIM];
   PetscInt       ci, co;
 
   PetscFunctionBeginUser;

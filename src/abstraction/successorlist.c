@@ -91,7 +91,7 @@ static inline PetscInt SRCellIndex1_Private(SRCells cells, PetscInt j, PetscInt 
 PetscErrorCode SRSuccessorsBoxClose_Private(SRCells cells, SRIntBuf *out, PetscInt start)
 {
   const PetscInt n = cells->n, K = cells->K;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1, m = 0, total = 1;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, s = 1, m = 0, total = 1;
   PetscBool      sink = PETSC_FALSE;
 
   PetscFunctionBeginUser;

@@ -190,7 +190,7 @@ static PetscInt SRListPosition_Private(PetscInt nlist, const PetscInt *list, Pet
 static PetscInt SRSuccessorsHitGrid_Private(SRCells cells, PetscInt nlist, const PetscInt *list, const double *y)
 {
   const PetscInt n = cells->n;
-  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {1, 1, 1}, s = 1;
+  PetscInt       a[SR_MAX_DIM] = {0, 0, 0}, z[SR_MAX_DIM] = {0, 0, 0}, stride[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, s = 1;
 
   for (PetscInt d = 0; d < n; d++) {
     const PetscInt N = cells->grid[d];
@@ -353,7 +353,7 @@ static PetscInt SRFindExact_Private(PetscInt m, const double *v, double x)
 PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, const PetscInt *list, double *vol)
 {
   const PetscInt n = cells->n, K = cells->K;
-  PetscInt       m = 0, nc[SR_MAX_DIM] = {1, 1, 1}, ncell = 1;
+  PetscInt       m = 0, nc[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, ncell = 1;
   double        *lo, *hi, *crd[SR_MAX_DIM];
   PetscBool     *covered;
 
@@ -416,7 +416,7 @@ PetscErrorCode SRSuccessorsUnionVolume_Private(SRCells cells, PetscInt nlist, co
 PetscErrorCode SRSuccessorsUnionVolumeBox_Private(SRCells cells, const PetscInt *row, double *vol)
 {
   const PetscInt n = cells->n;
-  PetscInt       nc[SR_MAX_DIM] = {1, 1, 1};
+  PetscInt       nc[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1};
   double        *crd[SR_MAX_DIM] = {NULL, NULL, NULL};
   PetscBool     *cov[SR_MAX_DIM] = {NULL, NULL, NULL}, one = PETSC_TRUE;
 

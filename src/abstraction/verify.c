@@ -34,7 +34,7 @@ static inline double SRPiece_Private(double lo, double hi, PetscInt j, PetscInt 
 PetscErrorCode SREnclosureComputeBisected(SRModel model, SREnclosureType type, PetscInt depth, PetscInt nb, const double *boxes, double *E, SRCellStatus *status)
 {
   const PetscInt n = model->n;
-  PetscInt       s[SR_MAX_DIM] = {1, 1, 1}, nsub = 1, per;
+  PetscInt       s[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 1}, nsub = 1, per;
   double        *sub, *Es;
   SRCellStatus  *ss;
 

@@ -142,8 +142,8 @@ static inline __attribute__((always_inline)) void SRTMBTanh_Private(SRNetTaylorB
     const double lc0 = lambda * c0, gm = Tc - lc0;
     const double errg = 2.0 * SR_TANH_FAST_ERR + (fabs(lc0) + fabs(gm)) * 0x1p-52;
     const double c0o  = lc0 + gm;
-    /* all terms non-negative, at most n + 6 <= 9 roundings on any path, each losing at
-       most a factor 1 + u: (1 + u)^10 < 1 + 16 u = 1 + 2^-49 */
+    /* all terms non-negative, at most n + 6 <= 12 roundings on any path (n <= SR_MAX_DIM = 6), each losing at
+       most a factor 1 + u: (1 + u)^13 < 1 + 16 u = 1 + 2^-49 */
     const double rro = (lambda * (rr + A[c] * 0x1p-52) + (M * S2[c]) * (1.0 + 0x1p-51) + errg + fabs(c0o) * 0x1p-52) * (1.0 + 0x1p-49) + DBL_MIN;
     yo[c] = c0o;
     for (PetscInt k = 1; k <= n; k++)
@@ -326,6 +326,7 @@ static inline __attribute__((always_inline)) void SRTMBForward_Private(SRNetTayl
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward1_Private(SRNetTaylorBatch b, double **y) { SRTMBForward_Private(b, 1, y); }
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward2_Private(SRNetTaylorBatch b, double **y) { SRTMBForward_Private(b, 2, y); }
 __attribute__((target_clones("avx2", "default"))) static void SRTMBForward3_Private(SRNetTaylorBatch b, double **y) { SRTMBForward_Private(b, 3, y); }
+static void SRTMBForwardN_Private(SRNetTaylorBatch b, PetscInt n, double **y) { SRTMBForward_Private(b, n, y); } /* 4..SR_MAX_DIM (issue 36) */
 
 PetscErrorCode SRNetTaylorBatchEnclose(SRNetTaylorBatch b, PetscInt nb, const double *lo, const double *hi, SRTaylor *X, SRTaylor *N, PetscBool *ok)
 {
@@ -365,7 +366,8 @@ PetscErrorCode SRNetTaylorBatchEnclose(SRNetTaylorBatch b, PetscInt nb, const do
     for (int c = 0; c < BLK; c++) b->redo[c] = 1.0;
   } else if (n == 1) SRTMBForward1_Private(b, &y);
   else if (n == 2) SRTMBForward2_Private(b, &y);
-  else SRTMBForward3_Private(b, &y);
+  else if (n == 3) SRTMBForward3_Private(b, &y);
+  else SRTMBForwardN_Private(b, n, &y);
   for (PetscInt c = 0; c < nb; c++) {
     SRTaylor *Nc = N + c * SR_MAX_DIM;
     for (PetscInt d = 0; d < n; d++) X[c * SR_MAX_DIM + d] = Xb[c][d];

@@ -20,7 +20,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
 {
   char                 sysname[16] = "pendulum", network[PETSC_MAX_PATH_LEN] = "", plant[PETSC_MAX_PATH_LEN] = "";
   PetscEnum            mtype       = (PetscEnum)SR_MODEL_DYNAMICS, etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
-  PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {8, 8, 8}, nc = SR_MAX_DIM, seed = 1, nfail, first, floor_points = 9, tsamples = 32;
+  PetscInt             widths[SR_MAX_LAYERS] = {32, 32}, nw = SR_MAX_LAYERS, counts[SR_MAX_DIM] = {[0 ... SR_MAX_DIM - 1] = 8}, nc = SR_MAX_DIM, seed = 1, nfail, first, floor_points = 9, tsamples = 32;
   SRTightMetrics       tm;
   PetscBool            cells_set = PETSC_FALSE, wset = PETSC_FALSE, cells_free = PETSC_FALSE, has_net = PETSC_FALSE, sys_set = PETSC_FALSE, mset = PETSC_FALSE;
   SRSystem             sys;

@@ -14,6 +14,10 @@ static const char *const SRSafetyFormatsOld[] = {"simreach-safety-1", NULL};
 uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h)
 {
   const SRSafetySummary *s  = &h->sum;
+  /* the per-dimension values padded with zeros to P = max(3, n) slots: 3 was SR_MAX_DIM when the
+     format was fixed, so a file of 1..3 dimensions written before SR_MAX_DIM grew (issue 36)
+     keeps its checksum (tests/sr_reseal_net.py pads alike) */
+  const PetscInt         P  = h->n > 3 ? h->n : 3;
   int64_t                iv[15 + SR_MAX_DIM];
   double                 dv[5 + 2 * SR_MAX_DIM];
   uint64_t               c = SRChecksumSeed("safety-header", 0, 0);
@@ -38,13 +42,13 @@ uint64_t SRSafetyHeaderSum(const SRSafetyHeader *h)
   dv[2]  = s->time_total;
   dv[3]  = h->beta;
   dv[4]  = h->tau;
-  for (PetscInt d = 0; d < SR_MAX_DIM; d++) {
-    iv[15 + d]                  = d < h->n ? h->counts[d] : 0;
-    dv[5 + d]                   = d < h->n ? h->dlo[d] : 0;
-    dv[5 + SR_MAX_DIM + d]      = d < h->n ? h->dhi[d] : 0;
+  for (PetscInt d = 0; d < P; d++) {
+    iv[15 + d]    = d < h->n ? h->counts[d] : 0;
+    dv[5 + d]     = d < h->n ? h->dlo[d] : 0;
+    dv[5 + P + d] = d < h->n ? h->dhi[d] : 0;
   }
-  c = SRChecksum64(iv, sizeof iv, c);
-  c = SRChecksum64(dv, sizeof dv, c);
+  c = SRChecksum64(iv, sizeof(int64_t) * (size_t)(15 + P), c);
+  c = SRChecksum64(dv, sizeof(double) * (size_t)(5 + 2 * P), c);
   c = SRChecksum64(h->sys, strlen(h->sys), c);
   if (!strcmp(h->sys, "plant")) { /* a plant file's system: its path and digest (SPEC §16) */
     c = SRChecksum64(h->plant, strlen(h->plant), c);

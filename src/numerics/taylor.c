@@ -95,8 +95,10 @@ SRTaylor SRTaylorLinear(PetscInt n, PetscInt m, const double *a, const SRTaylor 
     return SRTaylorLinear_Private(1, m, a, t, b);
   case 2:
     return SRTaylorLinear_Private(2, m, a, t, b);
-  default:
+  case 3:
     return SRTaylorLinear_Private(3, m, a, t, b);
+  default: /* 4..SR_MAX_DIM (the ARCH plants, issue 36): not unrolled */
+    return SRTaylorLinear_Private(n, m, a, t, b);
   }
 }
 

@@ -325,7 +325,7 @@ static PetscErrorCode SRRunRelist_Private(SRRun r, PetscInt *grown)
    NaN elsewhere, with -safe_cells 0 and with -model dynamics (not applicable, SRRunSetFromOptions). */
 static PetscErrorCode SRRunSafeGrid_Private(SRRun r, PetscInt j, double *frac, double *mean)
 {
-  static const PetscInt bydim[SR_MAX_DIM][SR_MAX_DIM] = {{400, 0, 0}, {200, 200, 0}, {40, 20, 20}};
+  static const PetscInt bydim[SR_MAX_DIM][SR_MAX_DIM] = {{400}, {200, 200}, {40, 20, 20}, {12, 12, 12, 12}, {8, 8, 8, 8, 8}, {6, 6, 6, 6, 6, 6}}; /* issue 36: rows for the ARCH plants (4..6 states) */
   const PetscInt       *sc                            = r->safe_nc > 0 ? r->safe_counts : bydim[r->sys->n - 1];
 
   PetscFunctionBeginUser;
