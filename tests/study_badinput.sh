@@ -81,7 +81,8 @@ expect 1 "-checkpoints 2147483648.*out of range" "${F[@]}" -checkpoints 21474836
 # item 7: lists are not cut or padded; flags and names are checked; a refusal names the option
 expect 1 "-mlp_widths 16,,16.*entry 2.*empty" "${F[@]}" -mlp_widths 16,,16
 expect 1 "-mlp_widths .*21 entries.*at most 8" "${F[@]}" -mlp_widths 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21
-expect 1 "-cells 4,4,4,4.*at most 3" "${F[@]}" -cells 4,4,4,4
+expect 1 "-cells 4,4,4,4,4,4,4.*at most 6" "${F[@]}" -cells 4,4,4,4,4,4,4
+expect 1 "-cells: 4 counts given; -sys pendulum has dimension 2" "${F[@]}" -cells 4,4,4,4
 expect 1 "-resume maybe.*not a boolean" -output "$good" -resume maybe
 expect 1 "-pendulum_g inf.*not a finite number" "${F[@]}" -pendulum_g inf
 ( cd "$dir" && expect 1 "-output: no value.*file name" -output "" -force )
