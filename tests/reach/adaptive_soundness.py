@@ -26,6 +26,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from relu_nnet import write_relu_nnet  # noqa: E402
+
 try:
     import h5py
 except ImportError as e:
@@ -40,13 +43,7 @@ rng = np.random.default_rng(351)
 W1 = rng.normal(0, 0.3, (HID, 2)); b1 = rng.normal(0, 0.1, HID)
 W2 = rng.normal(0, 0.2, (1, HID)); b2 = rng.normal(0, 0.05, 1)
 net = os.path.join(work, "ctrl.nnet")
-with open(net, "w") as f:
-    f.write("// adaptive_soundness: 2-16-1 ReLU\n2,2,1,16\n2,16,1\n0\n-5,-5\n5,5\n0,0,0\n1,1,1\n")
-    for W, b in ((W1, b1), (W2, b2)):
-        for row in W:
-            f.write(",".join(f"{x:.17g}" for x in row) + "\n")
-        for x in b:
-            f.write(f"{x:.17g}\n")
+write_relu_nnet(net, W1, b1, W2, b2, "adaptive_soundness: 2-16-1 ReLU")
 plant = os.path.join(work, "plant.txt")
 with open(plant, "w") as f:
     f.write(f"states p v\noutputs 1\ninput p\ninput v\ncontrol u = y1\nder p = v\nder v = -p - 0.1 * v + u\nperiod 1\nsteps {STEPS}\n")

@@ -24,6 +24,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from relu_nnet import write_relu_nnet  # noqa: E402
+
 try:
     import h5py
 except ImportError:
@@ -41,14 +44,7 @@ rng = np.random.default_rng(3507)
 def write_net(path, nout, scale):
     W1 = rng.normal(0, 0.5, (HID, 2)); b1 = rng.normal(0, 0.1, HID)
     W2 = rng.normal(0, scale, (nout, HID)); b2 = rng.normal(0, 0.1, nout)
-    with open(path, "w") as f:
-        f.write(f"// discrete_soundness: 2-{HID}-{nout} ReLU\n2,2,{nout},{HID}\n2,{HID},{nout}\n0\n-5,-5\n5,5\n0,0,0\n1,1,1\n")
-        for W, b in ((W1, b1), (W2, b2)):
-            for row in W:
-                f.write(",".join(f"{x:.17g}" for x in row) + "\n")
-            for x in b:
-                f.write(f"{x:.17g}\n")
-    return lambda x: np.maximum(np.clip(x, -5, 5) @ W1.T + b1, 0) @ W2.T + b2
+    return write_relu_nnet(path, W1, b1, W2, b2, f"discrete_soundness: 2-{HID}-{nout} ReLU")
 
 
 def oracle_disc(x, nets):
