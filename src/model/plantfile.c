@@ -27,6 +27,7 @@
    by a constant zero is refused where it is written), the DAG's distinct operations are capped,
    and only a regular file is read (SRScanReadFile). */
 #include <simreach/private/plantparse.h>
+#include <simreach/private/textfile.h>
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -306,28 +307,8 @@ PetscErrorCode SRPlantParseConsts(MPI_Comm comm, const char name[], const char t
 
 PetscErrorCode SRPlantReadText(MPI_Comm comm, const char path[], char **textp)
 {
-  static const char *const types[] = {"a directory", "a FIFO", "a character device", "a block device", "a socket", "not a regular file"};
-  PetscMPIInt              rank;
-  long                     len  = -1;
-  char                    *text = NULL;
-
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    const char *type;
-    len = SRScanReadFile(path, SR_PLANT_MAX_BYTES, &text, &type);
-    if (len == -3) /* -3 - k: the k-th type */
-      for (int k = 0; k < 6; k++)
-        if (!strcmp(type, types[k])) len = -3 - k;
-  }
-  PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
-  PetscCheck(len > -3, comm, PETSC_ERR_FILE_OPEN, "-plant %s: %s%s; give a regular file", path, len == -8 ? "" : "is ", types[-3 - len < 6 && -3 - len >= 0 ? -3 - len : 5]);
-  PetscCheck(len != -2, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: larger than 16 MB", path);
-  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "-plant %s: cannot read the file", path);
-  if (rank != 0) PetscCheck(text = malloc((size_t)len + 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
-  PetscCallMPI(MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, comm));
-  PetscCheck(strlen(text) == (size_t)len, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: contains a NUL byte (not a text file?)", path);
-  *textp = text;
+  PetscCall(SRTextFileReadBroadcast(comm, path, SR_PLANT_MAX_BYTES, "16 MB", "-plant", "plant file", textp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

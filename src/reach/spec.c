@@ -11,6 +11,7 @@
    Morgan; the negation of <= is the strict <).  Every error names the file, the line and the
    column. */
 #include <simreach/private/linescan.h>
+#include <simreach/private/textfile.h>
 #include <simreach/spec.h>
 
 #include <ctype.h>
@@ -498,31 +499,13 @@ void SRSpecAtomMargins(const SRSpecAtom *a, SRInterval R, double *up, double *lo
 
 PetscErrorCode SRSpecRead(MPI_Comm comm, const char path[], const SRPlant *plant, SRSpec *spec)
 {
-  static const char *const types[] = {"a directory", "a FIFO", "a character device", "a block device", "a socket", "not a regular file"};
-  PetscMPIInt              rank;
-  long                     len  = -1;
-  char                    *text = NULL;
+  char *text;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    const char *type;
-    len = SRScanReadFile(path, 1L << 20, &text, &type); /* only a regular file (SPEC §15 turn 4) */
-    if (len == -3)
-      for (int k = 0; k < 6; k++)
-        if (!strcmp(type, types[k])) len = -3 - k;
-  }
-  PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
-  PetscCheck(len > -3, comm, PETSC_ERR_FILE_OPEN, "-spec %s: %s%s; give a regular file", path, len == -8 ? "" : "is ", types[-3 - len < 6 && -3 - len >= 0 ? -3 - len : 5]);
-  PetscCheck(len != -2, comm, PETSC_ERR_FILE_UNEXPECTED, "spec file %s: larger than 1 MB", path);
-  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "-spec %s: cannot read the file", path);
-  if (rank != 0) PetscCheck(text = malloc((size_t)len + 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
-  PetscCallMPI(MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, comm));
+  PetscCall(SRTextFileReadBroadcast(comm, path, 1L << 20, "1 MB", "-spec", "spec file", &text));
   {
-    PetscErrorCode ierr = strlen(text) == (size_t)len ? SRSpecParse(comm, path, text, plant, spec) : PETSC_ERR_FILE_UNEXPECTED;
-    bool           nul  = strlen(text) != (size_t)len;
+    PetscErrorCode ierr = SRSpecParse(comm, path, text, plant, spec);
     free(text);
-    PetscCheck(!nul, comm, PETSC_ERR_FILE_UNEXPECTED, "spec file %s: contains a NUL byte (not a text file?)", path);
     PetscCall(ierr);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
