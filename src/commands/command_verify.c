@@ -196,6 +196,7 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "%s network file %s", SRNetworkFormats[info.format], network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
   if (has_eval) {
+    PetscCheck(!SRModelIsLoop(model), comm, PETSC_ERR_SUP, "-eval %s: the closed loop of plant file %s (input and control lines) is not printed by -eval; use simreach closedloop", evalf, sys->plant_path);
     PetscCall(SRCheckUnusedOptions(comm));
     PetscCall(SRVerifyEval_Private(comm, evalf, model));
     PetscCall(SRModelDestroy(&model));
@@ -223,7 +224,9 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (!SRMLPIsDefault(model->mlp)) PetscCall(SRMLPActivationsString(model->mlp, h.activations, sizeof h.activations));
   h.has_in  = model->mlp->has_in;
   h.has_out = model->mlp->has_out;
-  for (PetscInt j = 0; h.has_in && j < sys->n; j++) {
+  /* the file stores n input transforms: a plant file's loop may have other input counts (SPEC §16) */
+  PetscCheck(!model->mlp->has_in || model->mlp->width[0] <= sys->n, comm, PETSC_ERR_SUP, "-network %s: %" PetscInt_FMT " network inputs with an input transform; the abstraction file stores at most %" PetscInt_FMT " (the state dimension)", network, model->mlp->width[0], sys->n);
+  for (PetscInt j = 0; h.has_in && j < model->mlp->width[0]; j++) {
     h.in_lo[j]    = model->mlp->inlo[j];
     h.in_hi[j]    = model->mlp->inhi[j];
     h.in_mean[j]  = model->mlp->inmean[j];
