@@ -172,6 +172,10 @@ out = run(["check", f"{work}/a1.h5"])
 if "every cell proven" not in out:
     fail(f"check did not re-prove the file:\n{out}")
 
+for cmd in ("train", "abstract"):  # not yet for a loop: refused in one line before any work
+    out = run([cmd, "-plant", plant, "-model", "controller"], code=2)
+    if "states the loop of its input and control lines" not in out or out.count("simreach:") != 1:
+        fail(f"{cmd} -plant of a loop: no one-line refusal:\n{out}")
 out = run(base + ["-output", f"{work}/ax.h5", "-verify_test_planted_shrink", "0.95"], code=2)  # the product: no such option
 if "unknown option(s): -verify_test_planted_shrink" not in out or os.path.exists(f"{work}/ax.h5"):
     fail(f"the product did not refuse the test option in one line before any work:\n{out}")
