@@ -10,6 +10,7 @@
    every enclosure of the map over a cell is src/abstraction/enclosure_loop.c (through
    src/abstraction/plantstep.c), so that one closed loop is proved and sampled.  Not collective. */
 #include <simreach/model.h>
+#include <simreach/private/system_ode.h>
 
 /* A file with a 'bound' line is a system of SPEC §3 (the shipped files: their input and control
    lines restate u = u_max tanh(N(x)), and an imported network is clipped at the bound); a file
@@ -60,9 +61,13 @@ PetscErrorCode SRModelLoopEvaluate(SRModel model, PetscInt nb, const double *X, 
 {
   const SRPlant     *pl = model->sys->plant;
   const PetscInt     n  = model->n;
-  SRLoopWork_Private w;
+  SRLoopWork_Private   w;
+  SRPlantPeriodOptions o;
+  SRPlantPeriod       *P;
 
   PetscFunctionBeginUser;
+  SRPlantPeriodOptionsDefault(&o); /* plantstep's simulation (SRPlantStepSimulate): the same numbers */
+  PetscCall(SRPlantPeriodCreate(pl, &o, &P)); /* once per batch, not per point */
   PetscCall(SRLoopWorkGet_Private(model, nb, PETSC_FALSE, &w));
   PetscCall(SRLoopInputs_Private(model, nb, X, &w));
   for (PetscInt i = 0; i < nb; i++) {
@@ -71,9 +76,10 @@ PetscErrorCode SRModelLoopEvaluate(SRModel model, PetscInt nb, const double *X, 
     for (int k = 0; k < pl->nout; k++) w.vars[SR_SLOT_Y(k)] = w.N[i * pl->nout + k];
     SRExprEvalDouble(&pl->dag, w.vars, w.val);
     for (int j = 0; j < pl->nu; j++) u[j] = w.val[pl->u_root[j]];
-    SRSystemStepHeld(model->sys, X + i * n, u, Y + i * n); /* one period, u held (control_steps is 1) */
+    SRPlantPeriodSimulateWith(P, X + i * n, u, NULL, Y + i * n); /* one period, u held (control_steps is 1) */
   }
   PetscCall(SRLoopWorkFree_Private(&w));
+  PetscCall(SRPlantPeriodDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
