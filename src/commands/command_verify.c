@@ -182,6 +182,15 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm, int *exit_code)
       PetscCall(SRAbstractionFileOpen(comm, recheck, &rf));
       PetscCall(SRAbstractionFileGetHeader(rf, &rh));
       etype = (PetscEnum)(!strcmp(rh->enclosure, "interval") ? SR_ENCLOSURE_TAYLOR1 : SR_ENCLOSURE_INTERVAL);
+      { /* a plant file's loop: the bound it was built with (the others are far wider; docs/systems.md) */
+        SRSystem rs;
+        SRModel  rm;
+        PetscCall(SRAbstractionFileGetModel(rf, &rs, &rm));
+        for (PetscEnum e = 0; SRModelIsLoop(rm) && e <= (PetscEnum)SR_ENCLOSURE_AFFINE; e++)
+          if (!strcmp(rh->enclosure, SREnclosureTypes[e])) etype = e;
+        PetscCall(SRModelDestroy(&rm));
+        PetscCall(SRSystemDestroy(&rs));
+      }
       PetscCall(SRAbstractionFileClose(&rf));
     }
     PetscCall(SRVerifyCheckFile(comm, recheck, (SREnclosureType)etype, bisect, max_print, &m));

@@ -171,6 +171,9 @@ print(f"plantloop_soundness: {tested} one-period images inside their cells' cert
 out = run(["check", f"{work}/a1.h5"])
 if "every cell proven" not in out:
     fail(f"check did not re-prove the file:\n{out}")
+out = run(["verify", "-recheck", f"{work}/a1.h5"])  # a loop's file: re-enclosed with the bound it was built with
+if "re-enclosed with crown" not in out or "failed 0" not in out:
+    fail(f"verify -recheck did not re-prove the file with crown:\n{out}")
 
 for cmd in ("train", "abstract"):  # not yet for a loop: refused in one line before any work
     out = run([cmd, "-plant", plant, "-model", "controller"], code=2)
