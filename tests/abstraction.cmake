@@ -10,3 +10,8 @@ sr_add_mpi_test(NAME taylor_affine_exact COMMAND test_taylor_affine_exact RANKS 
 # the step of the abstraction for an ARCH closed loop (TORA, ACC) against a hand-written
 # closed-loop simulation on a small grid, planted shrink caught (SPEC §16; no command)
 sr_add_mpi_test(NAME plantstep COMMAND test_plantstep -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 300 LABELS "abstraction")
+# One closed loop for every path (issue 36): the plant file's input/control lines as -model
+# controller; the point map equal to plantstep's, every -enclosure equal to plantstep's bound and
+# holding the point map's images, the model's own enclosures refusing, the VJP against
+# differences, a mismatching network refused in one line.
+sr_add_mpi_test(NAME plantloop COMMAND test_plantloop -jobs_dir ${CMAKE_SOURCE_DIR}/jobs RANKS 1 TIMEOUT 300 LABELS "abstraction")

@@ -30,7 +30,8 @@ sed 's/^next \(.*\) = \(.*\)$/der \1 = \2/' moved.txt > ode.txt
 sr_run 2 verify -network "$net" -plant ode.txt -model controller -cells 12,10 -output ode.h5 > o.log 2>&1 || { cat o.log; fail "verify -plant of a continuous-time plant"; }
 sr_run 1 check ode.h5 > co.log 2>&1 || { cat co.log; fail "check of an abstraction of a continuous-time plant"; }
 grep -q "every cell proven" co.log || { cat co.log; fail "check did not prove every cell of the continuous-time plant"; }
-for bad in "$src/jobs/arch/acc/plant.txt:no 'domain x_lead in"; do
+grep -v '^domain' "$src/jobs/arch/acc/plant.txt" > acc_nodomain.txt
+for bad in "acc_nodomain.txt:no 'domain x_lead in"; do
   if sr_run 1 verify -network "$net" -plant "${bad%%:*}" -model controller -cells 12,10 -output x.h5 > r3.log 2>&1; then fail "-plant ${bad%%:*} accepted"; fi
   oneline r3.log "simreach: plant file .*${bad#*:}" "-plant ${bad%%:*}"
 done

@@ -105,6 +105,8 @@ struct _p_SRModel {
   PetscInt    n;
   double     *scratch;
   PetscInt    scratch_len;
+  double      test_shrink; /* a planted fault of the test build only (simreach_testhooks): the
+                              flow's result of a plant-file loop shrunk by this factor (0: off) */
 };
 
 /* Not collective.  The MLP starts Glorot-initialised from seed 0; runs call
@@ -137,4 +139,17 @@ double     SRModelControlPoint(SRModel model, PetscBool clipped, double N, doubl
 SRInterval SRModelControlInterval(SRModel model, PetscBool clipped, SRInterval N); /* sound */
 /* Sound enclosures of f_phi over the box [lo, hi]: interval and first-order Taylor model. */
 PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const double *hi, double *elo, double *ehi);
+
+/* The closed loop of a plant file's `input` and `control` lines (SPEC §16, issue 36;
+   src/model/model_loop.c): a system whose plant file has input and control lines and no
+   'bound' line (the ARCH files; a 'bound' line makes it a system of SPEC §3) makes -model controller
+   the loop f(x) = Phi_T(x, u(x, N(in(x)))): the network's inputs are the input lines, its
+   outputs the file's y1..yM, the controls the control lines (no tanh, no clip), held one period.
+   SRModelEvaluate and SRModelVJP take that path; the enclosures over cells are the abstraction
+   layer's (src/abstraction/enclosure_loop.c), SRModelEncloseInterval and the model's Taylor
+   enclosures refuse such a model. */
+PetscBool      SRSystemIsLoop(SRSystem sys);
+PetscBool      SRModelIsLoop(SRModel model);
+PetscErrorCode SRModelLoopEvaluate(SRModel model, PetscInt nb, const double *X, double *Y);
+PetscErrorCode SRModelLoopVJP(SRModel model, PetscInt nb, const double *X, const double *dY, double *grad);
 PetscErrorCode SRModelEncloseTaylor(SRModel model, const double *lo, const double *hi, double *elo, double *ehi);

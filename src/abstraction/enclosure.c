@@ -143,6 +143,12 @@ static PetscErrorCode SREnclosureCompute_Private(SRModel model, SREnclosureType 
     PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (SRModelIsLoop(model)) { /* a plant file's closed loop: every cell through plantstep.c (SPEC §16) */
+    PetscCheck(!cm, PETSC_COMM_SELF, PETSC_ERR_SUP, "the cell models of taylor1 (SPEC §7) are not defined for the closed loop of plant file %s (its input and control lines)", model->sys->plant_path);
+    PetscCall(SREnclosureLoop(model, type, cells, boxes, kstart, kend, E, status));
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscMalloc5(n * SR_ENC_BLOCK, &lo, n * SR_ENC_BLOCK, &hi, nout * SR_ENC_BLOCK, &Nlo, nout * SR_ENC_BLOCK, &Nhi, SR_ENC_BLOCK, &nf));
   if (type == SR_ENCLOSURE_INTERVAL || type == SR_ENCLOSURE_BOTH) PetscCall(SRNetIntervalBatchCreate(model->mlp, &ib));
   if (type == SR_ENCLOSURE_TAYLOR1 || type == SR_ENCLOSURE_BOTH) PetscCall(SRTMBatchCreate(model, &tb));

@@ -70,14 +70,21 @@ static PetscErrorCode SRRecheckEnclose_Private(SRRecheckCtx_Private *c, SREnclos
 
   PetscFunctionBeginUser;
   *finite = PETSC_TRUE;
-  if (type != SR_ENCLOSURE_TAYLOR1) {
+  if (SRModelIsLoop(c->model)) { /* a plant file's closed loop: the one enclosure path (enclosure_loop.c, SPEC §16) */
+    double       box[2 * SR_MAX_DIM], Eb[2 * SR_MAX_DIM];
+    SRCellStatus st;
+    for (PetscInt d = 0; d < n; d++) box[d] = lo[d], box[n + d] = hi[d];
+    PetscCall(SREnclosureComputeBoxes(c->model, type, 1, box, Eb, &st));
+    for (PetscInt d = 0; d < n; d++) elo[d] = Eb[d], ehi[d] = Eb[n + d];
+    *finite = (PetscBool)(st == SR_CELL_OK);
+  } else if (type != SR_ENCLOSURE_TAYLOR1) {
     PetscErrorCode ierr;
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = SRModelEncloseInterval(c->model, lo, hi, elo, ehi); /* errors on a NaN result: not finite */
     PetscCall(PetscPopErrorHandler());
     if (ierr) *finite = PETSC_FALSE;
   }
-  if (type != SR_ENCLOSURE_INTERVAL && *finite) {
+  if (type != SR_ENCLOSURE_INTERVAL && *finite && !SRModelIsLoop(c->model)) {
     PetscCall(SRModelEncloseTaylorWork_Private(c->model, lo, hi, tlo, thi, c->work, NULL));
     for (PetscInt d = 0; d < n; d++) {
       if (type == SR_ENCLOSURE_TAYLOR1) {

@@ -40,6 +40,10 @@ PetscErrorCode SRRecheckBatchCreate(SRModel model, SRAxes ax, const SRRecheckPar
   b->cap   = PetscMax(cap, 1);
   b->split = par->builder == SR_ENCLOSURE_BOTH;
   b->type  = b->split ? par->subbox : (par->builder == SR_ENCLOSURE_INTERVAL ? SR_ENCLOSURE_TAYLOR1 : SR_ENCLOSURE_INTERVAL);
+  /* a plant file's loop (SPEC §16): one validated period per box is the cost, and the other
+     network bound is far wider (TORA at 8^4: interval 3,111 successors, crown 66), so the first
+     stage re-encloses with the builder's own bound, the walk with the sub-box one (docs/systems.md) */
+  if (!b->split && SRModelIsLoop(model)) b->type = par->builder;
   /* the walk splits the whole cell only when the budget allows one level of two halves */
   b->usable = (PetscBool)(!b->split || (par->depth >= 1 && par->max_boxes >= 2));
   PetscCall(PetscMalloc4(2 * n * 2 * b->cap, &b->sub, 2 * n * 2 * b->cap, &b->E, 2 * b->cap, &b->st, 2 * b->cap, &b->owner));

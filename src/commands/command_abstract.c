@@ -64,6 +64,7 @@ PetscErrorCode SRCommandAbstract(MPI_Comm comm)
   }
   if (!cells_set) nc = sys->n;
   PetscCheck(nc == sys->n, comm, PETSC_ERR_ARG_SIZ, "-cells: %" PetscInt_FMT " counts given; -sys %s has dimension %" PetscInt_FMT ", so give %" PetscInt_FMT " comma-separated counts", nc, sysname, sys->n, sys->n);
+  PetscCheck((SRModelType)mtype == SR_MODEL_DYNAMICS || !SRSystemIsLoop(sys), comm, PETSC_ERR_ARG_INCOMP, "-model controller: plant file %s states the loop of its input and control lines: abstract's metrics (SPEC §6) need the cell models of SPEC §3's controller; use simreach verify -plant (docs/systems.md)", sys->plant_path);
   PetscCheck((SRModelType)mtype == SR_MODEL_DYNAMICS || sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", sysname);
   /* the check uses the enclosure the lists were built from (read again by SetFromOptions) */
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-enclosure", SREnclosureTypes, &etype, NULL));

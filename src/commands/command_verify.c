@@ -121,7 +121,7 @@ static PetscErrorCode SRVerifyEval_Private(MPI_Comm comm, const char file[], SRM
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SRCommandVerify(MPI_Comm comm)
+PetscErrorCode SRCommandVerify(MPI_Comm comm, int *exit_code)
 {
   char                 evalf[PETSC_MAX_PATH_LEN] = "", network[PETSC_MAX_PATH_LEN] = "", from[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "", recheck[PETSC_MAX_PATH_LEN] = "";
   PetscEnum            etype = (PetscEnum)SR_ENCLOSURE_INTERVAL;
@@ -135,9 +135,20 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   SRAbstractionHeader  h;
   SRVerifyMetrics      m;
   PetscMPIInt          size;
+  double               shrink = 0;
 
   PetscFunctionBeginUser;
+  *exit_code = SR_EXIT_OK;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* the test executable only (simreach_testhooks, docs/systems.md; tests/abstraction/
+     plantloop_soundness.py): a planted violation, the validated period of a plant file's loop
+     shrunk by this factor, which the soundness oracle and `check` must catch.  The product
+     refuses the option as unknown; under it the run records the fault in the file's source
+     and exits 7 (PLANTED-FAULT, SPEC §15 turn 4). */
+  if (SRTestHooksEnabled()) {
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-verify_test_planted_shrink", &shrink, NULL));
+    PetscCheck(shrink >= 0 && shrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -verify_test_planted_shrink %g: allowed are 0 (off) to below 1", shrink);
+  }
   PetscCall(PetscMemzero(&h, sizeof(h)));
   PetscOptionsBegin(comm, NULL, "simreach verify: a network over a fine partition (SPEC §10)", NULL);
   PetscCall(PetscOptionsString("-network", "network: our HDF5 file (src/model/network_file.c), ONNX or NNet, by content (ONNX/NNet need -sys and -model)", NULL, network, network, sizeof(network), &has_net));
@@ -171,6 +182,15 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
       PetscCall(SRAbstractionFileOpen(comm, recheck, &rf));
       PetscCall(SRAbstractionFileGetHeader(rf, &rh));
       etype = (PetscEnum)(!strcmp(rh->enclosure, "interval") ? SR_ENCLOSURE_TAYLOR1 : SR_ENCLOSURE_INTERVAL);
+      { /* a plant file's loop: the bound it was built with (the others are far wider; docs/systems.md) */
+        SRSystem rs;
+        SRModel  rm;
+        PetscCall(SRAbstractionFileGetModel(rf, &rs, &rm));
+        for (PetscEnum e = 0; SRModelIsLoop(rm) && e <= (PetscEnum)SR_ENCLOSURE_AFFINE; e++)
+          if (!strcmp(rh->enclosure, SREnclosureTypes[e])) etype = e;
+        PetscCall(SRModelDestroy(&rm));
+        PetscCall(SRSystemDestroy(&rs));
+      }
       PetscCall(SRAbstractionFileClose(&rf));
     }
     PetscCall(SRVerifyCheckFile(comm, recheck, (SREnclosureType)etype, bisect, max_print, &m));
@@ -195,7 +215,16 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
     PetscCall(SRNetworkLoadModel(comm, network, "-network", &info, &sys, &model)); /* HDF5, ONNX or NNet, by content (SPEC §14) */
     PetscCall(PetscSNPrintf(h.source, sizeof(h.source), "%s network file %s", SRNetworkFormats[info.format], network));
   } else PetscCall(SRVerifyFromResults_Private(comm, from, run, (PetscBool)!run_set, pbeta, ptau, pseed, checkpoint, learned, &h, &sys, &model, &ax));
+  PetscCheck(shrink == 0 || SRModelIsLoop(model), comm, PETSC_ERR_ARG_INCOMP, "option -verify_test_planted_shrink %g: the fault is planted in the validated period of a plant file's loop (input and control lines); -sys %s has none", shrink, sys->name);
+  model->test_shrink = shrink;
+  if (shrink > 0) {
+    char pf[sizeof h.source];
+    PetscCall(PetscSNPrintf(pf, sizeof pf, "PLANTED-FAULT -verify_test_planted_shrink %g, ", shrink));
+    PetscCall(PetscStrlcat(pf, h.source, sizeof pf));
+    PetscCall(PetscStrncpy(h.source, pf, sizeof h.source));
+  }
   if (has_eval) {
+    PetscCheck(!SRModelIsLoop(model), comm, PETSC_ERR_SUP, "-eval %s: the closed loop of plant file %s (input and control lines) is not printed by -eval; use simreach closedloop", evalf, sys->plant_path);
     PetscCall(SRCheckUnusedOptions(comm));
     PetscCall(SRVerifyEval_Private(comm, evalf, model));
     PetscCall(SRModelDestroy(&model));
@@ -223,7 +252,9 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   if (!SRMLPIsDefault(model->mlp)) PetscCall(SRMLPActivationsString(model->mlp, h.activations, sizeof h.activations));
   h.has_in  = model->mlp->has_in;
   h.has_out = model->mlp->has_out;
-  for (PetscInt j = 0; h.has_in && j < sys->n; j++) {
+  /* the file stores n input transforms: a plant file's loop may have other input counts (SPEC §16) */
+  PetscCheck(!model->mlp->has_in || model->mlp->width[0] <= sys->n, comm, PETSC_ERR_SUP, "-network %s: %" PetscInt_FMT " network inputs with an input transform; the abstraction file stores at most %" PetscInt_FMT " (the state dimension)", network, model->mlp->width[0], sys->n);
+  for (PetscInt j = 0; h.has_in && j < model->mlp->width[0]; j++) {
     h.in_lo[j]    = model->mlp->inlo[j];
     h.in_hi[j]    = model->mlp->inhi[j];
     h.in_mean[j]  = model->mlp->inmean[j];
@@ -242,6 +273,10 @@ PetscErrorCode SRCommandVerify(MPI_Comm comm)
   PetscCall(PetscPrintf(comm, "  containment failures: %" PetscInt64_FMT " (nonfinite %" PetscInt64_FMT ")\n", m.failures, m.nonfinite));
   PetscCall(PetscPrintf(comm, "  time (max over ranks): enclosure %.3f s, lists %.3f s, containment %.3f s, write %.3f s\n", m.t_enclose, m.t_lists, m.t_contain, m.t_write));
   if (has_out) PetscCall(PetscPrintf(comm, "  wrote %s\n", output));
+  if (shrink > 0) {
+    PetscCall(PetscPrintf(comm, "verify: PLANTED-FAULT: the test option -verify_test_planted_shrink %g shrank every period's enclosure; this run certifies nothing (exit %d)\n", shrink, SR_EXIT_PLANTED));
+    *exit_code = SR_EXIT_PLANTED;
+  }
   PetscCall(SRAxesDestroy(&ax));
   PetscCall(SRModelDestroy(&model));
   PetscCall(SRSystemDestroy(&sys));

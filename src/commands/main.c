@@ -31,7 +31,7 @@ static PetscErrorCode Dispatch_Private(const char cmd[], const char file[], int 
   if (!strcmp(cmd, "train")) PetscCall(SRCommandTrain(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "abstract")) PetscCall(SRCommandAbstract(PETSC_COMM_WORLD));
   else if (!strcmp(cmd, "study")) PetscCall(SRCommandStudy(PETSC_COMM_WORLD));
-  else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD));
+  else if (!strcmp(cmd, "verify")) PetscCall(SRCommandVerify(PETSC_COMM_WORLD, code));
   else if (!strcmp(cmd, "gather")) PetscCall(SRCommandGather(PETSC_COMM_WORLD, file)); /* file may be NULL: -merge, -help */
   else if (!strcmp(cmd, "check")) PetscCall(SRCommandCheck(PETSC_COMM_WORLD, file, code));
   else if (!strcmp(cmd, "safe")) PetscCall(SRCommandSafe(PETSC_COMM_WORLD, file));

@@ -34,18 +34,21 @@ SRInterval SRModelControlInterval(SRModel model, PetscBool clipped, SRInterval N
 
 PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, const PetscInt widths[], SRModel *model)
 {
-  SRModel m;
+  SRModel         m;
+  const PetscBool loop = (PetscBool)(type == SR_MODEL_CONTROLLER && SRSystemIsLoop(sys)); /* the file's input/control lines (SPEC §16) */
 
   PetscFunctionBeginUser;
   PetscCheck(type == SR_MODEL_DYNAMICS || type == SR_MODEL_CONTROLLER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-model %d: allowed dynamics, controller", (int)type);
   PetscCheck(
-      type != SR_MODEL_CONTROLLER || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
+      type != SR_MODEL_CONTROLLER || loop || (sys->has_controller && sys->nu > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-model controller needs a system with a control input and a reference controller; -sys %s has none (use -model dynamics)", sys->name);
   PetscCheck(type == SR_MODEL_CONTROLLER || sys->control_steps == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": a control period needs -model controller (the world model of -model dynamics is one step); allowed with -model dynamics is 1", sys->control_steps);
+  PetscCheck(!loop || sys->control_steps == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-control_steps %" PetscInt_FMT ": the closed loop of plant file %s (its input and control lines) holds the control one period; allowed is 1", sys->control_steps, sys->plant_path);
+  PetscCheck(!loop || !sys->plant->select, PETSC_COMM_SELF, PETSC_ERR_SUP, "plant file %s selects among several networks ('select'); -model controller takes one network", sys->plant_path);
   PetscCall(PetscNew(&m));
   m->type = type;
   m->sys  = sys;
   m->n    = sys->n;
-  PetscCall(SRMLPCreate(sys->n, nhidden, widths, type == SR_MODEL_DYNAMICS ? sys->n : sys->nu, &m->mlp));
+  PetscCall(SRMLPCreate(loop ? sys->plant->nin : sys->n, nhidden, widths, loop ? sys->plant->nout : (type == SR_MODEL_DYNAMICS ? sys->n : sys->nu), &m->mlp));
   /* a usable default; the run re-initialises from its own seed (SPEC §3) */
   PetscCall(SRMLPInitialize(m->mlp, 0));
   *model = m;
@@ -54,13 +57,16 @@ PetscErrorCode SRModelCreate(SRSystem sys, SRModelType type, PetscInt nhidden, c
 
 PetscErrorCode SRModelCreateFromMLP(SRSystem sys, SRModelType type, SRMLP mlp, const char what[], SRModel *model)
 {
-  const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers];
-  const PetscInt need = type == SR_MODEL_DYNAMICS ? sys->n : sys->nu;
-  PetscInt       hw[SR_MAX_LAYERS + 1];
+  const PetscInt  nin = mlp->width[0], nout = mlp->width[mlp->nlayers];
+  const PetscBool loop = (PetscBool)(type == SR_MODEL_CONTROLLER && SRSystemIsLoop(sys));
+  const PetscInt  need = loop ? sys->plant->nout : (type == SR_MODEL_DYNAMICS ? sys->n : sys->nu), needin = loop ? sys->plant->nin : sys->n;
+  PetscInt        hw[SR_MAX_LAYERS + 1];
 
   PetscFunctionBeginUser;
-  if (nin != sys->n || nout != need || mlp->nlayers < 2) PetscCall(SRMLPDestroy(&mlp));
-  PetscCheck(nin == sys->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sys->name, sys->n);
+  if (nin != needin || nout != need || mlp->nlayers < 2) PetscCall(SRMLPDestroy(&mlp));
+  PetscCheck(!loop || nin == needin, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; plant file %s has %" PetscInt_FMT " input lines", what, nin, sys->plant_path, needin);
+  PetscCheck(!loop || nout == need, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; plant file %s says outputs %" PetscInt_FMT, what, nout, sys->plant_path, need);
+  PetscCheck(nin == needin, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sys->name, sys->n);
   PetscCheck(nout == need, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; -model %s of -sys %s needs %" PetscInt_FMT, what, nout, SRModelTypes[type], sys->name, need);
   PetscCheck(mlp->nlayers >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the network has no hidden layer; allowed are 1 to %d", what, SR_MAX_LAYERS);
   for (PetscInt l = 1; l < mlp->nlayers; l++) hw[l - 1] = mlp->width[l];
@@ -133,6 +139,10 @@ PetscErrorCode SRModelEvaluate(SRModel model, PetscInt nb, const double *X, doub
   double        *N;
 
   PetscFunctionBeginUser;
+  if (SRModelIsLoop(model)) { /* the plant file's closed loop (src/model/model_loop.c) */
+    PetscCall(SRModelLoopEvaluate(model, nb, X, Y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(SRModelScratch_Private(model, nb, &N, NULL));
   PetscCall(SRMLPForward(model->mlp, nb, X, N));
   if (model->type == SR_MODEL_DYNAMICS) {
@@ -161,6 +171,10 @@ PetscErrorCode SRModelVJP(SRModel model, PetscInt nb, const double *X, const dou
 
   PetscFunctionBeginUser;
   PetscCheck(nb == model->mlp->cache_nb, PETSC_COMM_SELF, PETSC_ERR_ORDER, "SRModelVJP: batch of %" PetscInt_FMT " but the last SRModelEvaluate had %" PetscInt_FMT, nb, model->mlp->cache_nb);
+  if (SRModelIsLoop(model)) {
+    PetscCall(SRModelLoopVJP(model, nb, X, dY, grad));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (model->type == SR_MODEL_DYNAMICS) {
     PetscCall(SRMLPBackward(model->mlp, nb, dY, grad, NULL));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,6 +203,7 @@ PetscErrorCode SRModelTaskLoss(SRModel model, PetscInt nb, const double *X, doub
 
   PetscFunctionBeginUser;
   PetscCheck(nb >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRModelTaskLoss: batch of %" PetscInt_FMT " samples; the mean needs >= 1", nb);
+  PetscCheck(!SRModelIsLoop(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "plant file %s: the task loss of SPEC §3 (u against a reference) is not defined for the closed loop of its input and control lines", sys->plant_path);
   PetscCall(SRModelScratch_Private(model, nb, &N, &work));
   PetscCall(SRMLPForward(model->mlp, nb, X, N));
   if (model->type == SR_MODEL_DYNAMICS) {
@@ -235,6 +250,7 @@ PetscErrorCode SRModelEncloseInterval(SRModel model, const double *lo, const dou
   SRInterval     X[SR_MAX_DIM], Y[SR_MAX_DIM], N[SR_MAX_DIM];
 
   PetscFunctionBeginUser;
+  PetscCheck(!SRModelIsLoop(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "SRModelEncloseInterval: the closed loop of plant file %s is enclosed by the abstraction layer (SREnclosureComputeBoxes, src/abstraction/enclosure_loop.c)", sys->plant_path);
   for (PetscInt i = 0; i < n; i++) {
     X[i] = SRIntervalMake(lo[i], hi[i]);
     PetscCheck(!SRIntervalIsNaI(X[i]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SRModelEncloseInterval: box [%g, %g] in dimension %" PetscInt_FMT " is not an interval", lo[i], hi[i], i);

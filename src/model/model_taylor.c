@@ -123,6 +123,7 @@ PetscErrorCode SRModelTaylorTail_Private(SRModel model, const SRTaylor *X, const
   PetscBool      bad = PETSC_FALSE;
 
   PetscFunctionBeginUser;
+  PetscCheck(!SRModelIsLoop(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "the Taylor tail of SPEC §7: the closed loop of plant file %s is enclosed by the abstraction layer (src/abstraction/enclosure_loop.c)", model->sys->plant_path);
   if (model->type == SR_MODEL_DYNAMICS) {
     for (PetscInt i = 0; i < n; i++)
       Y[i] = SRTaylorAdd(n, X[i], N[i]); /* f = x + N(x) */

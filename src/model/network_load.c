@@ -188,9 +188,12 @@ PetscErrorCode SRNetworkLoadModel(MPI_Comm comm, const char path[], const char o
     if (info->has_sys && !strcmp(info->sys, "plant")) PetscCall(SRSystemCheckDigest(comm, *sys, info->plant, info->plant_digest, nf)); /* SPEC §16 */
   }
   {
-    const PetscInt nin = mlp->width[0], nout = mlp->width[mlp->nlayers], need = type == SR_MODEL_DYNAMICS ? (*sys)->n : (*sys)->nu;
-    if (nin != (*sys)->n || nout != need) PetscCall(SRMLPDestroy(&mlp));
-    PetscCheck(nin == (*sys)->n, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sysname, (*sys)->n);
+    const PetscBool loop = (PetscBool)(type == SR_MODEL_CONTROLLER && SRSystemIsLoop(*sys)); /* the file's input/control lines (SPEC §16) */
+    const PetscInt  nin = mlp->width[0], nout = mlp->width[mlp->nlayers], need = loop ? (*sys)->plant->nout : (type == SR_MODEL_DYNAMICS ? (*sys)->n : (*sys)->nu), needin = loop ? (*sys)->plant->nin : (*sys)->n;
+    if (nin != needin || nout != need) PetscCall(SRMLPDestroy(&mlp));
+    PetscCheck(!loop || nin == needin, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; plant file %s has %" PetscInt_FMT " input lines", what, nin, (*sys)->plant_path, needin);
+    PetscCheck(!loop || nout == need, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; plant file %s says outputs %" PetscInt_FMT, what, nout, (*sys)->plant_path, need);
+    PetscCheck(nin == needin, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " inputs; -sys %s has %" PetscInt_FMT " states", what, nin, sysname, (*sys)->n);
     PetscCheck(nout == need, comm, PETSC_ERR_ARG_SIZ, "%s: the network has %" PetscInt_FMT " outputs; -model %s of -sys %s needs %" PetscInt_FMT, what, nout, SRModelTypes[type], sysname, need);
   }
   PetscCall(SRModelCreateFromMLP(*sys, type, mlp, what, model));

@@ -108,7 +108,10 @@ static PetscErrorCode SRSystemFromPlant_Private(MPI_Comm comm, SRSystem s)
   PetscCheck(pl->nw == 0, comm, PETSC_ERR_ARG_WRONG, "plant file %s: disturbance '%s': the abstraction and the study take plants without disturbances (closedloop takes them)", f, pl->dist[0]);
   for (int i = 0; i < pl->n; i++)
     PetscCheck(pl->has_domain[i], comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: no 'domain %s in [LO, HI]' line (the abstraction needs the domain D of every state, SPEC §16)", f, pl->state[i]);
-  PetscCheck(pl->nu == 0 || pl->umax > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: no 'bound EXPR' line (the control bound |u| <= u_max of SPEC §3)", f);
+  /* a file with input and control lines and no bound states its closed loop (SPEC §16:
+     -model controller is then x -> Phi_T(x, u(x, N(in(x)))), src/model/model_loop.c) */
+  PetscCheck(pl->nu == 0 || (pl->nin > 0 && !pl->reference) || pl->umax > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "plant file %s: no 'bound EXPR' line (the control bound |u| <= u_max of SPEC §3; a file without one is the loop of its input and control lines and has no 'reference')", f);
+  PetscCheck(pl->nin <= SR_MAX_DIM, comm, PETSC_ERR_ARG_WRONG, "plant file %s: %d input lines; the abstraction and the study take at most %d network inputs (SR_MAX_DIM)", f, pl->nin, SR_MAX_DIM);
   s->n  = pl->n;
   s->nu = pl->nu;
   for (int i = 0; i < pl->n; i++) s->dlo[i] = pl->dlo[i], s->dhi[i] = pl->dhi[i];

@@ -8,7 +8,7 @@ PetscErrorCode SRCommandTrain(MPI_Comm comm);                      /* simreach t
 PetscErrorCode SRCommandAbstract(MPI_Comm comm);                   /* simreach abstract (SPEC §5, §7) */
 PetscErrorCode SRCommandStudy(MPI_Comm comm);                      /* simreach study    (SPEC §9) */
 PetscErrorCode SRCommandGather(MPI_Comm comm, const char file[]); /* simreach gather FILE.h5 */
-PetscErrorCode SRCommandVerify(MPI_Comm comm);                     /* simreach verify   (SPEC §10) */
+PetscErrorCode SRCommandVerify(MPI_Comm comm, int *exit_code);                     /* simreach verify   (SPEC §10) */
 /* simreach check on an abstraction file of simreach verify: every cell re-enclosed (-enclosure,
    default the other one than stored; -bisect d) and tested against its stored list; exit_code 0
    only when every cell is proven. */

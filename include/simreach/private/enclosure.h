@@ -9,6 +9,7 @@
 #include <simreach/private/model_taylor.h>
 #include <simreach/private/netbatch.h>
 #include <simreach/private/enclosure_taylor.h>
+#include <simreach/private/enclosure_loop.h>
 
 /* SREnclosureCompute (taylor1 or both) that also returns each cell's Taylor model of f_phi
    (src/abstraction/enclosure.c; cm: kend - kstart of them). */
