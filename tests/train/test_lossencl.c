@@ -1,4 +1,5 @@
-/* Tests of L_encl (src/model/lossencl.c, SPEC §6).
+/* Tests of L_encl (src/train/lossencl.c, SPEC §6) and of the positive control's L_w1
+   (src/train/losswidth.c, SPEC §9).
    Oracles: central finite differences of L_encl for its gradient w.r.t. phi (world model and
    controller, with and without a control period, norms 1, 2, inf), and the outward-rounded
    interval enclosure of SPEC §7 (SREnclosureCompute) for the training copy of E_k: the two
@@ -165,11 +166,72 @@ static void test_excess_matches_sound_enclosure(void **state)
   }
 }
 
+static double Lwidth1(Setup *s)
+{
+  double L;
+  CHK(SRLossWidth1(s->model, s->cells, 1.0, &L, NULL, NULL));
+  return L;
+}
+
+/* L_w1 (-loss width1, the positive control's treatment): its gradient against central
+   differences (the plant's derivatives inside it are differences too, so the tolerance is
+   theirs), and e_k against the first-order box of the closed-loop map computed here by
+   differences of SRModelEvaluate at the cell centre. */
+static void test_width1_gradient_matches_finite_differences(void **state)
+{
+  for (int c = 0; c < NCOMBO; c++) {
+    Setup        s;
+    double      *g, *fd, *e, L, num = 0, den = 0;
+    PetscInt     P, K, dim;
+    SetupCreate(&combos[c], 51 + c, &s);
+    P   = s.model->mlp->nparams;
+    K   = s.cells->K;
+    dim = s.cells->n;
+    CHK(PetscCalloc3(P, &g, P, &fd, K, &e));
+    CHK(SRLossWidth1(s.model, s.cells, 2.0, &L, g, e));
+    assert_true(L > 0);
+    for (PetscInt q = 0; q < P; q++) {
+      double *w = &s.model->mlp->params[q], w0 = *w, h = 1e-4 * PetscMax(1.0, fabs(w0)), Lp, Lm;
+      *w    = w0 + h;
+      Lp    = Lwidth1(&s);
+      *w    = w0 - h;
+      Lm    = Lwidth1(&s);
+      *w    = w0;
+      fd[q] = 2.0 * (Lp - Lm) / (2 * h); /* scale 2 */
+    }
+    for (PetscInt q = 0; q < P; q++) {
+      num += (g[q] - fd[q]) * (g[q] - fd[q]);
+      den += fd[q] * fd[q];
+    }
+    printf("L_w1 %s %s m=%" PetscInt_FMT ": L = %.6g, |grad| = %.4g, relative error against central differences %.2e\n", combos[c].sys, SRModelTypes[combos[c].type], combos[c].steps, L, sqrt(den), sqrt(num / den));
+    assert_true(den > 0);
+    assert_true(sqrt(num / den) < 1e-4);
+    /* e_k: the closed-loop Jacobian by differences of f_phi itself (network and plant together) */
+    for (PetscInt k = 0; k < K; k++) {
+      double x[2 * SR_MAX_DIM], y[2 * SR_MAX_DIM], J[SR_MAX_DIM * SR_MAX_DIM], ek = 0;
+      for (PetscInt j = 0; j < dim; j++) {
+        const double h = 1e-6;
+        for (PetscInt d = 0; d < dim; d++) x[d] = x[dim + d] = s.cells->c[k * dim + d];
+        x[j] += h;
+        x[dim + j] -= h;
+        CHK(SRModelEvaluate(s.model, 2, x, y));
+        for (PetscInt i = 0; i < dim; i++) J[i * dim + j] = (y[i] - y[dim + i]) / (2 * h);
+      }
+      for (PetscInt i = 0; i < dim; i++)
+        for (PetscInt j = 0; j < dim; j++) ek += fabs(J[i * dim + j]) * s.cells->w[k * dim + j] / s.cells->w[k * dim + i];
+      assert_true(fabs(e[k] - ek) <= 1e-5 * (1 + ek));
+    }
+    CHK(PetscFree3(g, fd, e));
+    SetupDestroy(&s);
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gradient_matches_finite_differences),
     cmocka_unit_test(test_excess_matches_sound_enclosure),
+    cmocka_unit_test(test_width1_gradient_matches_finite_differences),
   };
   int rc;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
