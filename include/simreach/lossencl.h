@@ -39,12 +39,14 @@ PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorLi
 PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double *gcw);
 
 /* The positive control's treatment (-loss width1, SPEC §9 "Controls"; src/train/losswidth.c):
-   L_w1 = mean over the cells of e_k = sum_i (sum_j |J_ij(c_k)| r_kj) / r_ki, the half-widths of
-   the first-order (taylor1) box of f_phi over cell c_k +- r_k in units of the cell's, J the
-   Jacobian of the closed-loop map at the centre (controller: dF/dx + dF/du u'(N) dN/dx with the
-   control held for the control period; dynamics: I + dN/dx).  grad (nparams), when non-NULL,
-   receives += scale * dL_w1/dphi (reverse mode over the forward-mode dN/dx; the plant's
-   derivatives by central differences).  e (K), when non-NULL, receives the e_k.  simreach's own
-   networks only; the cells are not differentiated (the cell solve does not see this loss).
-   Not collective. */
-PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, double scale, double *L, double *grad, double *e);
+   L_w1 = mean over the cells of e_k, the half-widths of the first-order (taylor1) box of f_phi
+   over cell c_k +- r_k in units of the cell's: sum_i (sum_j |J_ij| r_kj + remainder_i) / r_ki,
+   J the Jacobian of the closed-loop map (controller: dF/dx + dF/du u'(N) dN/dx with the control
+   held for the control period; dynamics: I + dN/dx), the remainder the network's Taylor model
+   remainder (the mean-value tanh rule).  As |M_tight| encloses a cell (-tight_bisect b), e_k is
+   the mean over the 2^(n b) sub-boxes cs +- r / 2^b of |J(cs)| r (the first-order part of the
+   sub-boxes' hull) plus the sub-box's remainder.  grad (nparams), when non-NULL, receives
+   += scale * dL_w1/dphi (reverse mode over the forward-mode dN/dx; the plant's derivatives by
+   central differences).  e (K), when non-NULL, receives the e_k.  simreach's own networks only;
+   the cells are not differentiated (the cell solve does not see this loss).  Not collective. */
+PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, PetscInt bisect, double scale, double *L, double *grad, double *e);

@@ -16,7 +16,9 @@
    remainder R to the state: the half-widths are sum_j |J_ij| r_j + sum_o |B_io| R_o (dynamics:
    + rr_i).  The plant's own remainder does not depend on phi and is left out.
    Per cell e_k = sum_i (half-width_i) / r_i (the box's widths in units of the cell's), and
-   L_w1 = mean_k e_k (|M_tight| is a mean over the cells).  Its gradient in phi: reverse mode over
+   L_w1 = mean_k e_k (|M_tight| is a mean over the cells).  |M_tight| encloses a cell as the hull
+   of its 2^(n b) sub-boxes (-tight_bisect b): e_k is then the mean over the sub-boxes cs +- r/2^b
+   of |J(cs)| r (the first-order part of the hull) plus the sub-box's own remainder.  Its gradient in phi: reverse mode over
    the forward pass above (dN/dx by forward mode, tanh'' = -2 tanh tanh'); A and B by central
    differences of SRSystemStepHeld, their dependence on u by central differences of e_k in u.
    Round-to-nearest: a training loss, not an enclosure (soundness stays with SPEC §7). */
@@ -228,16 +230,85 @@ static double SRW1Excess_Private(PetscBool ctrl, PetscInt n, PetscInt nu, const 
   return e;
 }
 
-PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, double scale, double *L, double *grad, double *eout)
+/* One sub-box cs +- rp of a cell of half-widths r: its term of e_k (the first-order part over the
+   whole cell, |J(cs)| r, the sub-box's remainder); grad += w d(term)/dphi when non-NULL. */
+static double SRW1Cell_Private(SRW1Pass_Private *sp, PetscBool ctrl, const double *c, const double *rp, const double *r, double wk, double *grad)
+{
+  SRW1Pass_Private s = *sp;
+  const PetscInt   n = s.n;
+  SRSystem         sys = s.model->sys;
+  double           N[SR_MAX_DIM], dN[SR_MAX_DIM * SR_MAX_DIM], rrN[SR_MAX_DIM], g[SR_MAX_DIM * SR_MAX_DIM], u[SR_MAX_DIM], tn[SR_MAX_DIM], R[SR_MAX_DIM];
+  double           SN[SR_MAX_DIM], A[SR_MAX_DIM * SR_MAX_DIM], B[SR_MAX_DIM * SR_MAX_DIM], Sg[SR_MAX_DIM * SR_MAX_DIM], ek;
+  double           Rz[SR_MAX_DIM], RS[SR_MAX_DIM], Rl[SR_MAX_DIM];
+
+  s.r = rp;
+  SRW1Forward_Private(&s, c, N, dN, rrN);
+  if (ctrl) {
+    for (PetscInt o = 0; o < s.nu; o++) {
+      tn[o] = tanh(N[o]);
+      u[o]  = sys->umax * tn[o];
+      SN[o] = rrN[o];
+      for (PetscInt j = 0; j < n; j++) {
+        g[o * n + j] = sys->umax * (1.0 - tn[o] * tn[o]) * dN[o * n + j];
+        SN[o] += PetscAbsReal(dN[o * n + j]) * rp[j];
+      }
+      R[o] = sys->umax * SRW1TanhRem_Private(N[o], SN[o], rrN[o], &Rz[o], &RS[o], &Rl[o]); /* the control umax tanh(N) */
+    }
+    SRW1Plant_Private(sys, c, u, A, B);
+  } else {
+    for (PetscInt i = 0; i < n * n; i++) g[i] = dN[i];
+    for (PetscInt i = 0; i < n; i++) R[i] = rrN[i];
+  }
+  ek = SRW1Excess_Private(ctrl, n, s.nu, A, B, g, R, r, grad ? Sg : NULL);
+  if (grad) {
+    double pN[SR_MAX_DIM], lam[SR_MAX_DIM * SR_MAX_DIM], rhoN[SR_MAX_DIM];
+    if (!ctrl) {
+      for (PetscInt o = 0; o < s.nu; o++) {
+        pN[o]   = 0.0;
+        rhoN[o] = wk / r[o];
+      }
+      for (PetscInt i = 0; i < n * n; i++) lam[i] = wk * Sg[i];
+    } else
+      for (PetscInt o = 0; o < s.nu; o++) {
+        const double sd = 1.0 - tn[o] * tn[o], h = SR_W1_HUU * PetscMax(1.0, sys->umax);
+        double       dedu, dedR = 0.0, dedg_dN = 0.0, up[SR_MAX_DIM], Ap[SR_MAX_DIM * SR_MAX_DIM], Bp[SR_MAX_DIM * SR_MAX_DIM], ep, em;
+        /* de/du_o through A(u), B(u), with g and R fixed */
+        for (PetscInt q = 0; q < s.nu; q++) up[q] = u[q];
+        up[o] = u[o] + h;
+        SRW1Plant_Private(sys, c, up, Ap, Bp);
+        ep    = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
+        up[o] = u[o] - h;
+        SRW1Plant_Private(sys, c, up, Ap, Bp);
+        em   = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
+        dedu = (ep - em) / (2 * h);
+        for (PetscInt i = 0; i < n; i++) dedR += PetscAbsReal(B[i * s.nu + o]) / r[i];
+        for (PetscInt j = 0; j < n; j++) {
+          const double dn = dN[o * n + j], sz = dn > 0 ? 1.0 : (dn < 0 ? -1.0 : 0.0);
+          double       dedg = 0.0; /* de/dg_oj = sum_i Sg_ij B_io */
+          for (PetscInt i = 0; i < n; i++) dedg += Sg[i * n + j] * B[i * s.nu + o];
+          lam[o * n + j] = wk * (dedg * sys->umax * sd + dedR * sys->umax * RS[o] * rp[j] * sz);
+          dedg_dN += dedg * sys->umax * (-2.0 * tn[o] * sd) * dn;
+        }
+        pN[o]   = wk * (dedu * sys->umax * sd + dedg_dN + dedR * sys->umax * Rz[o]);
+        rhoN[o] = wk * dedR * sys->umax * (Rl[o] + RS[o]);
+      }
+    SRW1Backward_Private(&s, pN, lam, rhoN, grad);
+  }
+  return ek;
+}
+
+PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, PetscInt bisect, double scale, double *L, double *grad, double *eout)
 {
   const PetscInt   n = model->n, K = cells->K;
   const PetscBool  ctrl = (PetscBool)(model->type == SR_MODEL_CONTROLLER);
-  SRSystem         sys  = model->sys;
   SRW1Pass_Private s;
   double           sum = 0.0;
+  PetscInt         nsub = 1;
 
   PetscFunctionBeginUser;
   PetscCheck(cells->n == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "cells have dimension %" PetscInt_FMT ", the model %" PetscInt_FMT, cells->n, n);
+  PetscCheck(bisect >= 0 && bisect <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-loss width1: bisect %" PetscInt_FMT ", allowed is 0..3", bisect);
+  for (PetscInt d = 0; d < n; d++) nsub <<= bisect;
   PetscCheck(SRMLPIsDefault(model->mlp), PETSC_COMM_SELF, PETSC_ERR_SUP, "-loss width1 is written for simreach's own tanh networks; an imported network (-init_network, SPEC §14) trains with -loss sim");
   s.model = model;
   s.mlp   = model->mlp;
@@ -251,66 +322,20 @@ PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, double scale, double *
   PetscCall(PetscMalloc4(n * s.mw, &s.Qa, s.mw, &s.rho, s.mw, &s.rho2, s.mw, &s.Ra));
   for (PetscInt k = 0; k < K; k++) {
     const double *c = cells->c + k * n, *r = cells->w + k * n;
-    double        N[SR_MAX_DIM], dN[SR_MAX_DIM * SR_MAX_DIM], rrN[SR_MAX_DIM], g[SR_MAX_DIM * SR_MAX_DIM], u[SR_MAX_DIM], tn[SR_MAX_DIM], R[SR_MAX_DIM];
-    double        SN[SR_MAX_DIM], A[SR_MAX_DIM * SR_MAX_DIM], B[SR_MAX_DIM * SR_MAX_DIM], Sg[SR_MAX_DIM * SR_MAX_DIM], ek;
-    double        Rz[SR_MAX_DIM], RS[SR_MAX_DIM], Rl[SR_MAX_DIM];
-
-    s.r = r;
-    SRW1Forward_Private(&s, c, N, dN, rrN);
-    if (ctrl) {
-      for (PetscInt o = 0; o < s.nu; o++) {
-        tn[o] = tanh(N[o]);
-        u[o]  = sys->umax * tn[o];
-        SN[o] = rrN[o];
-        for (PetscInt j = 0; j < n; j++) {
-          g[o * n + j] = sys->umax * (1.0 - tn[o] * tn[o]) * dN[o * n + j];
-          SN[o] += PetscAbsReal(dN[o * n + j]) * r[j];
-        }
-        R[o] = sys->umax * SRW1TanhRem_Private(N[o], SN[o], rrN[o], &Rz[o], &RS[o], &Rl[o]); /* the control umax tanh(N) */
+    double        ek = 0.0;
+    for (PetscInt sb = 0; sb < nsub; sb++) { /* the 2^(n bisect) sub-boxes, as |M_tight| encloses them */
+      double   cs[SR_MAX_DIM], rp[SR_MAX_DIM];
+      PetscInt q = sb;
+      for (PetscInt d = 0; d < n; d++) {
+        const PetscInt m = (PetscInt)1 << bisect, i = q % m;
+        q /= m;
+        rp[d] = r[d] / (double)m;
+        cs[d] = c[d] - r[d] + (2.0 * (double)i + 1.0) * rp[d];
       }
-      SRW1Plant_Private(sys, c, u, A, B);
-    } else {
-      for (PetscInt i = 0; i < n * n; i++) g[i] = dN[i];
-      for (PetscInt i = 0; i < n; i++) R[i] = rrN[i];
+      ek += SRW1Cell_Private(&s, ctrl, cs, rp, r, scale / (double)(K * nsub), grad) / (double)nsub;
     }
-    ek = SRW1Excess_Private(ctrl, n, s.nu, A, B, g, R, r, grad ? Sg : NULL);
     if (eout) eout[k] = ek;
     sum += ek;
-    if (grad) {
-      double       pN[SR_MAX_DIM], lam[SR_MAX_DIM * SR_MAX_DIM], rhoN[SR_MAX_DIM];
-      const double wk = scale / (double)K;
-      if (!ctrl) {
-        for (PetscInt o = 0; o < s.nu; o++) {
-          pN[o]   = 0.0;
-          rhoN[o] = wk / r[o];
-        }
-        for (PetscInt i = 0; i < n * n; i++) lam[i] = wk * Sg[i];
-      } else
-        for (PetscInt o = 0; o < s.nu; o++) {
-          const double sd = 1.0 - tn[o] * tn[o], h = SR_W1_HUU * PetscMax(1.0, sys->umax);
-          double       dedu, dedR = 0.0, dedg_dN = 0.0, up[SR_MAX_DIM], Ap[SR_MAX_DIM * SR_MAX_DIM], Bp[SR_MAX_DIM * SR_MAX_DIM], ep, em;
-          /* de/du_o through A(u), B(u), with g and R fixed */
-          for (PetscInt q = 0; q < s.nu; q++) up[q] = u[q];
-          up[o] = u[o] + h;
-          SRW1Plant_Private(sys, c, up, Ap, Bp);
-          ep    = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
-          up[o] = u[o] - h;
-          SRW1Plant_Private(sys, c, up, Ap, Bp);
-          em   = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
-          dedu = (ep - em) / (2 * h);
-          for (PetscInt i = 0; i < n; i++) dedR += PetscAbsReal(B[i * s.nu + o]) / r[i];
-          for (PetscInt j = 0; j < n; j++) {
-            const double dn = dN[o * n + j], sz = dn > 0 ? 1.0 : (dn < 0 ? -1.0 : 0.0);
-            double       dedg = 0.0; /* de/dg_oj = sum_i Sg_ij B_io */
-            for (PetscInt i = 0; i < n; i++) dedg += Sg[i * n + j] * B[i * s.nu + o];
-            lam[o * n + j] = wk * (dedg * sys->umax * sd + dedR * sys->umax * RS[o] * r[j] * sz);
-            dedg_dN += dedg * sys->umax * (-2.0 * tn[o] * sd) * dn;
-          }
-          pN[o]   = wk * (dedu * sys->umax * sd + dedg_dN + dedR * sys->umax * Rz[o]);
-          rhoN[o] = wk * dedR * sys->umax * (Rl[o] + RS[o]);
-        }
-      SRW1Backward_Private(&s, pN, lam, rhoN, grad);
-    }
   }
   *L = sum / (double)K;
   PetscCall(PetscFree4(s.Qa, s.rho, s.rho2, s.Ra));

@@ -269,7 +269,7 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
       PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, r->beta, &lencl, r->grad, NULL));
     }
     if (r->beta > 0 && r->loss == SR_LOSS_WIDTH1) /* the positive control's first-order width (SPEC §9) */
-      PetscCall(SRLossWidth1(r->model, r->cells, r->beta, &lencl, r->grad, NULL));
+      PetscCall(SRLossWidth1(r->model, r->cells, r->tight_bisect, r->beta, &lencl, r->grad, NULL));
     if (r->beta > 0 && SRLossHasSim(r->loss)) {
       SRLossValues val;
       PetscCall(SRRunLossTargets_Private(r, &T));

@@ -166,10 +166,10 @@ static void test_excess_matches_sound_enclosure(void **state)
   }
 }
 
-static double Lwidth1(Setup *s)
+static double Lwidth1(Setup *s, PetscInt bisect)
 {
   double L;
-  CHK(SRLossWidth1(s->model, s->cells, 1.0, &L, NULL, NULL));
+  CHK(SRLossWidth1(s->model, s->cells, bisect, 1.0, &L, NULL, NULL));
   return L;
 }
 
@@ -180,23 +180,25 @@ static double Lwidth1(Setup *s)
    f_phi from that linearisation over the cell. */
 static void test_width1_gradient_matches_finite_differences(void **state)
 {
-  for (int c = 0; c < NCOMBO; c++) {
-    Setup        s;
-    double      *g, *fd, *e, L, num = 0, den = 0;
-    PetscInt     P, K, dim;
+  for (int cb = 0; cb < 2 * NCOMBO; cb++) {
+    const int      c = cb % NCOMBO;
+    const PetscInt bisect = cb / NCOMBO; /* the whole cell, and 2 x 2 sub-boxes as |M_tight| */
+    Setup          s;
+    double        *g, *fd, *e, L, num = 0, den = 0;
+    PetscInt       P, K, dim;
     SetupCreate(&combos[c], 51 + c, &s);
     P   = s.model->mlp->nparams;
     K   = s.cells->K;
     dim = s.cells->n;
     CHK(PetscCalloc3(P, &g, P, &fd, K, &e));
-    CHK(SRLossWidth1(s.model, s.cells, 2.0, &L, g, e));
+    CHK(SRLossWidth1(s.model, s.cells, bisect, 2.0, &L, g, e));
     assert_true(L > 0);
     for (PetscInt q = 0; q < P; q++) {
-      double *w = &s.model->mlp->params[q], w0 = *w, h = 1e-4 * PetscMax(1.0, fabs(w0)), Lp, Lm;
+      double *w = &s.model->mlp->params[q], w0 = *w, h = 1e-5 * PetscMax(1.0, fabs(w0)), Lp, Lm;
       *w    = w0 + h;
-      Lp    = Lwidth1(&s);
+      Lp    = Lwidth1(&s, bisect);
       *w    = w0 - h;
-      Lm    = Lwidth1(&s);
+      Lm    = Lwidth1(&s, bisect);
       *w    = w0;
       fd[q] = 2.0 * (Lp - Lm) / (2 * h); /* scale 2 */
     }
@@ -204,14 +206,14 @@ static void test_width1_gradient_matches_finite_differences(void **state)
       num += (g[q] - fd[q]) * (g[q] - fd[q]);
       den += fd[q] * fd[q];
     }
-    printf("L_w1 %s %s m=%" PetscInt_FMT ": L = %.6g, |grad| = %.4g, relative error against central differences %.2e\n", combos[c].sys, SRModelTypes[combos[c].type], combos[c].steps, L, sqrt(den), sqrt(num / den));
+    printf("L_w1 bisect %" PetscInt_FMT " %s %s m=%" PetscInt_FMT ": L = %.6g, |grad| = %.4g, relative error against central differences %.2e\n", bisect, combos[c].sys, SRModelTypes[combos[c].type], combos[c].steps, L, sqrt(den), sqrt(num / den));
     assert_true(den > 0);
     assert_true(sqrt(num / den) < 1e-4);
     /* e_k = first-order part + remainder part.  The first-order part from the closed-loop
        Jacobian by differences of f_phi itself (network and plant together); the remainder part
        >= 0 and, in dynamics mode (f = x + N, no plant), at least the deviation of f from its
        linearisation at the centre on a 9^n lattice of the cell (the mean-value rule bounds it) */
-    for (PetscInt k = 0; k < K; k++) {
+    for (PetscInt k = 0; k < K && bisect == 0; k++) {
       double x[2 * SR_MAX_DIM], y[2 * SR_MAX_DIM], J[SR_MAX_DIM * SR_MAX_DIM], y0[SR_MAX_DIM], e1 = 0, dev = 0, npts = 1;
       for (PetscInt j = 0; j < dim; j++) {
         const double h = 1e-6;
