@@ -18,9 +18,10 @@
    Per cell e_k = sum_i (half-width_i) / r_i (the box's widths in units of the cell's), and
    L_w1 = mean_k e_k (|M_tight| is a mean over the cells).  |M_tight| encloses a cell as the hull
    of its 2^(n b) sub-boxes (-tight_bisect b): e_k is then the mean over the sub-boxes cs +- r/2^b
-   of |J(cs)| r (the first-order part of the hull) plus the sub-box's own remainder.  Its gradient in phi: reverse mode over
-   the forward pass above (dN/dx by forward mode, tanh'' = -2 tanh tanh'); A and B by central
-   differences of SRSystemStepHeld, their dependence on u by central differences of e_k in u.
+   of |J(cs)| r (the first-order part of the hull) plus the sub-box's own remainder.
+   Its gradient in phi: reverse mode over the forward pass above (dN/dx by forward mode,
+   tanh'' = -2 tanh tanh'); A and B by central differences of SRSystemStepHeld, their dependence
+   on u by central differences of e_k in u.
    Round-to-nearest: a training loss, not an enclosure (soundness stays with SPEC §7). */
 #include <simreach/lossencl.h>
 
