@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up (packages, build), then run the default study (jobs/pendulum.opts) on
 # 2 MPI ranks and its positive control (jobs/positive_control.opts: the study's own options with
-# -loss encl, SPEC §9), print the verdict table with the control (gather -control; the study's
+# -loss width1, the first-order width of the enclosure |M_tight| counts, SPEC §9), print the verdict table with the control (gather -control; the study's
 # criterion-2 verdict rests on it and is stored in the results file), and write the analysis
 # report to report/ from that file.
 # Extra arguments go to simreach (e.g. -force to overwrite an existing results.h5).

@@ -6,8 +6,10 @@
 #include <simreach/loss.h>
 #include <simreach/model.h>
 
-typedef enum { SR_LOSS_SIM = 0, SR_LOSS_ENCL = 1, SR_LOSS_SIMENCL = 2 } SRLossType;
-extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl" (a PETSc enum list) */
+typedef enum { SR_LOSS_SIM = 0, SR_LOSS_ENCL = 1, SR_LOSS_SIMENCL = 2, SR_LOSS_WIDTH1 = 3 } SRLossType;
+extern const char *const SRLossTypes[]; /* "sim", "encl", "sim+encl", "width1" (a PETSc enum list) */
+#define SRLossHasSim(l)  ((l) == SR_LOSS_SIM || (l) == SR_LOSS_SIMENCL)
+#define SRLossHasEncl(l) ((l) == SR_LOSS_ENCL || (l) == SR_LOSS_SIMENCL)
 
 /* L_encl = softmax_tau over the cells of e_k, e_k = || max(E_k.hi - B_k.hi, 0) + max(B_k.lo - E_k.lo, 0) ||_p
    with E_k the interval enclosure of f_phi over cell k and B_k the hull of the boxes of the
@@ -35,3 +37,16 @@ PetscErrorCode SRLossEncl(SRModel model, SRCells cells, const SRSuccessorList *T
    bounds by central differences.  gcw may be NULL.  Not collective. */
 PetscErrorCode SRLossEnclCells(SRModel model, SRCells cells, const SRSuccessorList *T, double tau, double *L, double *gcw);
 PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double *gcw);
+
+/* The positive control's treatment (-loss width1, SPEC §9 "Controls"; src/train/losswidth.c):
+   L_w1 = mean over the cells of e_k, the half-widths of the first-order (taylor1) box of f_phi
+   over cell c_k +- r_k in units of the cell's: sum_i (sum_j |J_ij| r_kj + remainder_i) / r_ki,
+   J the Jacobian of the closed-loop map (controller: dF/dx + dF/du u'(N) dN/dx with the control
+   held for the control period; dynamics: I + dN/dx), the remainder the network's Taylor model
+   remainder (the mean-value tanh rule).  As |M_tight| encloses a cell (-tight_bisect b), e_k is
+   the mean over the 2^(n b) sub-boxes cs +- r / 2^b of |J(cs)| r (the first-order part of the
+   sub-boxes' hull) plus the sub-box's remainder.  grad (nparams), when non-NULL, receives
+   += scale * dL_w1/dphi (reverse mode over the forward-mode dN/dx; the plant's derivatives by
+   central differences).  e (K), when non-NULL, receives the e_k.  simreach's own networks only;
+   the cells are not differentiated (the cell solve does not see this loss).  Not collective. */
+PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, PetscInt bisect, double scale, double *L, double *grad, double *e);

@@ -163,7 +163,7 @@ PetscErrorCode SRGatherPositiveControl_Private(MPI_Comm comm, const char file[],
   PetscCall(SRResultsGetLayout(res, &lay));
   PetscCall(PetscMalloc3((size_t)lay->nruns * lay->nrows * SR_CHECKPOINT_NFIELDS, &tables, lay->nruns, &info, lay->nbeta * lay->ntau * SR_SUMMARY_NCOLS, &table));
   PetscCall(SRGatherLoadRuns_Private(res, tables, info));
-  PetscCall(SRGatherManipulation(lay, info, table, &na, &nf)); /* printed for information: the control's treatment is L_encl */
+  PetscCall(SRGatherManipulation(lay, info, table, &na, &nf)); /* printed for information: the control's treatment is not L_sim (-loss width1) */
   PetscCall(SRGatherCriterion2_Private(lay, tables, info, table, PETSC_TRUE, &na, &ne, &nt));
   *detected = (PetscBool)(ne > 0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "Positive control %s: %" PetscInt_FMT " of %" PetscInt_FMT " settings testable, %" PetscInt_FMT " show the effect by the lower end of the 95%% confidence interval (>= 20%% in both comparisons) -> %s\n", file, nt, (lay->nbeta - 1) * lay->ntau, ne, *detected ? "DETECTED" : "NOT DETECTED"));

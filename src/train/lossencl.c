@@ -13,7 +13,7 @@
    Round-to-nearest throughout: this copy of E_k is for the gradient only (see lossencl.h). */
 #include <simreach/lossencl.h>
 
-const char *const SRLossTypes[] = { "sim", "encl", "sim+encl", "SRLossType", "SR_LOSS_", NULL };
+const char *const SRLossTypes[] = { "sim", "encl", "sim+encl", "width1", "SRLossType", "SR_LOSS_", NULL };
 
 typedef struct {
   SRModel  model;

@@ -263,12 +263,14 @@ static PetscErrorCode SRRunTrainEpoch_Private(SRRun r, PetscInt epoch)
       for (PetscInt d = 0; d < n; d++) r->Xb[b * n + d] = r->Xtr[r->perm[s * B + b] * n + d];
     PetscCall(PetscArrayzero(r->grad, r->P));
     PetscCall(SRModelTaskLoss(r->model, nb, r->Xb, &task, r->grad));
-    if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+    if (r->beta > 0 && SRLossHasEncl(r->loss)) {
       /* L_encl over every cell, its gradient through the interval pass (SPEC §6) */
       PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRLossEncl(r->model, r->cells, T, r->par.tau, r->beta, &lencl, r->grad, NULL));
     }
-    if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
+    if (r->beta > 0 && r->loss == SR_LOSS_WIDTH1) /* the positive control's first-order width (SPEC §9) */
+      PetscCall(SRLossWidth1(r->model, r->cells, r->tight_bisect, r->beta, &lencl, r->grad, NULL));
+    if (r->beta > 0 && SRLossHasSim(r->loss)) {
       SRLossValues val;
       PetscCall(SRRunLossTargets_Private(r, &T));
       PetscCall(SRModelEvaluate(r->model, nb, r->Xb, r->Y));

@@ -113,7 +113,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
   PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-enclosure", "enclosure of f_phi(cell): interval, taylor1, both (SPEC §7)", SREnclosureTypes, &e));
   r->enclosure = (SREnclosureType)e;
   e            = r->loss;
-  PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-loss", "what beta weights: sim (L_sim), encl (L_encl, the enclosure excess), sim+encl (SPEC §6)", SRLossTypes, &e));
+  PetscCall(SRRunOptionEnum_Private(PetscOptionsObject, comm, "-loss", "what beta weights: sim (L_sim), encl (L_encl, the enclosure excess), sim+encl (SPEC §6), width1 (the positive control's first-order width, SPEC §9)", SRLossTypes, &e));
   r->loss = (SRLossType)e;
   PetscCall(PetscOptionsReal(
       "-cells_width", "half-width of the initial cells as a fraction of half the grid spacing, in (0, 1]; < 1 gives free boxes with gaps that do not tile D (SPEC §9 published-check setting)", NULL, r->cells_width, &r->cells_width, NULL));

@@ -97,14 +97,14 @@ PetscErrorCode SRRunThetaObjectivePartition_Private(Tao tao, Vec X, PetscReal *f
 
   PetscFunctionBeginUser;
   PetscCall(SRRunThetaObjectiveBegin_Private(r, X, G, nt, &g, &T));
-  if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
+  if (r->beta > 0 && SRLossHasSim(r->loss)) {
     SRLossValues val;
     PetscCall(SRLossSimFrozen(r->cand, T, &r->par, N, r->Xtr, r->Y, r->hat, &val, r->dtheta));
     obj += r->beta * val.Lsim;
     SRCellsPartitionThetaGradient(r->cand, r->dtheta, gt);
     for (PetscInt i = 0; i < nt; i++) g[i] += r->beta * gt[i];
   }
-  if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+  if (r->beta > 0 && SRLossHasEncl(r->loss)) {
     double Le;
     PetscCall(SRLossEnclCells(r->model, r->cand, T, r->par.tau, &Le, r->dtheta));
     obj += r->beta * Le;
@@ -134,13 +134,13 @@ PetscErrorCode SRRunThetaObjective_Private(Tao tao, Vec X, PetscReal *f, Vec G, 
 
   PetscFunctionBeginUser;
   PetscCall(SRRunThetaObjectiveBegin_Private(r, X, G, 2 * nK, &g, &T));
-  if (r->beta > 0 && r->loss != SR_LOSS_ENCL) {
+  if (r->beta > 0 && SRLossHasSim(r->loss)) {
     SRLossValues val;
     PetscCall(SRLossSim(r->cand, T, &r->par, N, r->Xtr, r->Y, &val, NULL, r->dtheta));
     obj = r->beta * val.Lsim;
     for (PetscInt i = 0; i < 2 * nK; i++) g[i] = r->beta * r->dtheta[i];
   }
-  if (r->beta > 0 && r->loss != SR_LOSS_SIM) {
+  if (r->beta > 0 && SRLossHasEncl(r->loss)) {
     double Le;
     PetscCall(SRLossEnclCells(r->model, r->cand, T, r->par.tau, &Le, r->dtheta));
     obj += r->beta * Le;

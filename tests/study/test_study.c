@@ -422,18 +422,22 @@ static void test_gather_criterion3(void **state)
 
 /* Criterion 2 (SPEC §9): a treatment that did not act -> NOT TESTED (-1); one that acted (held-out
    L_sim) without reducing |M_tight| -> NOT TESTED without a positive control, DOES NOT HOLD (0)
-   with a detected one (gather -control, here the file of test_gather_summary). */
+   with a detected one (gather -control, here the file of test_gather_summary: TESTED), NOT
+   TESTED again with a control that is not detected (the first case's file, whose treatment
+   reduces nothing); the file stores which control the verdict stands on and whether it was
+   detected (/summary/verdict attribute control_detected: -1 none, 1, 0). */
 static void test_gather_criterion2_null(void **state)
 {
-  const int   cases[3] = {10, 11, 11}, expect[3] = {-1, -1, 0};
+  const int   cases[4] = {10, 11, 11, 11}, expect[4] = {-1, -1, 0, -1}, expect_det[4] = {-1, -1, 1, 0};
   PetscMPIInt rank, size;
   int         ok = 1;
-  char        control[PETSC_MAX_PATH_LEN];
+  char        control[PETSC_MAX_PATH_LEN], undetected[PETSC_MAX_PATH_LEN];
 
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   snprintf(control, sizeof(control), "%s/gather.h5", tmpdir);
-  for (int c = 0; c < 3; c++) {
+  snprintf(undetected, sizeof(undetected), "%s/crit2_0.h5", tmpdir);
+  for (int c = 0; c < 4; c++) {
     SRResultsLayout lay;
     SRResults       res;
     char            file[PETSC_MAX_PATH_LEN];
@@ -446,22 +450,27 @@ static void test_gather_criterion2_null(void **state)
     assert_int_equal(SRResultsDestroy(&res), 0);
     assert_int_equal(SRResultsOpen(PETSC_COMM_WORLD, file, PETSC_TRUE, &res), 0);
     assert_int_equal(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "/dev/null", &v), 0);
-    if (c == 2) assert_int_equal(PetscOptionsSetValue(NULL, "-control", control), 0);
+    if (c >= 2) assert_int_equal(PetscOptionsSetValue(NULL, "-control", c == 2 ? control : undetected), 0);
     if (c == 0) assert_int_equal(PetscOptionsSetValue(NULL, "-baseline", control), 0); /* printed only: it must read and pair */
     assert_int_equal(SRGatherResults(res, PETSC_TRUE, v), 0);
-    if (c == 2) assert_int_equal(PetscOptionsClearValue(NULL, "-control"), 0);
+    if (c >= 2) assert_int_equal(PetscOptionsClearValue(NULL, "-control"), 0);
     if (c == 0) assert_int_equal(PetscOptionsClearValue(NULL, "-baseline"), 0);
     assert_int_equal(PetscViewerDestroy(&v), 0);
     assert_int_equal(SRResultsDestroy(&res), 0);
     if (rank == 0) {
       hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d;
-      int64_t verdict[3];
+      int64_t verdict[3], det = -2;
       d  = H5Dopen2(f, "/summary/verdict", H5P_DEFAULT);
       ok = ok && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, verdict) >= 0;
+      if (c >= 2) { /* the verdict's source is stored only when gather has -control */
+        hid_t a = H5Aopen(d, "control_detected", H5P_DEFAULT);
+        ok      = ok && a >= 0 && H5Aread(a, H5T_NATIVE_INT64, &det) >= 0;
+        if (a >= 0) H5Aclose(a);
+      } else det = -1;
       H5Dclose(d);
       H5Fclose(f);
-      if (verdict[1] != expect[c]) {
-        print_message("criterion 2 case %d: verdict %d, expected %d\n", c, (int)verdict[1], expect[c]);
+      if (verdict[1] != expect[c] || det != expect_det[c]) {
+        print_message("criterion 2 case %d: verdict %d (expected %d), control_detected %d (expected %d)\n", c, (int)verdict[1], expect[c], (int)det, expect_det[c]);
         ok = 0;
       }
     }

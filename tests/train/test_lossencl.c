@@ -1,4 +1,5 @@
-/* Tests of L_encl (src/model/lossencl.c, SPEC §6).
+/* Tests of L_encl (src/train/lossencl.c, SPEC §6) and of the positive control's L_w1
+   (src/train/losswidth.c, SPEC §9).
    Oracles: central finite differences of L_encl for its gradient w.r.t. phi (world model and
    controller, with and without a control period, norms 1, 2, inf), and the outward-rounded
    interval enclosure of SPEC §7 (SREnclosureCompute) for the training copy of E_k: the two
@@ -165,11 +166,98 @@ static void test_excess_matches_sound_enclosure(void **state)
   }
 }
 
+static double Lwidth1(Setup *s, PetscInt bisect)
+{
+  double L;
+  CHK(SRLossWidth1(s->model, s->cells, bisect, 1.0, &L, NULL, NULL));
+  return L;
+}
+
+/* L_w1 (-loss width1, the positive control's treatment): its gradient against central
+   differences (the plant's derivatives inside it are differences too, so the tolerance is
+   theirs), and e_k against the first-order box of the closed-loop map computed here by
+   differences of SRModelEvaluate at the cell centre, its remainder against the deviation of
+   f_phi from that linearisation over the cell. */
+static void test_width1_gradient_matches_finite_differences(void **state)
+{
+  for (int cb = 0; cb < 2 * NCOMBO; cb++) {
+    const int      c = cb % NCOMBO;
+    const PetscInt bisect = cb / NCOMBO; /* the whole cell, and 2 x 2 sub-boxes as |M_tight| */
+    Setup          s;
+    double        *g, *fd, *e, L, num = 0, den = 0;
+    PetscInt       P, K, dim;
+    SetupCreate(&combos[c], 51 + c, &s);
+    P   = s.model->mlp->nparams;
+    K   = s.cells->K;
+    dim = s.cells->n;
+    CHK(PetscCalloc3(P, &g, P, &fd, K, &e));
+    CHK(SRLossWidth1(s.model, s.cells, bisect, 2.0, &L, g, e));
+    assert_true(L > 0);
+    for (PetscInt q = 0; q < P; q++) {
+      double *w = &s.model->mlp->params[q], w0 = *w, h = 1e-5 * PetscMax(1.0, fabs(w0)), Lp, Lm;
+      *w    = w0 + h;
+      Lp    = Lwidth1(&s, bisect);
+      *w    = w0 - h;
+      Lm    = Lwidth1(&s, bisect);
+      *w    = w0;
+      fd[q] = 2.0 * (Lp - Lm) / (2 * h); /* scale 2 */
+    }
+    for (PetscInt q = 0; q < P; q++) {
+      num += (g[q] - fd[q]) * (g[q] - fd[q]);
+      den += fd[q] * fd[q];
+    }
+    printf("L_w1 bisect %" PetscInt_FMT " %s %s m=%" PetscInt_FMT ": L = %.6g, |grad| = %.4g, relative error against central differences %.2e\n", bisect, combos[c].sys, SRModelTypes[combos[c].type], combos[c].steps, L, sqrt(den), sqrt(num / den));
+    assert_true(den > 0);
+    assert_true(sqrt(num / den) < 1e-4);
+    /* e_k = first-order part + remainder part.  The first-order part from the closed-loop
+       Jacobian by differences of f_phi itself (network and plant together); the remainder part
+       >= 0 and, in dynamics mode (f = x + N, no plant), at least the deviation of f from its
+       linearisation at the centre on a 9^n lattice of the cell (the mean-value rule bounds it) */
+    for (PetscInt k = 0; k < K && bisect == 0; k++) {
+      double x[2 * SR_MAX_DIM], y[2 * SR_MAX_DIM], J[SR_MAX_DIM * SR_MAX_DIM], y0[SR_MAX_DIM], e1 = 0, dev = 0, npts = 1;
+      for (PetscInt j = 0; j < dim; j++) {
+        const double h = 1e-6;
+        for (PetscInt d = 0; d < dim; d++) x[d] = x[dim + d] = s.cells->c[k * dim + d];
+        x[j] += h;
+        x[dim + j] -= h;
+        CHK(SRModelEvaluate(s.model, 2, x, y));
+        for (PetscInt i = 0; i < dim; i++) J[i * dim + j] = (y[i] - y[dim + i]) / (2 * h);
+      }
+      for (PetscInt i = 0; i < dim; i++)
+        for (PetscInt j = 0; j < dim; j++) e1 += fabs(J[i * dim + j]) * s.cells->w[k * dim + j] / s.cells->w[k * dim + i];
+      assert_true(e[k] >= e1 - 1e-5 * (1 + e1));
+      if (combos[c].type != SR_MODEL_DYNAMICS) continue;
+      CHK(SRModelEvaluate(s.model, 1, s.cells->c + k * dim, y0));
+      for (PetscInt d = 0; d < dim; d++) npts *= 9;
+      for (PetscInt i = 0; i < dim; i++) {
+        double m = 0;
+        for (PetscInt q = 0; q < (PetscInt)npts; q++) {
+          PetscInt qq = q;
+          double   lin;
+          for (PetscInt d = 0; d < dim; d++) {
+            x[d] = s.cells->c[k * dim + d] + s.cells->w[k * dim + d] * (-1.0 + 0.25 * (double)(qq % 9));
+            qq /= 9;
+          }
+          CHK(SRModelEvaluate(s.model, 1, x, y));
+          lin = y0[i];
+          for (PetscInt j = 0; j < dim; j++) lin += J[i * dim + j] * (x[j] - s.cells->c[k * dim + j]);
+          m = fmax(m, fabs(y[i] - lin));
+        }
+        dev += m / s.cells->w[k * dim + i];
+      }
+      assert_true(dev <= e[k] - e1 + 1e-5 * (1 + e[k]));
+    }
+    CHK(PetscFree3(g, fd, e));
+    SetupDestroy(&s);
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gradient_matches_finite_differences),
     cmocka_unit_test(test_excess_matches_sound_enclosure),
+    cmocka_unit_test(test_width1_gradient_matches_finite_differences),
   };
   int rc;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
