@@ -45,3 +45,6 @@ add_test(NAME study_record_start COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_
 set_tests_properties(study_record_start PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")
 add_test(NAME study_published_check COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_published_check.sh ${CMAKE_SOURCE_DIR}/jobs ${CMAKE_SOURCE_DIR}/analysis ${CMAKE_CURRENT_BINARY_DIR}/study_published_check)
 set_tests_properties(study_published_check PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 120 LABELS "study;quick")
+# Issue 36: the study on an ARCH plant's dynamics (jobs/arch/tora/study_plant.txt), 2 ranks.
+add_test(NAME study_arch_plant COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study_arch_plant.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/study_arch_plant)
+set_tests_properties(study_arch_plant PROPERTIES ENVIRONMENT "${_sr_study_env}" TIMEOUT 300 PROCESSORS 2 LABELS study)

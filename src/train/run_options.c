@@ -244,7 +244,7 @@ PetscErrorCode SRRunSetFromOptions(SRRun r)
      learned world model, whose verified-safe set is the model's, not the system's (an options
      file's -safe_cells is then ignored, not refused: tests/study_tiny.opts serves both models) */
   if (r->mtype == SR_MODEL_DYNAMICS) r->safe_nc = -1; /* not applicable: NaN, and the gather says why */
-  PetscCheck(r->mtype == SR_MODEL_DYNAMICS || !SRSystemIsLoop(r->sys), comm, PETSC_ERR_ARG_INCOMP, "-model controller: plant file %s states the loop of its input and control lines, without a reference controller (the task loss of SPEC §3): train and study do not take it yet (verify, check and safe do; docs/systems.md)", r->sys->plant_path);
+  PetscCheck(r->mtype == SR_MODEL_DYNAMICS || !SRSystemIsLoop(r->sys), comm, PETSC_ERR_ARG_INCOMP, "-model controller: plant file %s states the loop of its input and control lines, without a reference controller (the task loss of SPEC §3): train and study need a bounded controller and a reference (add bound and reference lines, as jobs/arch/tora/study_plant.txt does; docs/systems.md)", r->sys->plant_path);
   PetscCheck(r->mtype == SR_MODEL_DYNAMICS || r->sys->has_controller, comm, PETSC_ERR_ARG_INCOMP, "-model controller: -sys %s has no control input; allowed is -model dynamics", r->sysname);
   if (r->wmax >= 0) PetscCheck(r->wmin <= r->wmax, comm, PETSC_ERR_ARG_OUTOFRANGE, "-w_min %g > -w_max %g: the half-width bounds need w_min <= w_max", r->wmin, r->wmax);
   PetscCheck(!(r->cells_param == SR_CELLS_PARTITION && r->cov_w > 0), comm, PETSC_ERR_ARG_INCOMP,
