@@ -17,6 +17,7 @@
 #include <simreach/private/netcrown.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #define SR_TINY 0x1p-1000 /* >= the underflow part of one product's rounding error, with margin */
 
@@ -31,6 +32,7 @@ typedef struct {
   double         *lo, *hi;   /* pre-activation bounds per layer, at off[l] */
   Relax          *rx;        /* relaxations per layer, at off[l] */
   double         *amax;      /* bound of |a^l| per layer l = 0..nlayers, at aoff[l] */
+  double         *zmax;      /* max(|lo|, |hi|) of the pre-activations per layer, at off[l] */
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
 } Crown;
@@ -139,22 +141,94 @@ static double AMax_Private(SRActivation act, double lo, double hi)
   return SRMax_Private(fabs(lo), fabs(hi));
 }
 
-/* rows over a^{l+1} -> rows over z^l (relaxations of layer l) */
+/* Sums in round-to-nearest with an a-priori bound (Higham, Accuracy and Stability, §3.1).  With
+   p_j = fl(x_j y_j), s = fl(sum p_j) and a = fl(sum |p_j|) over n terms (any order, no FMA):
+   |s - sum x_j y_j| <= gamma_n sum |x_j y_j| + n 2^-1074 <= G(n) a + n SR_TINY with
+   G(n) = (n + 2) 2^-51 = 2 (n + 2) u, which covers gamma_n (1 + gamma_n) / (1 - gamma_n) for
+   n < 2^40.  An overflow gives inf and an inf - inf NaN, never a finite wrong bound (the callers
+   reject a bound that is not finite). */
+static double G_Private(PetscInt n) { return SRMulUp((double)(n + 2), 0x1p-51); }
+
+/* an upper bound of the exact sum whose plain sums are s and a over n terms */
+static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), SRMulUp((double)(n + 2), SR_TINY)); }
+
+/* rows over a^{l+1} -> rows over z^l (relaxations of layer l).  lam'_j = fl(lam_j al_j) is the new
+   row, exact by definition; its rounding error against lam_j al_j, at most 2^-52 |lam'_j| + SR_TINY,
+   times |z_j| <= zmax_j goes into the constant (e), as does the rounding of sum lam_j be_j. */
 static void RelaxStep_Private(Crown *C, int rows, int l)
 {
   const PetscInt n  = C->mlp->width[l + 1];
   const Relax   *rx = C->rx + C->off[l];
+  const double  *zm = C->zmax + C->off[l];
+  double         zs = 0.0;
+  for (PetscInt j = 0; j < n; j++) zs = SRAddUp(zs, zm[j]);
   for (int i = 0; i < rows; i++) {
-    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, e = 0.0, c = C->c[i];
+    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0;
     for (PetscInt j = 0; j < n; j++) {
-      const double v = lam[j], al = v >= 0 ? rx[j].alU : rx[j].alL, be = v >= 0 ? rx[j].beU : rx[j].beL;
+      const double v = lam[j];
+      double       p;
       if (v == 0) continue;
-      lam[j] = v * al;
-      c      = SRAddUp(c, SRMulUp(v, be));
-      e      = SRAddUp(e, SRMulUp(SRAddUp(SRMulUp(0x1p-52, fabs(lam[j])), SR_TINY), SRMax_Private(fabs(C->lo[C->off[l] + j]), fabs(C->hi[C->off[l] + j]))));
+      p      = v * (v >= 0 ? rx[j].beU : rx[j].beL);
+      lam[j] = v * (v >= 0 ? rx[j].alU : rx[j].alL);
+      s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
     }
-    C->c[i] = SRAddUp(c, e);
+    {
+      /* e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j, the first sum bounded as above */
+      const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(ez, ez, n)), SRMulUp(SR_TINY, zs));
+      C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, n)), e);
+    }
   }
+}
+
+#define SR_CT_I 4 /* rows per tile */
+#define SR_CT_J 8 /* columns per tile (two vectors of 4) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+  #define SR_CROWN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+  #define SR_CROWN_CLONES
+#endif
+#if defined(__GNUC__)
+typedef double SRCrownVec_Private __attribute__((vector_size(4 * sizeof(double))));
+#endif
+
+/* O (rows x ni, row stride ld) = L (rows x no, row stride ld) W (no x ni): each entry summed over
+   o = 0, 1, ... in order (plain products and sums; their rounding is bounded by the callers
+   a priori, whatever the order), SR_CT_I x SR_CT_J entries in registers. */
+SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, PetscInt ld, const double *restrict L, const double *restrict W, double *restrict O)
+{
+  int i0 = 0;
+  for (; i0 + SR_CT_I <= rows; i0 += SR_CT_I) {
+    PetscInt j0 = 0;
+#if defined(__GNUC__)
+    for (; j0 + SR_CT_J <= ni; j0 += SR_CT_J) {
+      SRCrownVec_Private acc[SR_CT_I][2] = {{{0}}};
+      for (PetscInt o = 0; o < no; o++) {
+        SRCrownVec_Private w0, w1;
+        memcpy(&w0, W + o * ni + j0, sizeof w0);
+        memcpy(&w1, W + o * ni + j0 + 4, sizeof w1);
+        for (int s = 0; s < SR_CT_I; s++) {
+          const double             x  = L[(size_t)(i0 + s) * ld + o];
+          const SRCrownVec_Private xv = {x, x, x, x};
+          acc[s][0] += xv * w0;
+          acc[s][1] += xv * w1;
+        }
+      }
+      for (int s = 0; s < SR_CT_I; s++) memcpy(O + (size_t)(i0 + s) * ld + j0, acc[s], sizeof acc[s]);
+    }
+#endif
+    for (int s = 0; s < SR_CT_I; s++)
+      for (PetscInt j = j0; j < ni; j++) {
+        double t = 0.0;
+        for (PetscInt o = 0; o < no; o++) t += L[(size_t)(i0 + s) * ld + o] * W[o * ni + j];
+        O[(size_t)(i0 + s) * ld + j] = t;
+      }
+  }
+  for (int i = i0; i < rows; i++)
+    for (PetscInt j = 0; j < ni; j++) {
+      double t = 0.0;
+      for (PetscInt o = 0; o < no; o++) t += L[(size_t)i * ld + o] * W[o * ni + j];
+      O[(size_t)i * ld + j] = t;
+    }
 }
 
 /* rows over z^l -> rows over a^l (affine layer l) */
@@ -171,19 +245,18 @@ static void AffineStep_Private(Crown *C, int rows, int l)
     for (PetscInt j = 0; j < ni; j++) s = SRAddUp(s, SRMulUp(fabs(W[o * ni + j]), am[j]));
     v[o] = s;
   }
+  Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double       *out = C->lam2 + (size_t)i * mw, c = C->c[i], t = 0.0;
-    for (PetscInt j = 0; j < ni; j++) out[j] = 0.0;
+    double        c = C->c[i], s = 0.0, a = 0.0, t = 0.0;
     for (PetscInt o = 0; o < no; o++) {
-      const double lo = lam[o];
-      if (lo == 0) continue;
-      for (PetscInt j = 0; j < ni; j++) out[j] += lo * W[o * ni + j];
-      c = SRAddUp(c, SRMulUp(lo, b[o]));
-      t = SRAddUp(t, SRMulUp(fabs(lo), v[o]));
+      const double lo = lam[o], p = lo * b[o];
+      s += p, a += fabs(p), t += fabs(lo) * v[o];
     }
-    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled */
-    c       = SRAddUp(c, SRMulUp(g, t));
+    c = SRAddUp(c, SumUp_Private(s, a, no));
+    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
+       t of non-negative terms bounded above as in SumUp_Private) */
+    c       = SRAddUp(c, SRMulUp(g, SumUp_Private(t, t, no)));
     C->c[i] = SRAddUp(c, SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa));
   }
   {
@@ -259,7 +332,7 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
   for (PetscInt j = 0; j < n; j++) {
     double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
-    C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi;
+    C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi, C->zmax[C->off[l] + j] = SRMax_Private(fabs(lo), fabs(hi));
     if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
     C->amax[C->aoff[l + 1] + j] = AMax_Private(C->mlp->act[l], lo, hi);
   }
@@ -288,19 +361,19 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   PetscInt       no = 0, na = 0;
   for (PetscInt l = 0; l < L; l++) C->off[l] = no, no += mlp->width[l + 1];
   for (PetscInt l = 0; l <= L; l++) C->aoff[l] = na, na += mlp->width[l];
-  C->lo   = malloc(sizeof(double) * (size_t)(2 * no + na));
+  C->lo   = malloc(sizeof(double) * (size_t)(3 * no + na));
   C->rx   = malloc(sizeof(Relax) * (size_t)no);
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
   if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
-  C->hi = C->lo + no, C->amax = C->hi + no;
+  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no;
   return true;
 }
 
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
-  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
+  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
