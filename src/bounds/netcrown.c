@@ -291,16 +291,29 @@ static void InputStep_Private(Crown *C, int rows, double *A)
   }
 }
 
-/* rows from post-activations a^k (k = nlayers, from_post) or pre-activations z^k down to xi */
-static void BackSub_Private(Crown *C, int rows, int k, bool from_post, double *A)
+/* rows over a^l (the inputs of affine layer l) down to xi */
+static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
-  int l = k;
-  if (from_post) RelaxStep_Private(C, rows, k - 1), l = k - 1;
-  for (; l >= 0; l--) {
-    AffineStep_Private(C, rows, l);
-    if (l > 0) RelaxStep_Private(C, rows, l - 1);
+  for (; l > 0; l--) {
+    RelaxStep_Private(C, rows, l - 1);
+    AffineStep_Private(C, rows, l - 1);
   }
   InputStep_Private(C, rows, A);
+}
+
+/* rows = +W_l and -W_l over a^l, constants +b_l and -b_l: the rows +I and -I over z^l through
+   the affine layer l, which is exact (products with 1 and negations), so the n x n_in x 2n
+   product of a back-substitution step is not needed for a layer's own bounds */
+static void Weights_Private(Crown *C, PetscInt l)
+{
+  SRMLP          mlp = C->mlp;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+  for (PetscInt i = 0; i < no; i++) {
+    double *up = C->lam + (size_t)i * mw, *dn = C->lam + (size_t)(no + i) * mw;
+    for (PetscInt j = 0; j < ni; j++) up[j] = W[i * ni + j], dn[j] = -W[i * ni + j];
+    C->c[i] = b[i], C->c[no + i] = -b[i];
+  }
 }
 
 /* rows = +I and -I over n targets */
@@ -327,8 +340,8 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
 {
   const PetscInt n = C->mlp->width[l + 1];
   const int      m = C->m;
-  Identity_Private(C, n);
-  BackSub_Private(C, (int)(2 * n), l, false, A);
+  Weights_Private(C, l);
+  BackSub_Private(C, (int)(2 * n), l, A);
   for (PetscInt j = 0; j < n; j++) {
     double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
@@ -387,7 +400,7 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
   if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
     Identity_Private(&C, nout);
-    BackSub_Private(&C, (int)(2 * nout), (int)L, true, A);
+    BackSub_Private(&C, (int)(2 * nout), (int)L, A);
     for (PetscInt o = 0; o < nout; o++) {
       out[o] = Form_Private(m, A + (size_t)o * m, C.c[o], A + (size_t)(nout + o) * m, C.c[nout + o]);
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
