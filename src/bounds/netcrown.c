@@ -17,6 +17,7 @@
 #include <simreach/private/netcrown.h>
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define SR_TINY 0x1p-1000 /* >= the underflow part of one product's rounding error, with margin */
@@ -31,8 +32,11 @@ typedef struct {
   const SRAffine *x;         /* the network's inputs over m coordinates */
   double         *lo, *hi;   /* pre-activation bounds per layer, at off[l] */
   Relax          *rx;        /* relaxations per layer, at off[l] */
+  double         *rl;        /* the same lines as arrays: alL, beL, alU, beU, each ntot long, at off[l] */
+  PetscInt        ntot;      /* neurons of all layers */
   double         *amax;      /* bound of |a^l| per layer l = 0..nlayers, at aoff[l] */
   double         *zmax;      /* max(|lo|, |hi|) of the pre-activations per layer, at off[l] */
+  double         *sc;        /* per network input, sum_s |C_js| (InputStep_Private) */
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
 } Crown;
@@ -152,24 +156,62 @@ static double G_Private(PetscInt n) { return SRMulUp((double)(n + 2), 0x1p-51); 
 /* an upper bound of the exact sum whose plain sums are s and a over n terms */
 static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), SRMulUp((double)(n + 2), SR_TINY)); }
 
+#define SR_CT_I 4 /* rows per tile */
+#define SR_CT_J 8 /* columns per tile (two vectors of 4) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+  #define SR_CROWN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+  #define SR_CROWN_CLONES
+#endif
+#if defined(__GNUC__)
+typedef double    SRCrownVec_Private __attribute__((vector_size(4 * sizeof(double))));
+typedef long long SRCrownMask_Private __attribute__((vector_size(4 * sizeof(long long))));
+  #define SR_VEC4 1
+#else
+  #define SR_VEC4 0
+#endif
+
 /* rows over a^{l+1} -> rows over z^l (relaxations of layer l).  lam'_j = fl(lam_j al_j) is the new
    row, exact by definition; its rounding error against lam_j al_j, at most 2^-52 |lam'_j| + SR_TINY,
-   times |z_j| <= zmax_j goes into the constant (e), as does the rounding of sum lam_j be_j. */
-static void RelaxStep_Private(Crown *C, int rows, int l)
+   times |z_j| <= zmax_j goes into the constant (e), as does the rounding of sum lam_j be_j.  The
+   lines are read from the per-layer arrays rl (alL, beL, alU, beU, each at off[l]); four
+   neurons at a time (partial sums: any order is covered by the bound). */
+SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
 {
-  const PetscInt n  = C->mlp->width[l + 1];
-  const Relax   *rx = C->rx + C->off[l];
-  const double  *zm = C->zmax + C->off[l];
-  double         zs = 0.0;
+  const PetscInt n = C->mlp->width[l + 1], nt = C->ntot, n4 = SR_VEC4 ? n - n % 4 : 0;
+  const double  *alL = C->rl + C->off[l], *beL = alL + nt, *alU = beL + nt, *beU = alU + nt;
+  const double  *zm  = C->zmax + C->off[l];
+  double         zs  = 0.0;
   for (PetscInt j = 0; j < n; j++) zs = SRAddUp(zs, zm[j]);
   for (int i = 0; i < rows; i++) {
     double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0;
-    for (PetscInt j = 0; j < n; j++) {
-      const double v = lam[j];
-      double       p;
-      if (v == 0) continue;
-      p      = v * (v >= 0 ? rx[j].beU : rx[j].beL);
-      lam[j] = v * (v >= 0 ? rx[j].alU : rx[j].alL);
+    PetscInt j = 0;
+#if SR_VEC4
+    {
+      const SRCrownVec_Private  zero = {0, 0, 0, 0};
+      const SRCrownMask_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+      SRCrownVec_Private        vs = zero, va = zero, vz = zero;
+      for (; j < n4; j += 4) {
+        SRCrownVec_Private  v, l0, l1, b0, b1, z, al, be, p, q;
+        SRCrownMask_Private pos;
+        memcpy(&v, lam + j, sizeof v), memcpy(&l0, alL + j, sizeof v), memcpy(&l1, alU + j, sizeof v);
+        memcpy(&b0, beL + j, sizeof v), memcpy(&b1, beU + j, sizeof v), memcpy(&z, zm + j, sizeof v);
+        pos = v >= zero;
+        al  = (SRCrownVec_Private)(((SRCrownMask_Private)l1 & pos) | ((SRCrownMask_Private)l0 & ~pos));
+        be  = (SRCrownVec_Private)(((SRCrownMask_Private)b1 & pos) | ((SRCrownMask_Private)b0 & ~pos));
+        p   = v * be;
+        q   = v * al;
+        memcpy(lam + j, &q, sizeof q);
+        vs += p;
+        va += (SRCrownVec_Private)((SRCrownMask_Private)p & absm);
+        vz += (SRCrownVec_Private)((SRCrownMask_Private)q & absm) * z;
+      }
+      s = (vs[0] + vs[1]) + (vs[2] + vs[3]), a = (va[0] + va[1]) + (va[2] + va[3]), ez = (vz[0] + vz[1]) + (vz[2] + vz[3]);
+    }
+#endif
+    for (; j < n; j++) {
+      const double v = lam[j], p = v * (v >= 0 ? beU[j] : beL[j]);
+      lam[j] = v * (v >= 0 ? alU[j] : alL[j]);
       s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
     }
     {
@@ -179,17 +221,6 @@ static void RelaxStep_Private(Crown *C, int rows, int l)
     }
   }
 }
-
-#define SR_CT_I 4 /* rows per tile */
-#define SR_CT_J 8 /* columns per tile (two vectors of 4) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-  #define SR_CROWN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-  #define SR_CROWN_CLONES
-#endif
-#if defined(__GNUC__)
-typedef double SRCrownVec_Private __attribute__((vector_size(4 * sizeof(double))));
-#endif
 
 /* O (rows x ni, row stride ld) = L (rows x no, row stride ld) W (no x ni): each entry summed over
    o = 0, 1, ... in order (plain products and sums; their rounding is bounded by the callers
@@ -240,10 +271,10 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
   double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
-  for (PetscInt o = 0; o < no; o++) {
+  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above */
     double s = 0.0;
-    for (PetscInt j = 0; j < ni; j++) s = SRAddUp(s, SRMulUp(fabs(W[o * ni + j]), am[j]));
-    v[o] = s;
+    for (PetscInt j = 0; j < ni; j++) s += fabs(W[o * ni + j]) * am[j];
+    v[o] = SumUp_Private(s, s, ni);
   }
   Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
@@ -271,19 +302,24 @@ static void InputStep_Private(Crown *C, int rows, double *A)
 {
   const int      m   = C->m;
   const PetscInt nin = C->mlp->width[0], mw = C->mlp->maxwidth;
-  double         g   = SRMulUp((double)(nin + 2), 0x1p-51);
+  double         g   = SRMulUp((double)(nin + 2), 0x1p-51), *sc = C->sc;
+  for (PetscInt j = 0; j < nin; j++) { /* sum_s |C_js| rounded up, once per input */
+    double t = 0.0;
+    for (int s = 0; s < m; s++) t = SRAddUp(t, fabs(C->x[j].c[s]));
+    sc[j] = t;
+  }
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], t = 0.0, *a = A + (size_t)i * m;
+    double        c = C->c[i], t = 0.0, *restrict a = A + (size_t)i * m;
     for (int s = 0; s < m; s++) a[s] = 0.0;
     for (PetscInt j = 0; j < nin; j++) {
-      const SRAffine *x  = &C->x[j];
-      double          sc = 0.0;
-      if (lam[j] == 0) continue;
-      for (int s = 0; s < m; s++) a[s] += lam[j] * x->c[s], sc = SRAddUp(sc, fabs(x->c[s]));
-      c = SRAddUp(c, SRMulUp(lam[j], x->c0));
-      c = SRAddUp(c, SRMax_Private(SRMulUp(lam[j], x->r.lo), SRMulUp(lam[j], x->r.hi)));
-      t = SRAddUp(t, SRMulUp(fabs(lam[j]), sc));
+      const SRAffine *x = &C->x[j];
+      const double    l = lam[j], *restrict xc = x->c;
+      if (l == 0) continue;
+      for (int s = 0; s < m; s++) a[s] += l * xc[s];
+      c = SRAddUp(c, SRMulUp(l, x->c0));
+      c = SRAddUp(c, SRMax_Private(SRMulUp(l, x->r.lo), SRMulUp(l, x->r.hi)));
+      t = SRAddUp(t, SRMulUp(fabs(l), sc[j]));
     }
     /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
     c       = SRAddUp(c, SRMulUp(g, t));
@@ -331,8 +367,9 @@ static void Identity_Private(Crown *C, PetscInt n)
 /* sup of A_i . xi + c_i over [-1, 1]^m */
 static double Sup_Private(int m, const double *a, double c)
 {
-  for (int s = 0; s < m; s++) c = SRAddUp(c, fabs(a[s]));
-  return c;
+  double t = 0.0;
+  for (int s = 0; s < m; s++) t += fabs(a[s]);
+  return SRAddUp(c, SumUp_Private(t, t, m)); /* sum |a_s| bounded above (SumUp_Private) */
 }
 
 /* bounds and relaxations of the pre-activations of layer l */
@@ -347,6 +384,11 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
     C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi, C->zmax[C->off[l] + j] = SRMax_Private(fabs(lo), fabs(hi));
     if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
+    {
+      const Relax  *r = &C->rx[C->off[l] + j];
+      const PetscInt k = C->off[l] + j, t = C->ntot;
+      C->rl[k] = r->alL, C->rl[t + k] = r->beL, C->rl[2 * t + k] = r->alU, C->rl[3 * t + k] = r->beU;
+    }
     C->amax[C->aoff[l + 1] + j] = AMax_Private(C->mlp->act[l], lo, hi);
   }
   return true;
@@ -374,19 +416,19 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   PetscInt       no = 0, na = 0;
   for (PetscInt l = 0; l < L; l++) C->off[l] = no, no += mlp->width[l + 1];
   for (PetscInt l = 0; l <= L; l++) C->aoff[l] = na, na += mlp->width[l];
-  C->lo   = malloc(sizeof(double) * (size_t)(3 * no + na));
+  C->lo   = malloc(sizeof(double) * (size_t)(7 * no + 2 * na));
   C->rx   = malloc(sizeof(Relax) * (size_t)no);
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
   if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
-  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no;
+  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->ntot = no;
   return true;
 }
 
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
-  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
+  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
