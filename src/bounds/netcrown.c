@@ -17,6 +17,8 @@
 #include <simreach/private/netcrown.h>
 
 #include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
 
 #define SR_TINY 0x1p-1000 /* >= the underflow part of one product's rounding error, with margin */
 
@@ -30,7 +32,11 @@ typedef struct {
   const SRAffine *x;         /* the network's inputs over m coordinates */
   double         *lo, *hi;   /* pre-activation bounds per layer, at off[l] */
   Relax          *rx;        /* relaxations per layer, at off[l] */
+  double         *rl;        /* the same lines as arrays: alL, beL, alU, beU, each ntot long, at off[l] */
+  PetscInt        ntot;      /* neurons of all layers */
   double         *amax;      /* bound of |a^l| per layer l = 0..nlayers, at aoff[l] */
+  double         *zmax;      /* max(|lo|, |hi|) of the pre-activations per layer, at off[l] */
+  double         *sc;        /* per network input, sum_s |C_js| (InputStep_Private) */
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
 } Crown;
@@ -139,22 +145,121 @@ static double AMax_Private(SRActivation act, double lo, double hi)
   return SRMax_Private(fabs(lo), fabs(hi));
 }
 
-/* rows over a^{l+1} -> rows over z^l (relaxations of layer l) */
-static void RelaxStep_Private(Crown *C, int rows, int l)
+/* Sums in round-to-nearest with an a-priori bound (Higham, Accuracy and Stability, §3.1).  With
+   p_j = fl(x_j y_j), s = fl(sum p_j) and a = fl(sum |p_j|) over n terms (any order, no FMA):
+   |s - sum x_j y_j| <= gamma_n sum |x_j y_j| + n 2^-1074 <= G(n) a + n SR_TINY with
+   G(n) = (n + 2) 2^-51 = 2 (n + 2) u, which covers gamma_n (1 + gamma_n) / (1 - gamma_n) for
+   n < 2^40.  An overflow gives inf and an inf - inf NaN, never a finite wrong bound (the callers
+   reject a bound that is not finite). */
+static double G_Private(PetscInt n) { return SRMulUp((double)(n + 2), 0x1p-51); }
+
+/* an upper bound of the exact sum whose plain sums are s and a over n terms */
+static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), SRMulUp((double)(n + 2), SR_TINY)); }
+
+#define SR_CT_I 4 /* rows per tile */
+#define SR_CT_J 8 /* columns per tile (two vectors of 4) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+  #define SR_CROWN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+  #define SR_CROWN_CLONES
+#endif
+#if defined(__GNUC__)
+typedef double    SRCrownVec_Private __attribute__((vector_size(4 * sizeof(double))));
+typedef long long SRCrownMask_Private __attribute__((vector_size(4 * sizeof(long long))));
+  #define SR_VEC4 1
+#else
+  #define SR_VEC4 0
+#endif
+
+/* rows over a^{l+1} -> rows over z^l (relaxations of layer l).  lam'_j = fl(lam_j al_j) is the new
+   row, exact by definition; its rounding error against lam_j al_j, at most 2^-52 |lam'_j| + SR_TINY,
+   times |z_j| <= zmax_j goes into the constant (e), as does the rounding of sum lam_j be_j.  The
+   lines are read from the per-layer arrays rl (alL, beL, alU, beU, each at off[l]); four
+   neurons at a time (partial sums: any order is covered by the bound). */
+SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
 {
-  const PetscInt n  = C->mlp->width[l + 1];
-  const Relax   *rx = C->rx + C->off[l];
+  const PetscInt n = C->mlp->width[l + 1], nt = C->ntot, n4 = SR_VEC4 ? n - n % 4 : 0;
+  const double  *alL = C->rl + C->off[l], *beL = alL + nt, *alU = beL + nt, *beU = alU + nt;
+  const double  *zm  = C->zmax + C->off[l];
+  double         zs  = 0.0;
+  for (PetscInt j = 0; j < n; j++) zs = SRAddUp(zs, zm[j]);
   for (int i = 0; i < rows; i++) {
-    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, e = 0.0, c = C->c[i];
-    for (PetscInt j = 0; j < n; j++) {
-      const double v = lam[j], al = v >= 0 ? rx[j].alU : rx[j].alL, be = v >= 0 ? rx[j].beU : rx[j].beL;
-      if (v == 0) continue;
-      lam[j] = v * al;
-      c      = SRAddUp(c, SRMulUp(v, be));
-      e      = SRAddUp(e, SRMulUp(SRAddUp(SRMulUp(0x1p-52, fabs(lam[j])), SR_TINY), SRMax_Private(fabs(C->lo[C->off[l] + j]), fabs(C->hi[C->off[l] + j]))));
+    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0;
+    PetscInt j = 0;
+#if SR_VEC4
+    {
+      const SRCrownVec_Private  zero = {0, 0, 0, 0};
+      const SRCrownMask_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+      SRCrownVec_Private        vs = zero, va = zero, vz = zero;
+      for (; j < n4; j += 4) {
+        SRCrownVec_Private  v, l0, l1, b0, b1, z, al, be, p, q;
+        SRCrownMask_Private pos;
+        memcpy(&v, lam + j, sizeof v), memcpy(&l0, alL + j, sizeof v), memcpy(&l1, alU + j, sizeof v);
+        memcpy(&b0, beL + j, sizeof v), memcpy(&b1, beU + j, sizeof v), memcpy(&z, zm + j, sizeof v);
+        pos = v >= zero;
+        al  = (SRCrownVec_Private)(((SRCrownMask_Private)l1 & pos) | ((SRCrownMask_Private)l0 & ~pos));
+        be  = (SRCrownVec_Private)(((SRCrownMask_Private)b1 & pos) | ((SRCrownMask_Private)b0 & ~pos));
+        p   = v * be;
+        q   = v * al;
+        memcpy(lam + j, &q, sizeof q);
+        vs += p;
+        va += (SRCrownVec_Private)((SRCrownMask_Private)p & absm);
+        vz += (SRCrownVec_Private)((SRCrownMask_Private)q & absm) * z;
+      }
+      s = (vs[0] + vs[1]) + (vs[2] + vs[3]), a = (va[0] + va[1]) + (va[2] + va[3]), ez = (vz[0] + vz[1]) + (vz[2] + vz[3]);
     }
-    C->c[i] = SRAddUp(c, e);
+#endif
+    for (; j < n; j++) {
+      const double v = lam[j], p = v * (v >= 0 ? beU[j] : beL[j]);
+      lam[j] = v * (v >= 0 ? alU[j] : alL[j]);
+      s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
+    }
+    {
+      /* e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j, the first sum bounded as above */
+      const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(ez, ez, n)), SRMulUp(SR_TINY, zs));
+      C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, n)), e);
+    }
   }
+}
+
+/* O (rows x ni, row stride ld) = L (rows x no, row stride ld) W (no x ni): each entry summed over
+   o = 0, 1, ... in order (plain products and sums; their rounding is bounded by the callers
+   a priori, whatever the order), SR_CT_I x SR_CT_J entries in registers. */
+SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, PetscInt ld, const double *restrict L, const double *restrict W, double *restrict O)
+{
+  int i0 = 0;
+  for (; i0 + SR_CT_I <= rows; i0 += SR_CT_I) {
+    PetscInt j0 = 0;
+#if defined(__GNUC__)
+    for (; j0 + SR_CT_J <= ni; j0 += SR_CT_J) {
+      SRCrownVec_Private acc[SR_CT_I][2] = {{{0}}};
+      for (PetscInt o = 0; o < no; o++) {
+        SRCrownVec_Private w0, w1;
+        memcpy(&w0, W + o * ni + j0, sizeof w0);
+        memcpy(&w1, W + o * ni + j0 + 4, sizeof w1);
+        for (int s = 0; s < SR_CT_I; s++) {
+          const double             x  = L[(size_t)(i0 + s) * ld + o];
+          const SRCrownVec_Private xv = {x, x, x, x};
+          acc[s][0] += xv * w0;
+          acc[s][1] += xv * w1;
+        }
+      }
+      for (int s = 0; s < SR_CT_I; s++) memcpy(O + (size_t)(i0 + s) * ld + j0, acc[s], sizeof acc[s]);
+    }
+#endif
+    for (int s = 0; s < SR_CT_I; s++)
+      for (PetscInt j = j0; j < ni; j++) {
+        double t = 0.0;
+        for (PetscInt o = 0; o < no; o++) t += L[(size_t)(i0 + s) * ld + o] * W[o * ni + j];
+        O[(size_t)(i0 + s) * ld + j] = t;
+      }
+  }
+  for (int i = i0; i < rows; i++)
+    for (PetscInt j = 0; j < ni; j++) {
+      double t = 0.0;
+      for (PetscInt o = 0; o < no; o++) t += L[(size_t)i * ld + o] * W[o * ni + j];
+      O[(size_t)i * ld + j] = t;
+    }
 }
 
 /* rows over z^l -> rows over a^l (affine layer l) */
@@ -166,24 +271,23 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
   double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
-  for (PetscInt o = 0; o < no; o++) {
+  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above */
     double s = 0.0;
-    for (PetscInt j = 0; j < ni; j++) s = SRAddUp(s, SRMulUp(fabs(W[o * ni + j]), am[j]));
-    v[o] = s;
+    for (PetscInt j = 0; j < ni; j++) s += fabs(W[o * ni + j]) * am[j];
+    v[o] = SumUp_Private(s, s, ni);
   }
+  Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double       *out = C->lam2 + (size_t)i * mw, c = C->c[i], t = 0.0;
-    for (PetscInt j = 0; j < ni; j++) out[j] = 0.0;
+    double        c = C->c[i], s = 0.0, a = 0.0, t = 0.0;
     for (PetscInt o = 0; o < no; o++) {
-      const double lo = lam[o];
-      if (lo == 0) continue;
-      for (PetscInt j = 0; j < ni; j++) out[j] += lo * W[o * ni + j];
-      c = SRAddUp(c, SRMulUp(lo, b[o]));
-      t = SRAddUp(t, SRMulUp(fabs(lo), v[o]));
+      const double lo = lam[o], p = lo * b[o];
+      s += p, a += fabs(p), t += fabs(lo) * v[o];
     }
-    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled */
-    c       = SRAddUp(c, SRMulUp(g, t));
+    c = SRAddUp(c, SumUp_Private(s, a, no));
+    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
+       t of non-negative terms bounded above as in SumUp_Private) */
+    c       = SRAddUp(c, SRMulUp(g, SumUp_Private(t, t, no)));
     C->c[i] = SRAddUp(c, SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa));
   }
   {
@@ -198,19 +302,24 @@ static void InputStep_Private(Crown *C, int rows, double *A)
 {
   const int      m   = C->m;
   const PetscInt nin = C->mlp->width[0], mw = C->mlp->maxwidth;
-  double         g   = SRMulUp((double)(nin + 2), 0x1p-51);
+  double         g   = SRMulUp((double)(nin + 2), 0x1p-51), *sc = C->sc;
+  for (PetscInt j = 0; j < nin; j++) { /* sum_s |C_js| rounded up, once per input */
+    double t = 0.0;
+    for (int s = 0; s < m; s++) t = SRAddUp(t, fabs(C->x[j].c[s]));
+    sc[j] = t;
+  }
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], t = 0.0, *a = A + (size_t)i * m;
+    double        c = C->c[i], t = 0.0, *restrict a = A + (size_t)i * m;
     for (int s = 0; s < m; s++) a[s] = 0.0;
     for (PetscInt j = 0; j < nin; j++) {
-      const SRAffine *x  = &C->x[j];
-      double          sc = 0.0;
-      if (lam[j] == 0) continue;
-      for (int s = 0; s < m; s++) a[s] += lam[j] * x->c[s], sc = SRAddUp(sc, fabs(x->c[s]));
-      c = SRAddUp(c, SRMulUp(lam[j], x->c0));
-      c = SRAddUp(c, SRMax_Private(SRMulUp(lam[j], x->r.lo), SRMulUp(lam[j], x->r.hi)));
-      t = SRAddUp(t, SRMulUp(fabs(lam[j]), sc));
+      const SRAffine *x = &C->x[j];
+      const double    l = lam[j], *restrict xc = x->c;
+      if (l == 0) continue;
+      for (int s = 0; s < m; s++) a[s] += l * xc[s];
+      c = SRAddUp(c, SRMulUp(l, x->c0));
+      c = SRAddUp(c, SRMax_Private(SRMulUp(l, x->r.lo), SRMulUp(l, x->r.hi)));
+      t = SRAddUp(t, SRMulUp(fabs(l), sc[j]));
     }
     /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
     c       = SRAddUp(c, SRMulUp(g, t));
@@ -218,16 +327,29 @@ static void InputStep_Private(Crown *C, int rows, double *A)
   }
 }
 
-/* rows from post-activations a^k (k = nlayers, from_post) or pre-activations z^k down to xi */
-static void BackSub_Private(Crown *C, int rows, int k, bool from_post, double *A)
+/* rows over a^l (the inputs of affine layer l) down to xi */
+static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
-  int l = k;
-  if (from_post) RelaxStep_Private(C, rows, k - 1), l = k - 1;
-  for (; l >= 0; l--) {
-    AffineStep_Private(C, rows, l);
-    if (l > 0) RelaxStep_Private(C, rows, l - 1);
+  for (; l > 0; l--) {
+    RelaxStep_Private(C, rows, l - 1);
+    AffineStep_Private(C, rows, l - 1);
   }
   InputStep_Private(C, rows, A);
+}
+
+/* rows = +W_l and -W_l over a^l, constants +b_l and -b_l: the rows +I and -I over z^l through
+   the affine layer l, which is exact (products with 1 and negations), so the n x n_in x 2n
+   product of a back-substitution step is not needed for a layer's own bounds */
+static void Weights_Private(Crown *C, PetscInt l)
+{
+  SRMLP          mlp = C->mlp;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+  for (PetscInt i = 0; i < no; i++) {
+    double *up = C->lam + (size_t)i * mw, *dn = C->lam + (size_t)(no + i) * mw;
+    for (PetscInt j = 0; j < ni; j++) up[j] = W[i * ni + j], dn[j] = -W[i * ni + j];
+    C->c[i] = b[i], C->c[no + i] = -b[i];
+  }
 }
 
 /* rows = +I and -I over n targets */
@@ -245,8 +367,9 @@ static void Identity_Private(Crown *C, PetscInt n)
 /* sup of A_i . xi + c_i over [-1, 1]^m */
 static double Sup_Private(int m, const double *a, double c)
 {
-  for (int s = 0; s < m; s++) c = SRAddUp(c, fabs(a[s]));
-  return c;
+  double t = 0.0;
+  for (int s = 0; s < m; s++) t += fabs(a[s]);
+  return SRAddUp(c, SumUp_Private(t, t, m)); /* sum |a_s| bounded above (SumUp_Private) */
 }
 
 /* bounds and relaxations of the pre-activations of layer l */
@@ -254,13 +377,18 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
 {
   const PetscInt n = C->mlp->width[l + 1];
   const int      m = C->m;
-  Identity_Private(C, n);
-  BackSub_Private(C, (int)(2 * n), l, false, A);
+  Weights_Private(C, l);
+  BackSub_Private(C, (int)(2 * n), l, A);
   for (PetscInt j = 0; j < n; j++) {
     double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
-    C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi;
+    C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi, C->zmax[C->off[l] + j] = SRMax_Private(fabs(lo), fabs(hi));
     if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
+    {
+      const Relax  *r = &C->rx[C->off[l] + j];
+      const PetscInt k = C->off[l] + j, t = C->ntot;
+      C->rl[k] = r->alL, C->rl[t + k] = r->beL, C->rl[2 * t + k] = r->alU, C->rl[3 * t + k] = r->beU;
+    }
     C->amax[C->aoff[l + 1] + j] = AMax_Private(C->mlp->act[l], lo, hi);
   }
   return true;
@@ -288,19 +416,19 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   PetscInt       no = 0, na = 0;
   for (PetscInt l = 0; l < L; l++) C->off[l] = no, no += mlp->width[l + 1];
   for (PetscInt l = 0; l <= L; l++) C->aoff[l] = na, na += mlp->width[l];
-  C->lo   = malloc(sizeof(double) * (size_t)(2 * no + na));
+  C->lo   = malloc(sizeof(double) * (size_t)(7 * no + 2 * na));
   C->rx   = malloc(sizeof(Relax) * (size_t)no);
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
   if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
-  C->hi = C->lo + no, C->amax = C->hi + no;
+  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->ntot = no;
   return true;
 }
 
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
-  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
+  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
@@ -314,7 +442,7 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
   if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
     Identity_Private(&C, nout);
-    BackSub_Private(&C, (int)(2 * nout), (int)L, true, A);
+    BackSub_Private(&C, (int)(2 * nout), (int)L, A);
     for (PetscInt o = 0; o < nout; o++) {
       out[o] = Form_Private(m, A + (size_t)o * m, C.c[o], A + (size_t)(nout + o) * m, C.c[nout + o]);
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;

@@ -237,6 +237,33 @@ SR_KERNEL_CLONES static void SRMLPRowsTimes_Private(PetscInt nb, PetscInt K, Pet
     }
 }
 
+/* C (nb x N) = b + A (nb x K) W^T with W (N x K) row-major, read in place: C[i][n] = b[n] + A[i][0]
+   W[n][0] + A[i][1] W[n][1] + ... in order (the order of SRMLPRowsTimes_Private, so the same
+   bits); four outputs at a time for independent sums. */
+SR_KERNEL_CLONES static void SRMLPRowsTimesW_Private(PetscInt nb, PetscInt K, PetscInt N, const double *restrict A, const double *restrict W, const double *restrict b, double *restrict C)
+{
+  for (PetscInt i = 0; i < nb; i++) {
+    const double *a = A + i * K;
+    PetscInt      n = 0;
+    for (; n + 4 <= N; n += 4) {
+      const double *w0 = W + n * K, *w1 = w0 + K, *w2 = w1 + K, *w3 = w2 + K;
+      double        c0 = b[n], c1 = b[n + 1], c2 = b[n + 2], c3 = b[n + 3];
+      for (PetscInt k = 0; k < K; k++) {
+        c0 += a[k] * w0[k];
+        c1 += a[k] * w1[k];
+        c2 += a[k] * w2[k];
+        c3 += a[k] * w3[k];
+      }
+      C[i * N + n] = c0, C[i * N + n + 1] = c1, C[i * N + n + 2] = c2, C[i * N + n + 3] = c3;
+    }
+    for (; n < N; n++) {
+      double c = b[n];
+      for (PetscInt k = 0; k < K; k++) c += a[k] * W[n * K + k];
+      C[i * N + n] = c;
+    }
+  }
+}
+
 /* G (P x Q) += D^T A over the batch, D (nb x P), A (nb x Q): G[p][q] += D[i][p] A[i][q] for
    i = 0, 1, ... in order (reverse mode's grad W = delta^T a). */
 SR_KERNEL_CLONES static void SRMLPAddTransTimes_Private(PetscInt nb, PetscInt P, PetscInt Q, const double *restrict D, const double *restrict A, double *restrict G)
@@ -333,12 +360,17 @@ PetscErrorCode SRMLPForward(SRMLP mlp, PetscInt nb, const double *X, double *Y)
     const double  *in  = mlp->cache + SRMLPActOffset_Private(mlp, nb, l);
     double        *out = mlp->cache + SRMLPActOffset_Private(mlp, nb, l + 1);
 
-    for (PetscInt o = 0; o < wout; o++)
-      for (PetscInt j = 0; j < win; j++)
-        WT[j * wout + o] = W[o * win + j];
     /* z_i = b + sum_j W[:, j] a_i[j] (SPEC §3), then the layer's activation: the point pass
-       uses the fast tanh, the enclosures the sound one */
-    SRMLPRowsTimes_Private(nb, win, wout, in, WT, b, out);
+       uses the fast tanh, the enclosures the sound one.  Below a tile of rows (a simulation's
+       single point) W is read in place, not transposed per call: the same sums in the same order,
+       so the same bits as the tiled kernel. */
+    if (nb < SR_KB_I) SRMLPRowsTimesW_Private(nb, win, wout, in, W, b, out);
+    else {
+      for (PetscInt o = 0; o < wout; o++)
+        for (PetscInt j = 0; j < win; j++)
+          WT[j * wout + o] = W[o * win + j];
+      SRMLPRowsTimes_Private(nb, win, wout, in, WT, b, out);
+    }
     SRMLPActivate_Private(mlp->act[l], nb * wout, out);
     PetscCall(PetscLogFlops(2.0 * nb * win * wout));
   }

@@ -194,7 +194,12 @@ static SRAffine AtomForm_Private(SRLoop *L, const SRSpecAtom *A, int m, const SR
    claim): sum over states i of the atom's sensitivity to x_i over F's box (its interval width
    with only x_i spanning its range, per unit of x_i) times |dx_i / d coordinate d|; -1: none.
    (Until 2026-12-05 the halving that lowered the atom's bound most: the halves of a velocity
-   range symmetric about 0 keep the same largest speed, so it split positions.) */
+   range symmetric about 0 keep the same largest speed, so it split positions.)  The score is
+   weighted by the piece's width in d relative to X0's: the sensitivity alone split Docking's
+   velocities first and again, while what the tube misses by comes mostly from the thrust over
+   the wide position range (a piece [70, 106]^2 x [-0.21, -0.14]^2: halving x2 leaves a miss of
+   0.0007, halving a velocity 0.0025-0.005); weighted, Docking needs 777 pieces instead of 1,077
+   (docs/arch.md, "Docking's cost"). */
 static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const double *lo, const double *hi)
 {
   const int  n    = L->plant->n;
@@ -211,9 +216,11 @@ static int SplitNonlinear_Private(SRLoop *L, const SRSpecAtom *A, int m, const S
     sens[i] = SRIntervalIsBounded(E) && w > 0 ? (E.hi - E.lo) / w : 0.0;
   }
   for (int d = 0; d < n; d++) {
-    double sc = 0.0;
+    const double w0 = L->spec->hi[d] - L->spec->lo[d];
+    double       sc = 0.0;
     if (!(hi[d] > lo[d])) continue;
     for (int i = 0; i < n; i++) sc += sens[i] * fabs(F[i].c[d]);
+    sc *= w0 > 0 ? (hi[d] - lo[d]) / w0 : 0.0; /* times the piece's share of X0's width */
     if (sc > bv) bv = sc, best = d;
   }
   return best;

@@ -29,6 +29,15 @@ declare -A published=([pendulum]=FALSIFIED [tora]=VERIFIED [acc]=VERIFIED [unicy
   [double_pendulum_less]=FALSIFIED [double_pendulum_more]=FALSIFIED [tora_relu_tanh]=VERIFIED
   [tora_sigmoid]=VERIFIED [airplane]=FALSIFIED [attitude_control]=VERIFIED [docking]=VERIFIED
   [vcas_19_5]=VERIFIED [vcas_22_5]=VERIFIED [vcas_25_5]=FALSIFIED [vcas_28_5]=FALSIFIED [quad]=- [quad_small]=VERIFIED)
+# Where each published verdict comes from (the markdown table's source column; docs/arch.md
+# "Published verdicts"): R the ARCH-COMP22 AINNCS report (doi 10.29007/wfgr), J the result line of
+# its JuliaReach repeatability package (JuliaReach/ARCH2022_AINNCS_RE), M the verdict that
+# ClosedLoopReachability.jl's model of the benchmark asserts, - none published for this instance.
+declare -A source=([pendulum]=R [tora]=R [acc]=R [unicycle]=R [double_pendulum_less]="R, J"
+  [double_pendulum_more]="R, J" [tora_relu_tanh]="R, J" [tora_sigmoid]="R, J" [airplane]="R, J"
+  [attitude_control]="R, J" [docking]="R (J: a smaller X0)" [vcas_19_5]=M [vcas_22_5]=M [vcas_25_5]=M
+  [vcas_28_5]=M [quad]=- [quad_small]="J")
+declare -A md_v1 md_v2 md_cpu1 md_wall2 md_pieces md_rss1
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "benchmark,ranks,verdict,published,exit,wall_s,cpu_s,pieces,max_rss_mb"
 tmo=() prog=0
@@ -59,9 +68,17 @@ for b in $benches; do
       pieces=$(grep "pieces, .* proven" "$log" | tail -1 | sed 's/closedloop: //; s/,//g; s/ s$//' | awk '{print $1"_handled/"$3"_proven/"$5"_open/"$7"_queued"}')
     fi
     echo "$b,$np,${verdict:-?},${published[$b]},$rc,${wall:-?},${cpu:-?},${pieces:-0},${rss:-?}"
+    if [ "$np" = 1 ]; then md_v1[$b]=${verdict:-?} md_cpu1[$b]=${cpu:-?} md_pieces[$b]=${pieces:-0} md_rss1[$b]=${rss:-?}; else md_v2[$b]=${verdict:-?} md_wall2[$b]=${wall:-?}; fi
     if [ "${verdict:-}" = VERIFIED ] && [ "${published[$b]}" = FALSIFIED ]; then echo "# UNSOUND: $b VERIFIED where the reports found a counterexample" >&2; exit 1; fi
     rm -f "$log"
   done
+done
+# The table of docs/arch.md (issue 35): one row per instance, CPU and peak RSS on 1 rank, wall on 2.
+echo "# markdown (docs/arch.md):"
+echo "| instance | published (source) | simreach, 1 / 2 ranks | pieces | CPU s, 1 rank | wall s, 2 ranks | peak RSS MB, 1 rank |"
+echo "|---|---|---|---|---|---|---|"
+for b in $benches; do
+  echo "| $b | ${published[$b]} (${source[$b]}) | ${md_v1[$b]:-?} / ${md_v2[$b]:-?} | ${md_pieces[$b]:-?} | ${md_cpu1[$b]:-?} | ${md_wall2[$b]:-?} | ${md_rss1[$b]:-?} |"
 done
 # The work queue's scaling where many pieces are needed (issue 25 asks >= 1.8x from 1 to 2 ranks
 # wherever >= 64 pieces are needed; no ARCH instance needs that many): TORA with X0 three times
