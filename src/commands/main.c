@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,18 @@ static void SRCatchStop_Private(void)
 
 /* Before MPI and PETSc start: an -options_file that cannot be read is refused input (exit 2),
    said in one line by the first rank (PETSc would say it in a block and exit 83). */
+/* A refusal before MPI is initialised: rank 0 says it; the other ranks wait half a second before
+   they exit, because mpiexec ends the job when the first rank exits non-zero, and rank 0 may not
+   have printed yet (with odls_base_sigkill_timeout 0 it is killed at once). */
+static int RefuseBeforeMPI_Private(const char *rank)
+{
+  if (rank && strcmp(rank, "0")) {
+    struct timespec t = {0, 500000000L};
+    (void)nanosleep(&t, NULL);
+  }
+  return SR_EXIT_REFUSED;
+}
+
 static int CheckOptionsFiles_Private(int argc, char **argv)
 {
   const char *rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -88,12 +101,12 @@ static int CheckOptionsFiles_Private(int argc, char **argv)
     if (strcmp(argv[i], "-options_file") && strcmp(argv[i], "-options_file_yaml")) continue;
     if (i + 1 >= argc) {
       if (!rank || !strcmp(rank, "0")) fprintf(stderr, "simreach: option %s: give a file name\n", argv[i]);
-      return SR_EXIT_REFUSED;
+      return RefuseBeforeMPI_Private(rank);
     }
     f = fopen(argv[i + 1], "r");
     if (!f) {
       if (!rank || !strcmp(rank, "0")) fprintf(stderr, "simreach: option %s %s: cannot open the file: %s\n", argv[i], argv[i + 1], strerror(errno));
-      return SR_EXIT_REFUSED;
+      return RefuseBeforeMPI_Private(rank);
     }
     fclose(f);
   }
