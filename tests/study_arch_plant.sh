@@ -13,7 +13,7 @@ P="$src/jobs/arch/tora/study_plant.txt" A="$src/jobs/arch/tora/plant.txt"
 diff <(grep '^der ' "$P") <(grep '^der ' "$A") > /dev/null || fail "study_plant.txt does not state the dynamics of the ARCH TORA file"
 T="-plant $P -model controller -cells 2,2,2,2 -tight_bisect 0 -safe_cells 3,3,3,3 -seeds 1 -beta 0,0.15 -tau 0.05 -epochs 2 -checkpoints 3 -samples 64 -heldout 64 -target_samples 4"
 sr_run 2 study $T -output "$dir/tora.h5" > "$dir/tora.log" 2>&1 || { cat "$dir/tora.log"; fail "the study on the TORA plant"; }
-grep -q "2 / 2 runs done" "$dir/tora.log" || { cat "$dir/tora.log"; fail "not every run finished"; }
+grep -q "gather: 2 runs (2 done, 0 diverged)" "$dir/tora.log" || { cat "$dir/tora.log"; fail "not every run finished"; }
 grep -q "2 of 2 runs accepted at least half of their phi steps" "$dir/tora.log" || { cat "$dir/tora.log"; fail "the guard rejected the training"; }
 grep -q "^Criterion 3.* 0 falsified, 0 unknown .*-> HOLDS" "$dir/tora.log" || { cat "$dir/tora.log"; fail "criterion 3"; }
 grep -q "^Criterion 1" "$dir/tora.log" && grep -q "^Manipulation check" "$dir/tora.log" || fail "the gather's verdict lines"
