@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
+#include "jobs_dir.h"
 
 #define CHK(call) assert_int_equal((call), 0)
 #define NMAX 8
@@ -235,12 +236,7 @@ int main(int argc, char **argv)
   int fails;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  {
-    static char dir[PETSC_MAX_PATH_LEN];
-    PetscBool   set;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-jobs_dir", dir, sizeof(dir), &set));
-    if (set) jobs_dir = dir;
-  }
+  PetscCall(SRTestJobsDir(&jobs_dir));
   fails = cmocka_run_group_tests_name("plantstep", tests, NULL, NULL);
   PetscCall(PetscFinalize());
   return fails;
