@@ -46,7 +46,11 @@ PetscErrorCode SREnclVolumeCells(SRModel model, SRCells cells, double *V, double
    remainder (the mean-value tanh rule).  As |M_tight| encloses a cell (-tight_bisect b), e_k is
    the mean over the 2^(n b) sub-boxes cs +- r / 2^b of |J(cs)| r (the first-order part of the
    sub-boxes' hull) plus the sub-box's remainder.  grad (nparams), when non-NULL, receives
-   += scale * dL_w1/dphi (reverse mode over the forward-mode dN/dx; the plant's derivatives by
-   central differences).  e (K), when non-NULL, receives the e_k.  simreach's own networks only;
+   += scale * dL_w1/dphi (reverse mode over the forward-mode dN/dx; the plant's Jacobians exact,
+   SRLossWidth1HeldJacobian, their dependence on u by central differences).  e (K), when non-NULL, receives the e_k.  simreach's own networks only;
    the cells are not differentiated (the cell solve does not see this loss).  Not collective. */
 PetscErrorCode SRLossWidth1(SRModel model, SRCells cells, PetscInt bisect, double scale, double *L, double *grad, double *e);
+/* A = dF/dx (n x n) and B = dF/du (n x nu), row-major, of the held step (SPEC §2, m =
+   sys->control_steps plant steps with u held) at (x, u): the plant's forward-mode Jacobian
+   (sys->step_jacobian) chained along the steps' trajectory.  Not collective. */
+void SRLossWidth1HeldJacobian(SRSystem sys, const double *x, const double *u, double *A, double *B);

@@ -20,14 +20,13 @@
    of its 2^(n b) sub-boxes (-tight_bisect b): e_k is then the mean over the sub-boxes cs +- r/2^b
    of |J(cs)| r (the first-order part of the hull) plus the sub-box's own remainder.
    Its gradient in phi: reverse mode over the forward pass above (dN/dx by forward mode,
-   tanh'' = -2 tanh tanh'); A and B by central differences of SRSystemStepHeld, their dependence
-   on u by central differences of e_k in u.
+   tanh'' = -2 tanh tanh'); A and B the plant's exact forward-mode Jacobian chained over the held
+   steps (SRLossWidth1HeldJacobian), their dependence on u (second derivatives of the plant, which
+   no system provides) by central differences of e_k in u.
    Round-to-nearest: a training loss, not an enclosure (soundness stays with SPEC §7). */
 #include <simreach/lossencl.h>
 
-#define SR_W1_HX 1e-5 /* central-difference steps: state (relative), control (relative to umax) */
-#define SR_W1_HU 1e-5
-#define SR_W1_HUU 1e-4 /* e_k's dependence on u through A(u), B(u) */
+#define SR_W1_HUU 1e-4 /* central-difference step (relative to umax) of e_k's dependence on u through A(u), B(u) */
 
 typedef struct {
   SRModel  model;
@@ -180,31 +179,37 @@ static void SRW1Backward_Private(SRW1Pass_Private *s, const double *pN, const do
   }
 }
 
-/* A = dF/dx (n x n) and B = dF/du (n x nu) of the held step at (x, u), central differences. */
-static void SRW1Plant_Private(SRSystem sys, const double *x, const double *u, double *A, double *B)
+/* A = dF/dx (n x n) and B = dF/du (n x nu) of the held step at (x, u) (SPEC §2): the plant's
+   exact forward-mode Jacobian chained over the m held steps along the trajectory y_0 = x,
+   y_{s+1} = F(y_s, u) (the way SRSystemStepHeld steps): A <- J_x(y_s) A, B <- J_x(y_s) B +
+   J_u(y_s), as SRSystemHeldLinearisation chains it at the equilibrium. */
+void SRLossWidth1HeldJacobian(SRSystem sys, const double *x, const double *u, double *A, double *B)
 {
   const PetscInt n = sys->n, nu = sys->nu;
-  double         xp[SR_MAX_DIM], up[SR_MAX_DIM], yp[SR_MAX_DIM], ym[SR_MAX_DIM];
+  double         y[SR_MAX_DIM], z[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM], T[SR_MAX_DIM * SR_MAX_DIM];
 
-  for (PetscInt d = 0; d < n; d++) xp[d] = x[d];
-  for (PetscInt j = 0; j < nu; j++) up[j] = u[j];
-  for (PetscInt j = 0; j < n; j++) {
-    const double h = SR_W1_HX * PetscMax(1.0, PetscAbsReal(x[j]));
-    xp[j]          = x[j] + h;
-    SRSystemStepHeld(sys, xp, u, yp);
-    xp[j] = x[j] - h;
-    SRSystemStepHeld(sys, xp, u, ym);
-    xp[j] = x[j];
-    for (PetscInt i = 0; i < n; i++) A[i * n + j] = (yp[i] - ym[i]) / (2 * h);
-  }
-  for (PetscInt j = 0; j < nu; j++) {
-    const double h = SR_W1_HU * PetscMax(1.0, sys->umax);
-    up[j]          = u[j] + h;
-    SRSystemStepHeld(sys, x, up, yp);
-    up[j] = u[j] - h;
-    SRSystemStepHeld(sys, x, up, ym);
-    up[j] = u[j];
-    for (PetscInt i = 0; i < n; i++) B[i * nu + j] = (yp[i] - ym[i]) / (2 * h);
+  sys->step_jacobian(sys, x, u, A, B);
+  if (sys->control_steps > 1) sys->step(sys, x, u, y);
+  for (PetscInt s = 1; s < sys->control_steps; s++) {
+    sys->step_jacobian(sys, y, u, Jx, Ju);
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        double t = 0.0;
+        for (PetscInt k = 0; k < n; k++) t += Jx[i * n + k] * A[k * n + j];
+        T[i * n + j] = t;
+      }
+    for (PetscInt i = 0; i < n * n; i++) A[i] = T[i];
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < nu; j++) {
+        double t = Ju[i * nu + j];
+        for (PetscInt k = 0; k < n; k++) t += Jx[i * n + k] * B[k * nu + j];
+        T[i * nu + j] = t;
+      }
+    for (PetscInt i = 0; i < n * nu; i++) B[i] = T[i];
+    if (s + 1 < sys->control_steps) {
+      for (PetscInt d = 0; d < n; d++) z[d] = y[d];
+      sys->step(sys, z, u, y);
+    }
   }
 }
 
@@ -255,7 +260,7 @@ static double SRW1Cell_Private(SRW1Pass_Private *sp, PetscBool ctrl, const doubl
       }
       R[o] = sys->umax * SRW1TanhRem_Private(N[o], SN[o], rrN[o], &Rz[o], &RS[o], &Rl[o]); /* the control umax tanh(N) */
     }
-    SRW1Plant_Private(sys, c, u, A, B);
+    SRLossWidth1HeldJacobian(sys, c, u, A, B);
   } else {
     for (PetscInt i = 0; i < n * n; i++) g[i] = dN[i];
     for (PetscInt i = 0; i < n; i++) R[i] = rrN[i];
@@ -276,10 +281,10 @@ static double SRW1Cell_Private(SRW1Pass_Private *sp, PetscBool ctrl, const doubl
         /* de/du_o through A(u), B(u), with g and R fixed */
         for (PetscInt q = 0; q < s.nu; q++) up[q] = u[q];
         up[o] = u[o] + h;
-        SRW1Plant_Private(sys, c, up, Ap, Bp);
+        SRLossWidth1HeldJacobian(sys, c, up, Ap, Bp);
         ep    = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
         up[o] = u[o] - h;
-        SRW1Plant_Private(sys, c, up, Ap, Bp);
+        SRLossWidth1HeldJacobian(sys, c, up, Ap, Bp);
         em   = SRW1Excess_Private(ctrl, n, s.nu, Ap, Bp, g, R, r, NULL);
         dedu = (ep - em) / (2 * h);
         for (PetscInt i = 0; i < n; i++) dedR += PetscAbsReal(B[i * s.nu + o]) / r[i];

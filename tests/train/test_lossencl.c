@@ -4,6 +4,8 @@
    controller, with and without a control period, norms 1, 2, inf), and the outward-rounded
    interval enclosure of SPEC §7 (SREnclosureCompute) for the training copy of E_k: the two
    passes compute the same midpoint-radius recurrences, so e_k must agree to rounding level.
+   L_w1: its gradient against central differences, e_k against differences of f_phi, and the
+   held step's exact Jacobians it uses against central differences of the held step.
    Serial. */
 #include <simreach.h>
 #include <simreach/random.h>
@@ -174,8 +176,8 @@ static double Lwidth1(Setup *s, PetscInt bisect)
 }
 
 /* L_w1 (-loss width1, the positive control's treatment): its gradient against central
-   differences (the plant's derivatives inside it are differences too, so the tolerance is
-   theirs), and e_k against the first-order box of the closed-loop map computed here by
+   differences (e_k's dependence on u through the plant's Jacobians is a difference inside it,
+   so the tolerance is theirs), and e_k against the first-order box of the closed-loop map computed here by
    differences of SRModelEvaluate at the cell centre, its remainder against the deviation of
    f_phi from that linearisation over the cell. */
 static void test_width1_gradient_matches_finite_differences(void **state)
@@ -252,12 +254,61 @@ static void test_width1_gradient_matches_finite_differences(void **state)
   }
 }
 
+/* The plant's Jacobians in L_w1 (SRLossWidth1HeldJacobian: the exact forward-mode Jacobian
+   chained over the m held steps) against central differences of the held step itself
+   (SRSystemStepHeld), at random states of the domain and controls within the bound: a chain
+   evaluated at the wrong points, multiplied in the wrong order or missing B's carried term
+   differs from the differences by far more than their error (~1e-9 here). */
+static void test_width1_plant_jacobian_matches_differences(void **state)
+{
+  const struct {
+    const char *sys;
+    PetscInt    steps;
+  } cases[] = {
+    { "pendulum", 1 }, { "pendulum", 4 }, { "pendulum", 10 }, { "dubins", 1 }, { "dubins", 3 }, { "dubins", 7 },
+  };
+  for (int c = 0; c < (int)(sizeof(cases) / sizeof(cases[0])); c++) {
+    SRSystem sys;
+    double   worst = 0.0, scale = 0.0;
+    CHK(SRSystemCreate(PETSC_COMM_SELF, cases[c].sys, NULL, &sys));
+    sys->control_steps = cases[c].steps;
+    for (PetscInt t = 0; t < 20; t++) {
+      const PetscInt n = sys->n, nu = sys->nu;
+      double         x[SR_MAX_DIM], u[SR_MAX_DIM], A[SR_MAX_DIM * SR_MAX_DIM], B[SR_MAX_DIM * SR_MAX_DIM], yp[SR_MAX_DIM], ym[SR_MAX_DIM];
+      for (PetscInt d = 0; d < n; d++) x[d] = sys->dlo[d] + (sys->dhi[d] - sys->dlo[d]) * SRRandomUniform(61 + c, SR_STREAM_TEST, t * 16 + d);
+      for (PetscInt j = 0; j < nu; j++) u[j] = sys->umax * (2.0 * SRRandomUniform(61 + c, SR_STREAM_TEST, t * 16 + 8 + j) - 1.0);
+      SRLossWidth1HeldJacobian(sys, x, u, A, B);
+      for (PetscInt j = 0; j < n + nu; j++) {
+        const double h = 1e-6 * PetscMax(1.0, j < n ? fabs(x[j]) : sys->umax);
+        double      *v = j < n ? x : u, v0;
+        const PetscInt jj = j < n ? j : j - n;
+        v0     = v[jj];
+        v[jj]  = v0 + h;
+        SRSystemStepHeld(sys, x, u, yp);
+        v[jj] = v0 - h;
+        SRSystemStepHeld(sys, x, u, ym);
+        v[jj] = v0;
+        for (PetscInt i = 0; i < n; i++) {
+          const double fd = (yp[i] - ym[i]) / (2 * h), ex = j < n ? A[i * n + j] : B[i * nu + jj];
+          worst           = fmax(worst, fabs(ex - fd));
+          scale           = fmax(scale, fabs(fd));
+        }
+      }
+    }
+    printf("L_w1 plant Jacobian %s m=%" PetscInt_FMT ": max |exact - central differences| %.2e (largest entry %.3g)\n", cases[c].sys, cases[c].steps, worst, scale);
+    assert_true(scale > 0);
+    assert_true(worst <= 1e-6 * (1.0 + scale));
+    CHK(SRSystemDestroy(&sys));
+  }
+}
+
 int main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gradient_matches_finite_differences),
     cmocka_unit_test(test_excess_matches_sound_enclosure),
     cmocka_unit_test(test_width1_gradient_matches_finite_differences),
+    cmocka_unit_test(test_width1_plant_jacobian_matches_differences),
   };
   int rc;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
