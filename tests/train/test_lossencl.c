@@ -265,12 +265,17 @@ static void test_width1_plant_jacobian_matches_differences(void **state)
     const char *sys;
     PetscInt    steps;
   } cases[] = {
-    { "pendulum", 1 }, { "pendulum", 4 }, { "pendulum", 10 }, { "dubins", 1 }, { "dubins", 3 }, { "dubins", 7 },
+    { "pendulum", 1 }, { "pendulum", 4 }, { "pendulum", 10 }, { "dubins", 1 }, { "dubins", 3 }, { "dubins", 7 }, { "ode", 1 }, { "ode", 4 },
   };
+  /* a continuous plant (der lines: the plant's one-period flow and its Jacobian, SPEC §16) */
+  static const char ode[] = "states th w\nconst umax = 8\noutputs 1\ninput th\ninput w\n"
+                            "control u = umax * tanh(y1)\nder th = w\nder w = 9.81 * sin(th) - 0.1 * w + u\n"
+                            "period 0.05\nhorizon 5\ndomain th in [-1, 1]\ndomain w in [-2, 2]\nbound umax\n";
   for (int c = 0; c < (int)(sizeof(cases) / sizeof(cases[0])); c++) {
     SRSystem sys;
     double   worst = 0.0, scale = 0.0;
-    CHK(SRSystemCreate(PETSC_COMM_SELF, cases[c].sys, NULL, &sys));
+    if (!strcmp(cases[c].sys, "ode")) CHK(SRSystemCreateFromPlantText(PETSC_COMM_SELF, "plant", "the test's continuous plant", ode, NULL, &sys));
+    else CHK(SRSystemCreate(PETSC_COMM_SELF, cases[c].sys, NULL, &sys));
     sys->control_steps = cases[c].steps;
     for (PetscInt t = 0; t < 20; t++) {
       const PetscInt n = sys->n, nu = sys->nu;
