@@ -26,6 +26,11 @@ static PetscErrorCode SREnclosureLoopOne_Private(SRModel model, PetscBool affine
   PetscFunctionBeginUser;
   SRPlantPeriodOptionsDefault(&o);
   o.flow.shrink = model->test_shrink; /* 0 but in the test build's planted fault */
+  { /* a linear plant's period by its exact map unless -plant_linear_flow false (docs/systems.md) */
+    PetscBool lin = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-plant_linear_flow", &lin, NULL));
+    o.flow.linear = (bool)lin;
+  }
   PetscCall(SRPlantStepCreate(model->sys->plant, model->mlp, affine, how, &o, &s));
   PetscCall(SRPlantStepEncloseBoxes(s, nb, boxes, E, status));
   PetscCall(SRPlantStepDestroy(&s));
