@@ -6,8 +6,9 @@
    `abstract` (SREnclosureCompute), the re-check of SPEC §11 (src/abstraction/recheck.c), the
    run's enclosures.  -enclosure maps onto plantstep's network bound (docs/systems.md):
 
-     interval   the inputs' ranges through the network's interval forward pass, the outputs as
-                intervals (the controls keep the inputs' dependence only through the state)
+     interval   the inputs' ranges through the batched interval kernel (blocks of cells,
+                src/bounds/netinterval.c), the outputs as intervals (the controls keep the
+                inputs' dependence only through the state)
      taylor1    affine forms forward through the network (src/bounds/netaffine.c): first-order
      affine     forms in the cell's coordinates with a remainder, i.e. Taylor models of order 1
      crown      CROWN's linear relaxation with back-substitution, the output forms over the cell
