@@ -158,7 +158,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   fo.shrink   = (double)shrink;
   fo.substeps_max = (int)substeps_max;
   fo.retry_shrink = (double)rshrink;
-  fo.linear       = (bool)linflow;
+  fo.lin          = linflow ? SRFlowLinearCreate(&pl) : NULL; /* once: a linear plant's map (NULL: not linear) */
+  fo.linear       = fo.lin != NULL;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
   L.ctrls       = ctrls;
   L.nctrl       = nnet;
@@ -257,6 +258,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   code = shrink > 0 || rshrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
+  SRFlowLinearDestroy(&fo.lin);
   for (int k = 0; k < nnet; k++) PetscCall(SRMLPDestroy(&mlps[k]));
   SRSpecFree(&S);
   SRPlantFree(&pl);
