@@ -51,7 +51,8 @@ PetscErrorCode SRPlantPeriodCreate(const SRPlant *pl, const SRPlantPeriodOptions
   p->m  = n + o->symbols;
   p->np = n + pl->nu;
   p->lin = o->flow.linear ? SRFlowLinearCreate(pl) : NULL; /* NULL: not linear (or discrete) */
-  p->o.flow.lin = p->lin;
+  p->o.flow.lin    = p->lin;
+  p->o.flow.linear = p->lin != NULL; /* not classified again per cell */
   PetscCall(PetscMalloc1(SRFlowWorkSize(pl, &o->flow) + 16, &p->work));
   PetscCall(PetscMalloc1(pl->nvars, &p->vars));
   /* once: the slots no call writes stay 0 (a call writes the controls and disturbances; the flow the states) */
