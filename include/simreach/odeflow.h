@@ -16,6 +16,27 @@
 
 #include <simreach/plant.h>
 
+/* The period map of a linear plant (src/model/flow_linear.c): when every der line is affine in
+   the states, controls and disturbances with constant coefficients, the flow over any time
+   interval T is the interval matrix e^{M T} (M = [A (B E c); 0 0], d = n + nu + nw + 1
+   columns) applied to the forms, exact up to outward rounding and a tail below 1e-25. */
+typedef struct _n_SRFlowLinear SRFlowLinear;
+/* NULL when the plant is not linear (or discrete, or its matrix too large for the series) */
+SRFlowLinear     *SRFlowLinearCreate(const SRPlant *pl);
+void              SRFlowLinearDestroy(SRFlowLinear **L);
+int               SRFlowLinearDim(const SRFlowLinear *L);
+/* M, d x d row-major (the bottom nu + nw + 1 rows zero) */
+const SRInterval *SRFlowLinearMatrix(const SRFlowLinear *L);
+/* E (d x d) containing e^{M' t} for every t in T (0 <= T.lo) and every point M' of M; false when
+   an entry is not finite.  planted (tests only): Phi replaced by 0.99 of its midpoints, a fault
+   the soundness suite must catch. */
+bool SRFlowLinearExpInto(const SRFlowLinear *L, SRInterval T, bool planted, SRInterval *E);
+/* the same, cached for the last few T in L (an SRFlowLinear serves one thread); NULL on failure */
+const SRInterval *SRFlowLinearExp(SRFlowLinear *L, SRInterval T);
+/* Y_i = sum_j E_ij (X_j, the held controls and disturbances of vars, 1) for the n states, m
+   coordinates, outward; false when a result is not finite */
+bool SRFlowLinearApply(const SRFlowLinear *L, int m, const SRInterval *E, const SRAffine *X, const SRAffine *vars, SRAffine *Y);
+
 typedef struct {
   int    order;    /* q >= 1 (SPEC §15 asks q >= 4; the default is 6) */
   int    substeps; /* sub-steps per period (a power of two) */
@@ -23,6 +44,8 @@ typedef struct {
   double shrink;   /* planted violation for the soundness suite: 0 (off) or a factor in (0,1) by which the result is shrunk */
   int    substeps_max; /* adaptive sub-steps (odeloop.c): a period whose flow fails or whose always check misses is retried with twice the sub-steps, up to this many (>= substeps; = substeps: off) */
   double retry_shrink; /* planted violation: 0 (off) or the factor by which a retried period's result is shrunk */
+  bool          linear; /* a linear plant's period by its exact map (SRFlowLinear; default true; -plant_linear_flow, -closedloop_linear_flow) */
+  SRFlowLinear *lin;    /* the map made once by the caller, or NULL: made per call when linear is set */
 } SRFlowOptions;
 
 void SRFlowOptionsDefault(SRFlowOptions *o);

@@ -6,8 +6,9 @@
    `abstract` (SREnclosureCompute), the re-check of SPEC §11 (src/abstraction/recheck.c), the
    run's enclosures.  -enclosure maps onto plantstep's network bound (docs/systems.md):
 
-     interval   the inputs' ranges through the network's interval forward pass, the outputs as
-                intervals (the controls keep the inputs' dependence only through the state)
+     interval   the inputs' ranges through the batched interval kernel (blocks of cells,
+                src/bounds/netinterval.c), the outputs as intervals (the controls keep the
+                inputs' dependence only through the state)
      taylor1    affine forms forward through the network (src/bounds/netaffine.c): first-order
      affine     forms in the cell's coordinates with a remainder, i.e. Taylor models of order 1
      crown      CROWN's linear relaxation with back-substitution, the output forms over the cell
@@ -26,6 +27,11 @@ static PetscErrorCode SREnclosureLoopOne_Private(SRModel model, PetscBool affine
   PetscFunctionBeginUser;
   SRPlantPeriodOptionsDefault(&o);
   o.flow.shrink = model->test_shrink; /* 0 but in the test build's planted fault */
+  { /* a linear plant's period by its exact map unless -plant_linear_flow false (docs/systems.md) */
+    PetscBool lin = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-plant_linear_flow", &lin, NULL));
+    o.flow.linear = (bool)lin;
+  }
   PetscCall(SRPlantStepCreate(model->sys->plant, model->mlp, affine, how, &o, &s));
   PetscCall(SRPlantStepEncloseBoxes(s, nb, boxes, E, status));
   PetscCall(SRPlantStepDestroy(&s));

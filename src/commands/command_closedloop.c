@@ -56,7 +56,7 @@ static PetscErrorCode GetInt_Private(MPI_Comm comm, const char name[], PetscInt 
 PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
 {
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE;
+  PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE, linflow = PETSC_TRUE;
   NetCtx         netctx = { NULL, SR_NET_BEST }, nets[SR_PLANT_MAX_OUTPUTS];
   PetscInt       order = 6, substeps = 1, substeps_max = -1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
   PetscReal      shrink = 0, rshrink = 0;
@@ -84,6 +84,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-force", &force, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_progress", &progress, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_affine_network", &affine_net, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-closedloop_linear_flow", &linflow, NULL)); /* a linear plant's exact period map (src/model/flow_linear.c) */
   {
     const char *names[] = { "forward", "crown", "best" };
     PetscInt    k       = 2;
@@ -157,6 +158,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   fo.shrink   = (double)shrink;
   fo.substeps_max = (int)substeps_max;
   fo.retry_shrink = (double)rshrink;
+  fo.lin          = linflow ? SRFlowLinearCreate(&pl) : NULL; /* once: a linear plant's map (NULL: not linear) */
+  fo.linear       = fo.lin != NULL;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
   L.ctrls       = ctrls;
   L.nctrl       = nnet;
@@ -255,6 +258,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   code = shrink > 0 || rshrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
+  SRFlowLinearDestroy(&fo.lin);
   for (int k = 0; k < nnet; k++) PetscCall(SRMLPDestroy(&mlps[k]));
   SRSpecFree(&S);
   SRPlantFree(&pl);

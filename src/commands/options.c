@@ -127,6 +127,8 @@ static const SROptRule_Private SROptRules_Private[] = {
   {"closedloop_progress", SR_OPT_BOOL, 0, 0, 0, 0},
   {"reprove", SR_OPT_BOOL, 0, 0, 0, 0},
   {"closedloop_affine_network", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"closedloop_linear_flow", SR_OPT_BOOL, 0, 0, 0, 0},
+  {"plant_linear_flow", SR_OPT_BOOL, 0, 0, 0, 0},
   /* names that must not be empty */
   {"output", SR_OPT_NONEMPTY, 0, 0, 0, 0},
   {"merge", SR_OPT_NONEMPTY, 0, 0, 0, 0},

@@ -17,6 +17,11 @@ PetscErrorCode SRPlantPeriodSetUp(MPI_Comm comm, const SRPlant *pl)
   PetscFunctionBeginUser;
   PetscCheck(pl->discrete || (pl->period_iv.lo >= 0x1p-900 && pl->period_iv.lo <= pl->period_iv.hi && isfinite(pl->period_iv.hi)), comm, PETSC_ERR_ARG_OUTOFRANGE, "plant file %s: period %g; the validated flow takes a finite period >= 2^-900", pl->path, pl->period);
   PetscCheck(pl->n >= 1 && pl->n <= SR_AFFINE_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "plant file %s: %d states; the flow's forms have %d coordinates", pl->path, pl->n, SR_AFFINE_MAX);
+  { /* -plant_linear_flow false: a linear plant's period by the Taylor flow (for comparison,
+       docs/systems.md); read here, before the options are checked, and where the periods are made */
+    PetscBool lin = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-plant_linear_flow", &lin, NULL));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -45,6 +50,9 @@ PetscErrorCode SRPlantPeriodCreate(const SRPlant *pl, const SRPlantPeriodOptions
   p->o  = *o;
   p->m  = n + o->symbols;
   p->np = n + pl->nu;
+  p->lin = o->flow.linear ? SRFlowLinearCreate(pl) : NULL; /* NULL: not linear (or discrete) */
+  p->o.flow.lin    = p->lin;
+  p->o.flow.linear = p->lin != NULL; /* not classified again per cell */
   PetscCall(PetscMalloc1(SRFlowWorkSize(pl, &o->flow) + 16, &p->work));
   PetscCall(PetscMalloc1(pl->nvars, &p->vars));
   /* once: the slots no call writes stay 0 (a call writes the controls and disturbances; the flow the states) */
@@ -67,6 +75,7 @@ PetscErrorCode SRPlantPeriodDestroy(SRPlantPeriod **P)
   PetscCall(PetscFree((*P)->X));
   PetscCall(PetscFree((*P)->TB));
   PetscCall(PetscFree((*P)->dwork));
+  SRFlowLinearDestroy(&(*P)->lin);
   PetscCall(PetscFree(*P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

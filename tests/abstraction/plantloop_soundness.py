@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Soundness of the abstraction of a plant file's closed loop (SPEC §16, issue 36): `verify -plant`
-of the ARCH TORA loop (its input and control lines, the ONNX controller, one period held).
+of the ARCH TORA loop (its input and control lines, the ONNX controller, one period held), or
+with --system=docking of the ARCH Docking loop (a linear plant: its period by the exact map of
+src/model/flow_linear.c), with crown and with the interval bound (the batched kernel over
+blocks of cells, src/abstraction/plantstep.c; 4x4x4x3 cells so that the blocks of 1 and 2 ranks
+differ).
 
-The oracle is written apart from the C code: TORA's vector field by hand in NumPy (not the
+The oracle is written apart from the C code: the vector field by hand in NumPy (not the
 plant-file parser), the controller by a NumPy forward pass over the ONNX graph read with
 python3-onnx (not the C reader), RK4 with 200 steps per period with the control held.  From the
 corners, the centre and random points of every cell, the state after one period must lie in the
@@ -11,7 +15,7 @@ union of the cell's certified successors read from the abstraction file (the ind
 Also: 1 and 2 ranks write the same /cells (lists and enclosures, bitwise); `check` re-proves the
 file; a planted shrink (simreach_testhooks -verify_test_planted_shrink, the validated period
 shrunk) exits 7, records the fault in the file, is caught by the oracle and refused by `check`.
-Usage: plantloop_soundness.py SIMREACH SRCDIR WORKDIR [MPIEXEC ...]"""
+Usage: plantloop_soundness.py [--system=tora|docking] SIMREACH SRCDIR WORKDIR [MPIEXEC ...]"""
 import os
 import subprocess
 import sys
@@ -29,12 +33,16 @@ except ImportError as e:
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reach"))
 from onnx_numpy import onnx_forward  # noqa: E402
 
-simreach, src, work = sys.argv[1:4]
-mpiexec = sys.argv[4:]
+argv = sys.argv[1:]
+system = "tora"
+if argv and argv[0].startswith("--system="):
+    system = argv.pop(0).split("=", 1)[1]
+simreach, src, work = argv[0:3]
+mpiexec = argv[3:]
 testhooks = os.environ.get("SIMREACH_TESTHOOKS", "")
 os.makedirs(work, exist_ok=True)
 TOL = 1e-7
-CELLS = "4,4,4,4"
+CELLS = "4,4,4,4" if system == "tora" else "4,4,4,3"  # Docking: 96 cells a rank on 2, so blocks of 64 differ from 1 rank's
 
 
 def fail(msg):
@@ -47,15 +55,23 @@ def tora(x, u):
     return np.stack([x[:, 1], -x[:, 0] + 0.1 * np.sin(x[:, 2]), x[:, 3], u], axis=-1)
 
 
+def docking(x, u):
+    """Clohessy-Wiltshire (ARCH Docking dynamics.m) over a batch x (N x 4), u (N x 2) the thrusts"""
+    n, m = 0.001027, 12.0
+    return np.stack([x[:, 2], x[:, 3], 2 * n * x[:, 3] + 3 * n * n * x[:, 0] + u[:, 0] / m, -2 * n * x[:, 2] + u[:, 1] / m], axis=-1)
+
+
 def period(x, net, T=1.0, steps=200):
-    """RK4 over one period from the batch x, the control u = y1 - 10 held"""
-    u = net(x)[:, 0] - 10.0
+    """RK4 over one period from the batch x, the control held (TORA: u = y1 - 10; Docking: the
+    thrusts y1, y2)"""
+    u = net(x)[:, 0] - 10.0 if system == "tora" else net(x)[:, 0:2]
+    g = tora if system == "tora" else docking
     h = T / steps
     for _ in range(steps):
-        k1 = tora(x, u)
-        k2 = tora(x + 0.5 * h * k1, u)
-        k3 = tora(x + 0.5 * h * k2, u)
-        k4 = tora(x + h * k3, u)
+        k1 = g(x, u)
+        k2 = g(x + 0.5 * h * k1, u)
+        k3 = g(x + 0.5 * h * k2, u)
+        k4 = g(x + h * k3, u)
         x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     return x
 
@@ -103,25 +119,38 @@ def violations(path, net, rng, per_cell):
     return bad, tested
 
 
-plant = f"{src}/jobs/arch/tora/plant.txt"
-onnxf = f"{src}/jobs/arch/tora/controllerTora.onnx"
+if system == "tora":
+    plant = f"{src}/jobs/arch/tora/plant.txt"
+    onnxf = f"{src}/jobs/arch/tora/controllerTora.onnx"
+else:
+    plant = f"{src}/jobs/arch/docking/plant.txt"
+    onnxf = f"{src}/jobs/arch/docking/model.onnx"
 net = onnx_forward(onnxf)
 base = ["verify", "-plant", plant, "-model", "controller", "-network", onnxf, "-cells", CELLS, "-enclosure", "crown"]
-for f in ("a1.h5", "a2.h5", "ap.h5"):
+for f in ("a1.h5", "a2.h5", "ap.h5", "i1.h5", "i2.h5", "ip.h5"):
     if os.path.exists(f"{work}/{f}"):
         os.remove(f"{work}/{f}")
-run(base + ["-output", f"{work}/a1.h5"])
-if mpiexec:
-    run(base + ["-output", f"{work}/a2.h5"], ranks=2)
-    with h5py.File(f"{work}/a1.h5", "r") as f1, h5py.File(f"{work}/a2.h5", "r") as f2:
-        for ds in ("cells/list", "cells/enclosure", "cells/checksum"):
-            if not np.array_equal(f1[ds][:], f2[ds][:]):
-                fail(f"/{ds} differs between 1 and 2 ranks")
-rng = np.random.default_rng(36)
-bad, tested = violations(f"{work}/a1.h5", net, rng, 8)
-if bad:
-    fail(f"{bad} of {tested} simulated one-period images lie outside their cell's certified successors")
-print(f"plantloop_soundness: {tested} one-period images inside their cells' certified successors")
+
+
+def one_and_two(args, f1name, f2name):
+    """the abstraction on 1 rank, and on 2 bitwise equal; its images inside the successors"""
+    run(args + ["-output", f"{work}/{f1name}"])
+    if mpiexec:
+        run(args + ["-output", f"{work}/{f2name}"], ranks=2)
+        with h5py.File(f"{work}/{f1name}", "r") as f1, h5py.File(f"{work}/{f2name}", "r") as f2:
+            for ds in ("cells/list", "cells/enclosure", "cells/checksum"):
+                if not np.array_equal(f1[ds][:], f2[ds][:]):
+                    fail(f"{' '.join(args)}: /{ds} differs between 1 and 2 ranks")
+    bad, tested = violations(f"{work}/{f1name}", net, np.random.default_rng(36), 8)
+    if bad:
+        fail(f"{' '.join(args)}: {bad} of {tested} simulated one-period images lie outside their cell's certified successors")
+    print(f"plantloop_soundness: {system} {args[args.index('-enclosure') + 1]}: {tested} one-period images inside their cells' certified successors")
+
+
+one_and_two(base, "a1.h5", "a2.h5")
+ibase = base[:-1] + ["interval"]
+if system == "docking":  # the batched interval kernel over blocks of cells
+    one_and_two(ibase, "i1.h5", "i2.h5")
 out = run(["check", f"{work}/a1.h5"])
 if "every cell proven" not in out:
     fail(f"check did not re-prove the file:\n{out}")
@@ -129,7 +158,7 @@ out = run(["verify", "-recheck", f"{work}/a1.h5"])  # a loop's file: re-enclosed
 if "re-enclosed with crown" not in out or "failed 0" not in out:
     fail(f"verify -recheck did not re-prove the file with crown:\n{out}")
 
-for cmd in ("train", "abstract"):  # not yet for a loop: refused in one line before any work
+for cmd in ("train", "abstract") if system == "tora" else ():  # not yet for a loop: refused in one line before any work
     out = run([cmd, "-plant", plant, "-model", "controller"], code=2)
     if "states the loop of its input and control lines" not in out or out.count("simreach:") != 1:
         fail(f"{cmd} -plant of a loop: no one-line refusal:\n{out}")
@@ -153,3 +182,9 @@ if bad == 0:
 print(f"plantloop_soundness: planted shrink caught: {bad} of {tested} images outside")
 out = run(["check", f"{work}/ap.h5", "-recheck_depth", "2"], code=5)
 print("plantloop_soundness: check refuses the file of the planted shrink (exit 5)")
+if system == "docking":  # the planted shrink on the linear map with the batched interval bound
+    run(ibase + ["-output", f"{work}/ip.h5", "-verify_test_planted_shrink", "0.95"], code=7, exe=testhooks)
+    bad, tested = violations(f"{work}/ip.h5", net, np.random.default_rng(36), 8)
+    if bad == 0:
+        fail(f"the planted shrink with -enclosure interval was not caught by the oracle ({tested} images)")
+    print(f"plantloop_soundness: planted shrink (interval) caught: {bad} of {tested} images outside")

@@ -32,6 +32,7 @@ typedef struct {
   SRPlantPeriodOptions o;
   int                  m;  /* coordinates of the forms: n + symbols */
   int                  np; /* tangent directions of the Jacobian: n + nu */
+  SRFlowLinear        *lin; /* a linear plant's exact period map (o.flow.linear), or NULL: the Taylor flow */
   SRAffine            *work, *vars, *X, *Y, *T;
   SRInterval          *TB;
   double              *dwork; /* simulation and tangent evaluation */
