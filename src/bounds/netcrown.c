@@ -126,8 +126,10 @@ static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
     SRInterval L = SRIntervalPoint(lo), H = SRIntervalPoint(hi), sL, sH;
     double     lam;
     if (sg) L = SRIntervalMul(L, SRIntervalPoint(0.5)), H = SRIntervalMul(H, SRIntervalPoint(0.5));
-    lam = SRMax_Private(0.0, fmin(SRIntervalDTanh(L).lo, SRIntervalDTanh(H).lo));
     const SRInterval tL = SRIntervalTanh(L), tH = SRIntervalTanh(H); /* once: the chord uses them too */
+    /* tanh' = 1 - tanh^2 >= 1 - M^2 for M >= |tanh| at the end point */
+    lam = SRMax_Private(0.0, fmin(SRSubDown(1.0, SRMulUp(SRMax_Private(fabs(tL.lo), fabs(tL.hi)), SRMax_Private(fabs(tL.lo), fabs(tL.hi)))),
+                                  SRSubDown(1.0, SRMulUp(SRMax_Private(fabs(tH.lo), fabs(tH.hi)), SRMax_Private(fabs(tH.lo), fabs(tH.hi))))));
     sL = tL, sH = tH;
     if (sg) {
       lam = 0.25 * lam; /* exact scaling by a power of two (lam is 0 or normal) */
@@ -310,6 +312,57 @@ SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, Pet
     }
 }
 
+/* s = sum_o x_o b_o, a = sum_o |x_o b_o|, t = sum_o |x_o| v_o (v NULL: t untouched), in four
+   partial sums (any order is covered by SumUp_Private's bound) */
+SR_CROWN_CLONES static void Dot3_Private(PetscInt n, const double *restrict x, const double *restrict b, const double *restrict v, double *s, double *a, double *t)
+{
+  PetscInt j = 0;
+  double   ss = 0.0, aa = 0.0, tt = 0.0;
+#if SR_VEC4
+  {
+    const SRCrownVec_Private  zero = {0, 0, 0, 0};
+    const SRCrownMask_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    SRCrownVec_Private        vs = zero, va = zero, vt = zero;
+    for (; j + 4 <= n; j += 4) {
+      SRCrownVec_Private xv, bv, p;
+      memcpy(&xv, x + j, sizeof xv), memcpy(&bv, b + j, sizeof bv);
+      p = xv * bv;
+      vs += p;
+      va += (SRCrownVec_Private)((SRCrownMask_Private)p & absm);
+      if (v) {
+        SRCrownVec_Private vv;
+        memcpy(&vv, v + j, sizeof vv);
+        vt += (SRCrownVec_Private)((SRCrownMask_Private)xv & absm) * vv;
+      }
+    }
+    ss = (vs[0] + vs[1]) + (vs[2] + vs[3]), aa = (va[0] + va[1]) + (va[2] + va[3]), tt = (vt[0] + vt[1]) + (vt[2] + vt[3]);
+  }
+#endif
+  for (; j < n; j++) {
+    const double p = x[j] * b[j];
+    ss += p, aa += fabs(p);
+    if (v) tt += fabs(x[j]) * v[j];
+  }
+  *s = ss, *a = aa;
+  if (v) *t = tt;
+}
+
+/* a += l x over m entries (each entry one product and one sum: the same bits in any grouping) */
+SR_CROWN_CLONES static void Axpy_Private(int m, double l, const double *restrict x, double *restrict a)
+{
+  int s = 0;
+#if SR_VEC4
+  const SRCrownVec_Private lv = {l, l, l, l};
+  for (; s + 4 <= m; s += 4) {
+    SRCrownVec_Private xv, av;
+    memcpy(&xv, x + s, sizeof xv), memcpy(&av, a + s, sizeof av);
+    av += lv * xv;
+    memcpy(a + s, &av, sizeof av);
+  }
+#endif
+  for (; s < m; s++) a[s] += l * x[s];
+}
+
 /* rows over z^l -> rows over a^l (affine layer l) */
 static void AffineStep_Private(Crown *C, int rows, int l)
 {
@@ -319,19 +372,16 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
   double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
-  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above */
-    double s = 0.0;
-    for (PetscInt j = 0; j < ni; j++) s += fabs(W[o * ni + j]) * am[j];
-    v[o] = SumUp_Private(s, s, ni);
+  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above (amax >= 0) */
+    double s, a;
+    Dot3_Private(ni, W + o * ni, am, NULL, &s, &a, NULL);
+    v[o] = SumUp_Private(a, a, ni);
   }
   Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], s = 0.0, a = 0.0, t = 0.0;
-    for (PetscInt o = 0; o < no; o++) {
-      const double lo = lam[o], p = lo * b[o];
-      s += p, a += fabs(p), t += fabs(lo) * v[o];
-    }
+    double        c = C->c[i], s, a, t;
+    Dot3_Private(no, lam, b, v, &s, &a, &t);
     {
       /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
          t of non-negative terms bounded above as in SumUp_Private) */
@@ -366,7 +416,7 @@ static void InputStep_Private(Crown *C, int rows, double *A)
       const SRAffine *x = &C->x[j];
       const double    l = lam[j], *restrict xc = x->c;
       if (l == 0) continue;
-      for (int s = 0; s < m; s++) a[s] += l * xc[s];
+      Axpy_Private(m, l, xc, a);
       c = SRAddUp(c, SRMulUp(l, x->c0));
       c = SRAddUp(c, SRMax_Private(SRMulUp(l, x->r.lo), SRMulUp(l, x->r.hi)));
       t = SRAddUp(t, SRMulUp(fabs(l), sc[j]));
