@@ -554,8 +554,14 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
   for (PetscInt l = 0; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
   if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
+    bool par = true;
+    for (PetscInt l = 0; l < L; l++) par = par && C.parallel[l];
+    C.pair = par; /* the rows -I as negations of +I (paired rows) */
     Identity_Private(&C, nout);
-    BackSub_Private(&C, (int)(2 * nout), (int)L, A);
+    BackSub_Private(&C, (int)(par ? nout : 2 * nout), (int)L, A);
+    if (par)
+      for (PetscInt o = 0; o < nout; o++)
+        for (int s = 0; s < m; s++) A[(size_t)(nout + o) * m + s] = -A[(size_t)o * m + s];
     for (PetscInt o = 0; o < nout; o++) {
       out[o] = Form_Private(m, A + (size_t)o * m, C.c[o], A + (size_t)(nout + o) * m, C.c[nout + o]);
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
