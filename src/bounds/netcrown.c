@@ -65,9 +65,19 @@ static bool Peak_Private(double k, SRInterval *Zout, double *Mhi)
   if (!isfinite(ys) || ys <= 0) return false;
   for (double d = 1e-9 * (1.0 + ys); d < 1e-2 * (1.0 + ys); d *= 100) {
     const SRInterval Z = {ys - d, ys + d}, K = SRIntervalPoint(k);
-    if (!(SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.lo)), K).lo > 0 && SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.hi)), K).hi < 0)) continue;
+    SRInterval       D, Dlo, Dhi;
+    if (Z.lo > 0) {
+      /* tanh' = 1 - tanh^2, decreasing on (0, inf): bounds from tanh at the ends of Z */
+      const SRInterval Tl = SRIntervalTanh(SRIntervalPoint(Z.lo)), Th = SRIntervalTanh(SRIntervalPoint(Z.hi));
+      Dlo = (SRInterval){SRSubDown(1.0, SRMulUp(Tl.hi, Tl.hi)), SRSubUp(1.0, SRMulDown(Tl.lo, Tl.lo))};
+      Dhi = (SRInterval){SRSubDown(1.0, SRMulUp(Th.hi, Th.hi)), SRSubUp(1.0, SRMulDown(Th.lo, Th.lo))};
+      D   = (SRInterval){Dhi.lo, Dlo.hi};
+    } else {
+      Dlo = SRIntervalDTanh(SRIntervalPoint(Z.lo)), Dhi = SRIntervalDTanh(SRIntervalPoint(Z.hi)), D = SRIntervalDTanh(Z);
+    }
+    if (!(SRIntervalSub(Dlo, K).lo > 0 && SRIntervalSub(Dhi, K).hi < 0)) continue;
     *Zout = Z;
-    *Mhi  = SRIntervalAdd(H_Private(k, ys, SRIntervalTanh(SRIntervalPoint(ys))), SRIntervalMul(SRIntervalSub(SRIntervalDTanh(Z), K), SRIntervalShift(-ys, Z))).hi;
+    *Mhi  = SRIntervalAdd(H_Private(k, ys, SRIntervalTanh(SRIntervalPoint(ys))), SRIntervalMul(SRIntervalSub(D, K), SRIntervalShift(-ys, Z))).hi;
     return true;
   }
   return false;
@@ -304,12 +314,27 @@ SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, Pet
         O[(size_t)(i0 + s) * ld + j] = t;
       }
   }
-  for (int i = i0; i < rows; i++)
-    for (PetscInt j = 0; j < ni; j++) {
+  for (int i = i0; i < rows; i++) { /* the last rows one at a time, the columns in vectors */
+    PetscInt j0 = 0;
+#if defined(__GNUC__)
+    for (; j0 + 4 <= ni; j0 += 4) {
+      SRCrownVec_Private acc = {0, 0, 0, 0};
+      for (PetscInt o = 0; o < no; o++) {
+        SRCrownVec_Private w0;
+        const double       x  = L[(size_t)i * ld + o];
+        const SRCrownVec_Private xv = {x, x, x, x};
+        memcpy(&w0, W + o * ni + j0, sizeof w0);
+        acc += xv * w0;
+      }
+      memcpy(O + (size_t)i * ld + j0, &acc, sizeof acc);
+    }
+#endif
+    for (PetscInt j = j0; j < ni; j++) {
       double t = 0.0;
       for (PetscInt o = 0; o < no; o++) t += L[(size_t)i * ld + o] * W[o * ni + j];
       O[(size_t)i * ld + j] = t;
     }
+  }
 }
 
 /* s = sum_o x_o b_o, a = sum_o |x_o b_o|, t = sum_o |x_o| v_o (v NULL: t untouched), in four
