@@ -187,10 +187,10 @@ static double AMax_Private(SRActivation act, double lo, double hi)
    G(n) = (n + 2) 2^-51 = 2 (n + 2) u, which covers gamma_n (1 + gamma_n) / (1 - gamma_n) for
    n < 2^40.  An overflow gives inf and an inf - inf NaN, never a finite wrong bound (the callers
    reject a bound that is not finite). */
-static double G_Private(PetscInt n) { return SRMulUp((double)(n + 2), 0x1p-51); }
+static double G_Private(PetscInt n) { return (double)(n + 2) * 0x1p-51; } /* exact: an integer below 2^53 times a power of two */
 
 /* an upper bound of the exact sum whose plain sums are s and a over n terms */
-static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), SRMulUp((double)(n + 2), SR_TINY)); }
+static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), (double)(n + 2) * SR_TINY); } /* (n + 2) SR_TINY exact (normal) */
 
 #define SR_CT_I 4 /* rows per tile */
 #define SR_CT_J 8 /* columns per tile (two vectors of 4) */
@@ -402,6 +402,7 @@ static void AffineStep_Private(Crown *C, int rows, int l)
     Dot3_Private(ni, W + o * ni, am, NULL, &s, &a, NULL);
     v[o] = SumUp_Private(a, a, ni);
   }
+  const double es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
   Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
@@ -410,7 +411,7 @@ static void AffineStep_Private(Crown *C, int rows, int l)
     {
       /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
          t of non-negative terms bounded above as in SumUp_Private) */
-      const double et = SRMulUp(g, SumUp_Private(t, t, no)), es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa);
+      const double et = SRMulUp(g, SumUp_Private(t, t, no));
       C->c[i]         = SRAddUp(SRAddUp(SRAddUp(c, SumUp_Private(s, a, no)), et), es);
       if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(-s, a, no)), et), es); /* the row -lam: sum -s */
     }
