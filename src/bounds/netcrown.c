@@ -39,46 +39,79 @@ typedef struct {
   double         *sc;        /* per network input, sum_s |C_js| (InputStep_Private) */
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
+  int             pair;      /* 1: each row i stands for itself and its negation, row rows + i (below) */
+  bool            parallel[SR_MAX_LAYERS + 1]; /* layer l's lines are parallel (alL = alU) for every neuron */
 } Crown;
 
-/* h(y) = tanh(y) - k y, an interval enclosure at the point y */
-static SRInterval H_Private(double k, double y) { return SRIntervalSub(SRIntervalTanh(SRIntervalPoint(y)), SRIntervalMul(SRIntervalPoint(k), SRIntervalPoint(y))); }
+/* Paired rows.  A layer's own bounds start from the rows +W_l and -W_l.  When every layer the
+   back-substitution passes has parallel lines (alL_j = alU_j: tanh and sigmoid always), the
+   linear part of the row -lam stays the exact negation of the row lam's at every step (a
+   product with -v is the negated product, a sum of negated terms the negated sum, in
+   round-to-nearest), and only the constants differ, through the offsets each sign picks.  So
+   only lam is stored and multiplied, and both constants are carried: the upper row's at c[i],
+   the negated row's at c[rows + i].  The results are the same bits as with both rows. */
 
-/* an upper bound of h(y) = tanh(y) - k y over [a, b] (0 < k < 1; NaN when none is found).  h' =
-   sech^2 - k is decreasing on [0, inf) and even, so h has its only local maximum at y* =
-   atanh(sqrt(1 - k)) > 0 (and its only local minimum at -y*): the maximum over [a, b] is at a, at
-   b, or at y* when y* lies in [a, b].  y* is enclosed by Z, certified by the signs of h' at its
-   ends (outward rounded), and h over Z by the mean-value form: sound whatever y* rounds to. */
-static double SupH_Private(double k, double a, double b)
+/* h(y) = tanh(y) - k y at the point y, from an enclosure T of tanh(y) */
+static SRInterval H_Private(double k, double y, SRInterval T) { return SRIntervalSub(T, SRIntervalMul(SRIntervalPoint(k), SRIntervalPoint(y))); }
+
+/* The only local maximum of h(y) = tanh(y) - k y on [0, inf) (0 < k < 1): h' = sech^2 - k is
+   decreasing on [0, inf) and even, so h has its only local maximum at y* = atanh(sqrt(1 - k)) > 0
+   and, h being odd, its only local minimum at -y*.  y* is enclosed by Z, certified by the signs
+   of h' at its ends (outward rounded), and h over Z by the mean-value form, M: sound whatever y*
+   rounds to.  false when no Z is certified. */
+static bool Peak_Private(double k, SRInterval *Zout, double *Mhi)
 {
-  double up = SRMax_Private(H_Private(k, a).hi, H_Private(k, b).hi), ys;
-  if (!(k > 0 && k < 1)) return k >= 1 ? up : NAN; /* k >= 1: h non-increasing */
-  ys = atanh(sqrt(1.0 - k));
-  if (!isfinite(ys) || ys <= 0) return NAN;
+  const double ys = atanh(sqrt(1.0 - k));
+  if (!isfinite(ys) || ys <= 0) return false;
   for (double d = 1e-9 * (1.0 + ys); d < 1e-2 * (1.0 + ys); d *= 100) {
     const SRInterval Z = {ys - d, ys + d}, K = SRIntervalPoint(k);
-    if (!(SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.lo)), K).lo > 0 && SRIntervalSub(SRIntervalDTanh(SRIntervalPoint(Z.hi)), K).hi < 0)) continue;
-    if (Z.hi < a || Z.lo > b) return up; /* y* outside [a, b] */
-    {
-      const SRInterval M = SRIntervalAdd(H_Private(k, ys), SRIntervalMul(SRIntervalSub(SRIntervalDTanh(Z), K), SRIntervalShift(-ys, Z)));
-      return SRMax_Private(up, M.hi);
+    SRInterval       D, Dlo, Dhi;
+    if (Z.lo > 0) {
+      /* tanh' = 1 - tanh^2, decreasing on (0, inf): bounds from tanh at the ends of Z */
+      const SRInterval Tl = SRIntervalTanh(SRIntervalPoint(Z.lo)), Th = SRIntervalTanh(SRIntervalPoint(Z.hi));
+      Dlo = (SRInterval){SRSubDown(1.0, SRMulUp(Tl.hi, Tl.hi)), SRSubUp(1.0, SRMulDown(Tl.lo, Tl.lo))};
+      Dhi = (SRInterval){SRSubDown(1.0, SRMulUp(Th.hi, Th.hi)), SRSubUp(1.0, SRMulDown(Th.lo, Th.lo))};
+      D   = (SRInterval){Dhi.lo, Dlo.hi};
+    } else {
+      Dlo = SRIntervalDTanh(SRIntervalPoint(Z.lo)), Dhi = SRIntervalDTanh(SRIntervalPoint(Z.hi)), D = SRIntervalDTanh(Z);
     }
+    if (!(SRIntervalSub(Dlo, K).lo > 0 && SRIntervalSub(Dhi, K).hi < 0)) continue;
+    *Zout = Z;
+    *Mhi  = SRIntervalAdd(H_Private(k, ys, SRIntervalTanh(SRIntervalPoint(ys))), SRIntervalMul(SRIntervalSub(D, K), SRIntervalShift(-ys, Z))).hi;
+    return true;
   }
-  return NAN;
+  return false;
 }
 
-/* Parallel lines of the chord's slope k around tanh on [lo, hi]: tanh(z) - k z lies in [inf h,
-   sup h] there (inf h over [lo, hi] = -sup h over [-hi, -lo], h being odd).  Much narrower than
-   the lines of the smallest derivative when [lo, hi] reaches the steep part of tanh (over
-   [-2, 1]: a gap of 0.41 against 1.5).  false when no bound is found. */
-static bool Chord_Private(double lo, double hi, double *k, double *beL, double *beU)
+/* an upper bound of h over [a, b] from the upper bounds ha, hb of h(a), h(b) (NaN when none is
+   found): the maximum over [a, b] is at a, at b, or at y* when y* lies in [a, b] (Peak_Private;
+   k >= 1: h non-increasing) */
+static double SupH_Private(double k, double a, double b, double ha, double hb, bool peak, SRInterval Z, double Mhi)
 {
-  SRInterval a = SRIntervalTanh(SRIntervalPoint(lo)), b = SRIntervalTanh(SRIntervalPoint(hi));
-  *k = (SRIntervalMid(b) - SRIntervalMid(a)) / (hi - lo);
+  const double up = SRMax_Private(ha, hb);
+  if (!(k > 0 && k < 1)) return k >= 1 ? up : NAN;
+  if (!peak) return NAN;
+  if (Z.hi < a || Z.lo > b) return up; /* y* outside [a, b] */
+  return SRMax_Private(up, Mhi);
+}
+
+/* Parallel lines of the chord's slope k around tanh on [lo, hi], given enclosures Tl, Th of
+   tanh(lo), tanh(hi): tanh(z) - k z lies in [inf h, sup h] there (inf h over [lo, hi] = -sup h
+   over [-hi, -lo], h being odd, so h(-y) is enclosed by -h(y) and the minimum -y* by -M).
+   Much narrower than the lines of the smallest derivative when [lo, hi] reaches the steep part
+   of tanh (over [-2, 1]: a gap of 0.41 against 1.5).  false when no bound is found. */
+static bool Chord_Private(double lo, double hi, SRInterval Tl, SRInterval Th, double *k, double *beL, double *beU)
+{
+  SRInterval hl, hh, Z = {0, 0};
+  double     Mhi = NAN;
+  bool       peak;
+  *k = (SRIntervalMid(Th) - SRIntervalMid(Tl)) / (hi - lo);
   if (!(hi > lo) || !(*k > 0)) return false;
   if (*k > 1) *k = 1;
-  *beU = SupH_Private(*k, lo, hi);
-  *beL = -SupH_Private(*k, -hi, -lo);
+  hl   = H_Private(*k, lo, Tl), hh = H_Private(*k, hi, Th);
+  peak = *k > 0 && *k < 1 && Peak_Private(*k, &Z, &Mhi);
+  *beU = SupH_Private(*k, lo, hi, hl.hi, hh.hi, peak, Z, Mhi);
+  *beL = -SupH_Private(*k, -hi, -lo, -hh.lo, -hl.lo, peak, Z, Mhi);
   return isfinite(*beU) && isfinite(*beL);
 }
 
@@ -103,8 +136,11 @@ static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
     SRInterval L = SRIntervalPoint(lo), H = SRIntervalPoint(hi), sL, sH;
     double     lam;
     if (sg) L = SRIntervalMul(L, SRIntervalPoint(0.5)), H = SRIntervalMul(H, SRIntervalPoint(0.5));
-    lam = SRMax_Private(0.0, fmin(SRIntervalDTanh(L).lo, SRIntervalDTanh(H).lo));
-    sL  = SRIntervalTanh(L), sH = SRIntervalTanh(H);
+    const SRInterval tL = SRIntervalTanh(L), tH = SRIntervalTanh(H); /* once: the chord uses them too */
+    /* tanh' = 1 - tanh^2 >= 1 - M^2 for M >= |tanh| at the end point */
+    lam = SRMax_Private(0.0, fmin(SRSubDown(1.0, SRMulUp(SRMax_Private(fabs(tL.lo), fabs(tL.hi)), SRMax_Private(fabs(tL.lo), fabs(tL.hi)))),
+                                  SRSubDown(1.0, SRMulUp(SRMax_Private(fabs(tH.lo), fabs(tH.hi)), SRMax_Private(fabs(tH.lo), fabs(tH.hi))))));
+    sL = tL, sH = tH;
     if (sg) {
       lam = 0.25 * lam; /* exact scaling by a power of two (lam is 0 or normal) */
       sL  = SRIntervalMul(SRIntervalAdd(sL, SRIntervalPoint(1.0)), SRIntervalPoint(0.5));
@@ -119,7 +155,7 @@ static bool Relax_Private(SRActivation act, double lo, double hi, Relax *r)
          (1 + tanh(z / 2)) / 2, so its slope is k / 4 and its offsets (1 + be) / 2): the
          narrower pair of lines is kept, both being sound */
       double k, bl, bu;
-      if (Chord_Private(L.lo, H.hi, &k, &bl, &bu)) {
+      if (Chord_Private(L.lo, H.hi, tL, tH, &k, &bl, &bu)) {
         if (sg) k = 0.25 * k, bl = SRMulDown(0.5, SRAddDown(1.0, bl)), bu = SRMulUp(0.5, SRAddUp(1.0, bu));
         if (SRSubUp(bu, bl) < SRSubDown(r->beU, r->beL)) r->alL = r->alU = k, r->beL = bl, r->beU = bu;
       }
@@ -151,10 +187,10 @@ static double AMax_Private(SRActivation act, double lo, double hi)
    G(n) = (n + 2) 2^-51 = 2 (n + 2) u, which covers gamma_n (1 + gamma_n) / (1 - gamma_n) for
    n < 2^40.  An overflow gives inf and an inf - inf NaN, never a finite wrong bound (the callers
    reject a bound that is not finite). */
-static double G_Private(PetscInt n) { return SRMulUp((double)(n + 2), 0x1p-51); }
+static double G_Private(PetscInt n) { return (double)(n + 2) * 0x1p-51; } /* exact: an integer below 2^53 times a power of two */
 
 /* an upper bound of the exact sum whose plain sums are s and a over n terms */
-static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), SRMulUp((double)(n + 2), SR_TINY)); }
+static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), (double)(n + 2) * SR_TINY); } /* (n + 2) SR_TINY exact (normal) */
 
 #define SR_CT_I 4 /* rows per tile */
 #define SR_CT_J 8 /* columns per tile (two vectors of 4) */
@@ -178,19 +214,20 @@ typedef long long SRCrownMask_Private __attribute__((vector_size(4 * sizeof(long
    neurons at a time (partial sums: any order is covered by the bound). */
 SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
 {
+  const int pair = C->pair;
   const PetscInt n = C->mlp->width[l + 1], nt = C->ntot, n4 = SR_VEC4 ? n - n % 4 : 0;
   const double  *alL = C->rl + C->off[l], *beL = alL + nt, *alU = beL + nt, *beU = alU + nt;
   const double  *zm  = C->zmax + C->off[l];
   double         zs  = 0.0;
   for (PetscInt j = 0; j < n; j++) zs = SRAddUp(zs, zm[j]);
   for (int i = 0; i < rows; i++) {
-    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0;
+    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0, s2 = 0.0, a2 = 0.0;
     PetscInt j = 0;
 #if SR_VEC4
     {
       const SRCrownVec_Private  zero = {0, 0, 0, 0};
       const SRCrownMask_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
-      SRCrownVec_Private        vs = zero, va = zero, vz = zero;
+      SRCrownVec_Private        vs = zero, va = zero, vz = zero, vs2 = zero, va2 = zero;
       for (; j < n4; j += 4) {
         SRCrownVec_Private  v, l0, l1, b0, b1, z, al, be, p, q;
         SRCrownMask_Private pos;
@@ -205,19 +242,29 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
         vs += p;
         va += (SRCrownVec_Private)((SRCrownMask_Private)p & absm);
         vz += (SRCrownVec_Private)((SRCrownMask_Private)q & absm) * z;
+        if (pair) { /* the row -v: its offsets are those of -v's signs */
+          const SRCrownVec_Private  w  = -v;
+          const SRCrownMask_Private pw = w >= zero;
+          const SRCrownVec_Private  p2 = w * (SRCrownVec_Private)(((SRCrownMask_Private)b1 & pw) | ((SRCrownMask_Private)b0 & ~pw));
+          vs2 += p2;
+          va2 += (SRCrownVec_Private)((SRCrownMask_Private)p2 & absm);
+        }
       }
       s = (vs[0] + vs[1]) + (vs[2] + vs[3]), a = (va[0] + va[1]) + (va[2] + va[3]), ez = (vz[0] + vz[1]) + (vz[2] + vz[3]);
+      s2 = (vs2[0] + vs2[1]) + (vs2[2] + vs2[3]), a2 = (va2[0] + va2[1]) + (va2[2] + va2[3]);
     }
 #endif
     for (; j < n; j++) {
-      const double v = lam[j], p = v * (v >= 0 ? beU[j] : beL[j]);
+      const double v = lam[j], p = v * (v >= 0 ? beU[j] : beL[j]), w = -v, p2 = w * (w >= 0 ? beU[j] : beL[j]);
       lam[j] = v * (v >= 0 ? alU[j] : alL[j]);
       s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
+      s2 += p2, a2 += fabs(p2);
     }
     {
       /* e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j, the first sum bounded as above */
       const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(ez, ez, n)), SRMulUp(SR_TINY, zs));
       C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, n)), e);
+      if (pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(s2, a2, n)), e);
     }
   }
 }
@@ -246,6 +293,19 @@ SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, Pet
       }
       for (int s = 0; s < SR_CT_I; s++) memcpy(O + (size_t)(i0 + s) * ld + j0, acc[s], sizeof acc[s]);
     }
+    for (; j0 + 4 <= ni; j0 += 4) { /* four columns (a layer of 4 inputs) */
+      SRCrownVec_Private acc[SR_CT_I] = {{0}};
+      for (PetscInt o = 0; o < no; o++) {
+        SRCrownVec_Private w0;
+        memcpy(&w0, W + o * ni + j0, sizeof w0);
+        for (int s = 0; s < SR_CT_I; s++) {
+          const double             x  = L[(size_t)(i0 + s) * ld + o];
+          const SRCrownVec_Private xv = {x, x, x, x};
+          acc[s] += xv * w0;
+        }
+      }
+      for (int s = 0; s < SR_CT_I; s++) memcpy(O + (size_t)(i0 + s) * ld + j0, &acc[s], sizeof acc[s]);
+    }
 #endif
     for (int s = 0; s < SR_CT_I; s++)
       for (PetscInt j = j0; j < ni; j++) {
@@ -254,12 +314,78 @@ SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, Pet
         O[(size_t)(i0 + s) * ld + j] = t;
       }
   }
-  for (int i = i0; i < rows; i++)
-    for (PetscInt j = 0; j < ni; j++) {
+  for (int i = i0; i < rows; i++) { /* the last rows one at a time, the columns in vectors */
+    PetscInt j0 = 0;
+#if defined(__GNUC__)
+    for (; j0 + 4 <= ni; j0 += 4) {
+      SRCrownVec_Private acc = {0, 0, 0, 0};
+      for (PetscInt o = 0; o < no; o++) {
+        SRCrownVec_Private w0;
+        const double       x  = L[(size_t)i * ld + o];
+        const SRCrownVec_Private xv = {x, x, x, x};
+        memcpy(&w0, W + o * ni + j0, sizeof w0);
+        acc += xv * w0;
+      }
+      memcpy(O + (size_t)i * ld + j0, &acc, sizeof acc);
+    }
+#endif
+    for (PetscInt j = j0; j < ni; j++) {
       double t = 0.0;
       for (PetscInt o = 0; o < no; o++) t += L[(size_t)i * ld + o] * W[o * ni + j];
       O[(size_t)i * ld + j] = t;
     }
+  }
+}
+
+/* s = sum_o x_o b_o, a = sum_o |x_o b_o|, t = sum_o |x_o| v_o (v NULL: t untouched), in four
+   partial sums (any order is covered by SumUp_Private's bound) */
+SR_CROWN_CLONES static void Dot3_Private(PetscInt n, const double *restrict x, const double *restrict b, const double *restrict v, double *s, double *a, double *t)
+{
+  PetscInt j = 0;
+  double   ss = 0.0, aa = 0.0, tt = 0.0;
+#if SR_VEC4
+  {
+    const SRCrownVec_Private  zero = {0, 0, 0, 0};
+    const SRCrownMask_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    SRCrownVec_Private        vs = zero, va = zero, vt = zero;
+    for (; j + 4 <= n; j += 4) {
+      SRCrownVec_Private xv, bv, p;
+      memcpy(&xv, x + j, sizeof xv), memcpy(&bv, b + j, sizeof bv);
+      p = xv * bv;
+      vs += p;
+      va += (SRCrownVec_Private)((SRCrownMask_Private)p & absm);
+      if (v) {
+        SRCrownVec_Private vv;
+        memcpy(&vv, v + j, sizeof vv);
+        vt += (SRCrownVec_Private)((SRCrownMask_Private)xv & absm) * vv;
+      }
+    }
+    ss = (vs[0] + vs[1]) + (vs[2] + vs[3]), aa = (va[0] + va[1]) + (va[2] + va[3]), tt = (vt[0] + vt[1]) + (vt[2] + vt[3]);
+  }
+#endif
+  for (; j < n; j++) {
+    const double p = x[j] * b[j];
+    ss += p, aa += fabs(p);
+    if (v) tt += fabs(x[j]) * v[j];
+  }
+  *s = ss, *a = aa;
+  if (v) *t = tt;
+}
+
+/* a += l x over m entries (each entry one product and one sum: the same bits in any grouping) */
+SR_CROWN_CLONES static void Axpy_Private(int m, double l, const double *restrict x, double *restrict a)
+{
+  int s = 0;
+#if SR_VEC4
+  const SRCrownVec_Private lv = {l, l, l, l};
+  for (; s + 4 <= m; s += 4) {
+    SRCrownVec_Private xv, av;
+    memcpy(&xv, x + s, sizeof xv), memcpy(&av, a + s, sizeof av);
+    av += lv * xv;
+    memcpy(a + s, &av, sizeof av);
+  }
+#endif
+  for (; s < m; s++) a[s] += l * x[s];
 }
 
 /* rows over z^l -> rows over a^l (affine layer l) */
@@ -271,24 +397,24 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
   double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
-  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above */
-    double s = 0.0;
-    for (PetscInt j = 0; j < ni; j++) s += fabs(W[o * ni + j]) * am[j];
-    v[o] = SumUp_Private(s, s, ni);
+  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above (amax >= 0) */
+    double s, a;
+    Dot3_Private(ni, W + o * ni, am, NULL, &s, &a, NULL);
+    v[o] = SumUp_Private(a, a, ni);
   }
+  const double es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
   Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], s = 0.0, a = 0.0, t = 0.0;
-    for (PetscInt o = 0; o < no; o++) {
-      const double lo = lam[o], p = lo * b[o];
-      s += p, a += fabs(p), t += fabs(lo) * v[o];
+    double        c = C->c[i], s, a, t;
+    Dot3_Private(no, lam, b, v, &s, &a, &t);
+    {
+      /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
+         t of non-negative terms bounded above as in SumUp_Private) */
+      const double et = SRMulUp(g, SumUp_Private(t, t, no));
+      C->c[i]         = SRAddUp(SRAddUp(SRAddUp(c, SumUp_Private(s, a, no)), et), es);
+      if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(-s, a, no)), et), es); /* the row -lam: sum -s */
     }
-    c = SRAddUp(c, SumUp_Private(s, a, no));
-    /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
-       t of non-negative terms bounded above as in SumUp_Private) */
-    c       = SRAddUp(c, SRMulUp(g, SumUp_Private(t, t, no)));
-    C->c[i] = SRAddUp(c, SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa));
   }
   {
     double *s = C->lam;
@@ -310,20 +436,25 @@ static void InputStep_Private(Crown *C, int rows, double *A)
   }
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], t = 0.0, *restrict a = A + (size_t)i * m;
+    double        c = C->c[i], c2 = C->pair ? C->c[rows + i] : 0.0, t = 0.0, *restrict a = A + (size_t)i * m;
     for (int s = 0; s < m; s++) a[s] = 0.0;
     for (PetscInt j = 0; j < nin; j++) {
       const SRAffine *x = &C->x[j];
       const double    l = lam[j], *restrict xc = x->c;
       if (l == 0) continue;
-      for (int s = 0; s < m; s++) a[s] += l * xc[s];
+      Axpy_Private(m, l, xc, a);
       c = SRAddUp(c, SRMulUp(l, x->c0));
       c = SRAddUp(c, SRMax_Private(SRMulUp(l, x->r.lo), SRMulUp(l, x->r.hi)));
       t = SRAddUp(t, SRMulUp(fabs(l), sc[j]));
+      if (C->pair) { /* the row -lam (its A is -a) */
+        c2 = SRAddUp(c2, SRMulUp(-l, x->c0));
+        c2 = SRAddUp(c2, SRMax_Private(SRMulUp(-l, x->r.lo), SRMulUp(-l, x->r.hi)));
+      }
     }
     /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
     c       = SRAddUp(c, SRMulUp(g, t));
     C->c[i] = SRAddUp(c, SRMulUp((double)(nin + 2), SR_TINY));
+    if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(c2, SRMulUp(g, t)), SRMulUp((double)(nin + 2), SR_TINY));
   }
 }
 
@@ -347,7 +478,9 @@ static void Weights_Private(Crown *C, PetscInt l)
   const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
   for (PetscInt i = 0; i < no; i++) {
     double *up = C->lam + (size_t)i * mw, *dn = C->lam + (size_t)(no + i) * mw;
-    for (PetscInt j = 0; j < ni; j++) up[j] = W[i * ni + j], dn[j] = -W[i * ni + j];
+    for (PetscInt j = 0; j < ni; j++) up[j] = W[i * ni + j];
+    if (!C->pair)
+      for (PetscInt j = 0; j < ni; j++) dn[j] = -W[i * ni + j];
     C->c[i] = b[i], C->c[no + i] = -b[i];
   }
 }
@@ -377,10 +510,15 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
 {
   const PetscInt n = C->mlp->width[l + 1];
   const int      m = C->m;
+  bool           par = true;
+  for (int k = 0; k < l; k++) par = par && C->parallel[k];
+  C->pair = par; /* the rows -W_l as negations of +W_l (paired rows, above) */
   Weights_Private(C, l);
-  BackSub_Private(C, (int)(2 * n), l, A);
+  BackSub_Private(C, (int)(par ? n : 2 * n), l, A);
+  C->pair = 0;
+  C->parallel[l] = true;
   for (PetscInt j = 0; j < n; j++) {
-    double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
+    double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)((par ? 0 : n) + j) * m, C->c[n + j]);
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
     C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi, C->zmax[C->off[l] + j] = SRMax_Private(fabs(lo), fabs(hi));
     if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
@@ -388,6 +526,7 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
       const Relax  *r = &C->rx[C->off[l] + j];
       const PetscInt k = C->off[l] + j, t = C->ntot;
       C->rl[k] = r->alL, C->rl[t + k] = r->beL, C->rl[2 * t + k] = r->alU, C->rl[3 * t + k] = r->beU;
+      if (!(r->alL == r->alU)) C->parallel[l] = false;
     }
     C->amax[C->aoff[l + 1] + j] = AMax_Private(C->mlp->act[l], lo, hi);
   }
@@ -428,7 +567,7 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
 
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
-  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL};
+  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL, 0, {false}};
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
@@ -441,8 +580,14 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
   for (PetscInt l = 0; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
   if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
+    bool par = true;
+    for (PetscInt l = 0; l < L; l++) par = par && C.parallel[l];
+    C.pair = par; /* the rows -I as negations of +I (paired rows) */
     Identity_Private(&C, nout);
-    BackSub_Private(&C, (int)(2 * nout), (int)L, A);
+    BackSub_Private(&C, (int)(par ? nout : 2 * nout), (int)L, A);
+    if (par)
+      for (PetscInt o = 0; o < nout; o++)
+        for (int s = 0; s < m; s++) A[(size_t)(nout + o) * m + s] = -A[(size_t)o * m + s];
     for (PetscInt o = 0; o < nout; o++) {
       out[o] = Form_Private(m, A + (size_t)o * m, C.c[o], A + (size_t)(nout + o) * m, C.c[nout + o]);
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;

@@ -201,8 +201,20 @@ static SRAffine SRAffineFinish_Private(SRAffine *y, SRInterval I0, double dev, S
   return *y;
 }
 
-/* s a + t b for interval scalars s, t (each coefficient as an interval); points take the
-   double path of SRAffineCoeffs_Private */
+/* sum_i |a_i| bounded above (n nonnegative terms in round-to-nearest, as SRAffineLinearRange) */
+static double SRAffineAbsSum_Private(int n, const double *a)
+{
+  double S = 0.0;
+  for (int i = 0; i < n; i++) S += fabs(a[i]);
+  return SRMulUp(S, 1.0 + 0x1p-40);
+}
+
+/* s a + t b for interval scalars s, t.  Points take the double path of SRAffineCoeffs_Private.
+   Other finite s, t (a decimal constant is an interval one ulp wide) take their midpoints ms, mt
+   and radii rs, rt (bounded above): s a_i + t b_i - fl(ms a_i + mt b_i) is at most
+   rs |a_i| + rt |b_i| plus the rounding of SRAffineCoeffs_Private, each times |xi_i| <= 1, so
+   dev + rs sum |a_i| + rt sum |b_i| (rounded up) bounds the coefficients' error.  Unbounded
+   scalars take every coefficient as an interval. */
 static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, SRInterval t, const SRAffine *b)
 {
   const SRInterval I0 = SRIntervalAdd(SRIntervalMul(s, P_(a->c0)), SRIntervalMul(t, P_(b->c0)));
@@ -211,6 +223,14 @@ static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, 
   if (s.lo == s.hi && t.lo == t.hi && isfinite(s.lo) && isfinite(t.lo)) {
     SRAffine     y   = SRAffineConstant(0.0);
     const double dev = SRAffineCoeffs_Private(n, s.lo, a->c, t.lo, b->c, y.c);
+    return SRAffineFinish_Private(&y, I0, dev, R);
+  }
+  if (SRIntervalIsBounded(s) && SRIntervalIsBounded(t) && s.lo <= s.hi && t.lo <= t.hi) {
+    SRAffine     y  = SRAffineConstant(0.0);
+    const double rs = SRIntervalRadUp(s), rt = SRIntervalRadUp(t);
+    double       dev = SRAffineCoeffs_Private(n, SRIntervalMid(s), a->c, SRIntervalMid(t), b->c, y.c);
+    if (rs > 0) dev = SRAddUp(dev, SRMulUp(rs, SRAffineAbsSum_Private(n, a->c)));
+    if (rt > 0) dev = SRAddUp(dev, SRMulUp(rt, SRAffineAbsSum_Private(n, b->c)));
     return SRAffineFinish_Private(&y, I0, dev, R);
   }
   for (int i = 0; i < n; i++)

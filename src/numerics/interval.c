@@ -167,6 +167,10 @@ SRInterval SRIntervalExp(SRInterval x)
 {
   double l, h, t;
   if (SR_IV_RARE(x)) return x;
+  if (x.lo == x.hi) { /* a point: one evaluation, the same bounds */
+    SRExpBounds(x.lo, &l, &h);
+    return (SRInterval){l, h};
+  }
   SRExpBounds(x.lo, &l, &t);
   SRExpBounds(x.hi, &t, &h);
   return (SRInterval){l, h};
@@ -176,6 +180,10 @@ SRInterval SRIntervalTanh(SRInterval x)
 {
   double l, h, t;
   if (SR_IV_RARE(x)) return x;
+  if (x.lo == x.hi) { /* a point: one evaluation, the same bounds */
+    SRTanhBounds(x.lo, &l, &h);
+    return (SRInterval){l, h};
+  }
   SRTanhBounds(x.lo, &l, &t);
   SRTanhBounds(x.hi, &t, &h);
   return (SRInterval){l, h};
@@ -186,6 +194,10 @@ SRInterval SRIntervalSigmoid(SRInterval x)
 {
   double l, h, t;
   if (SR_IV_RARE(x)) return x;
+  if (x.lo == x.hi) { /* a point: one evaluation, the same bounds */
+    SRSigmoidBounds(x.lo, &l, &h);
+    return (SRInterval){l, h};
+  }
   SRSigmoidBounds(x.lo, &l, &t);
   SRSigmoidBounds(x.hi, &t, &h);
   return (SRInterval){l, h};
@@ -206,8 +218,11 @@ SRInterval SRIntervalDTanh(SRInterval x)
   double ul, uh, t;
   if (SR_IV_RARE(x)) return x;
   SRInterval a = SRIntervalAbs(x);
-  SRExpBounds(-2.0 * a.hi, &ul, &t); /* -2 M is exact or -inf */
-  SRExpBounds(-2.0 * a.lo, &t, &uh);
+  if (a.lo == a.hi) SRExpBounds(-2.0 * a.hi, &ul, &uh); /* a point: one evaluation */
+  else {
+    SRExpBounds(-2.0 * a.hi, &ul, &t); /* -2 M is exact or -inf */
+    SRExpBounds(-2.0 * a.lo, &t, &uh);
+  }
   ul = SRMax_Private(ul, 0.0);
   uh = SRMin_Private(uh, 1.0);
   double dl = SRAddUp(1.0, ul), dh = SRAddDown(1.0, uh);

@@ -158,6 +158,9 @@ static inline SRInterval SRInvInt_Private(int k) { return SRIntervalDiv((SRInter
 
 /* Coefficient k of node i.  V[i * (q+1) + k] the node's series, A the auxiliary series
    (cos for sin, sin for cos, v for tan / tanh, 1/b_0 for the quotient). */
+/* the form 0 (SRAffineConstant(0.0)), copied only where an operation uses it */
+static const SRAffine SR_ZERO_FORM_Private = {0.0, {0.0}, {0.0, 0.0}};
+
 static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffine *vars, const SRAffine *X, int q, int i, int k, SRAffine *V, SRAffine *A)
 {
   const SRExprNode *x  = &e->node[i];
@@ -165,19 +168,28 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
   const SRAffine   *a  = x->a >= 0 ? &V[x->a * Q] : NULL, *b = x->b >= 0 ? &V[x->b * Q] : NULL;
   const SRAffine   *c  = x->op == SR_X_IF && x->var >= 0 ? &V[x->var * Q] : NULL; /* IF's else */
   SRAffine         *y  = &V[i * Q], *w = &A[i * Q];
-  SRAffine          z  = SRAffineConstant(0.0), s, t;
+  SRAffine          s, t;
   switch (x->op) {
-  case SR_X_CONST: y[k] = k == 0 ? SRAffineInterval(x->value) : z; break;
+  case SR_X_CONST: y[k] = k == 0 ? SRAffineInterval(x->value) : SR_ZERO_FORM_Private; break;
   case SR_X_VAR:
     if (x->var < nstate) y[k] = X[k * nstate + x->var];
-    else y[k] = k == 0 ? vars[x->var] : z;
+    else y[k] = k == 0 ? vars[x->var] : SR_ZERO_FORM_Private;
     break;
   case SR_X_ADD: y[k] = SRAffineAdd(n, &a[k], &b[k]); break;
   case SR_X_SUB: y[k] = SRAffineSub(n, &a[k], &b[k]); break;
   case SR_X_NEG: y[k] = SRAffineNeg(n, &a[k]); break;
   case SR_X_MUL:
-    s = z;
-    for (int j = 0; j <= k; j++) {
+    /* a constant factor C: the k-th coefficient of C g is C g_k (one product, not k + 1) */
+    if (e->node[x->a].op == SR_X_CONST) {
+      y[k] = SRAffineScaleInterval(n, e->node[x->a].value, &b[k]);
+      break;
+    }
+    if (e->node[x->b].op == SR_X_CONST) {
+      y[k] = SRAffineScaleInterval(n, e->node[x->b].value, &a[k]);
+      break;
+    }
+    s = SRAffineMul(n, &a[0], &b[k]);
+    for (int j = 1; j <= k; j++) {
       t = SRAffineMul(n, &a[j], &b[k - j]);
       s = SRAffineAdd(n, &s, &t);
     }
@@ -188,7 +200,7 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
       y[0] = SRAffineSqr(n, &a[0]);
       break;
     }
-    s = z;
+    s = SR_ZERO_FORM_Private;
     for (int j = 0; 2 * j < k; j++) {
       t = SRAffineMul(n, &a[j], &a[k - j]);
       s = SRAffineAdd(n, &s, &t);
@@ -233,8 +245,8 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
     {
       /* the factor series: e itself for exp, the partner for sin/cos, v for tan/tanh */
       const SRAffine *f = x->op == SR_X_EXP ? y : w;
-      SRAffine        s2 = z;
-      s                  = z;
+      SRAffine        s2 = SR_ZERO_FORM_Private;
+      s                  = SR_ZERO_FORM_Private;
       for (int j = 1; j <= k; j++) {
         t = SRAffineMul(n, &a[j], &f[k - j]);
         t = SRAffineScaleInterval(n, SRIntervalPoint((double)j), &t);
@@ -252,7 +264,7 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
         y[k] = SRAffineScaleInterval(n, SRIntervalNeg(SRInvInt_Private(k)), &s);
         w[k] = SRAffineScaleInterval(n, SRInvInt_Private(k), &s2);
       } else if (x->op == SR_X_TAN || x->op == SR_X_TANH) {
-        SRAffine v = z;
+        SRAffine v = SR_ZERO_FORM_Private;
         for (int j = 0; j <= k; j++) {
           t = SRAffineMul(n, &y[j], &y[k - j]);
           v = SRAffineAdd(n, &v, &t);
@@ -267,7 +279,7 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
       w[0] = SRAffineRecip(n, &a[0]);
       break;
     }
-    s = z;
+    s = SR_ZERO_FORM_Private;
     for (int j = 1; j < k; j++) {
       t = SRAffineMul(n, &y[j], &a[k - j]);
       t = SRAffineScaleInterval(n, SRIntervalPoint((double)j), &t);
@@ -298,7 +310,7 @@ static void SRExprCoeff_Private(const SRExpr *e, int n, int nstate, const SRAffi
       s    = SRAffineSub(n, &a[0], &b[0]);
       R    = SRExprIndicatorRange(x->op, SRAffineRange(n, &s));
       y[0] = SRAffineInterval(X != NULL && R.lo != R.hi ? SRIntervalNaI() : R); /* undecided: none in Taylor mode */
-    } else y[k] = SRAffineIsNaI(&y[0]) ? y[0] : z; /* decided: a constant */
+    } else y[k] = SRAffineIsNaI(&y[0]) ? y[0] : SR_ZERO_FORM_Private; /* decided: a constant */
     break;
   case SR_X_IF:
     switch (SRExprIfDecide(SRAffineRange(n, &a[0]))) {
