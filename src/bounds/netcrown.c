@@ -54,64 +54,60 @@ typedef struct {
 /* h(y) = tanh(y) - k y at the point y, from an enclosure T of tanh(y) */
 static SRInterval H_Private(double k, double y, SRInterval T) { return SRIntervalSub(T, SRIntervalMul(SRIntervalPoint(k), SRIntervalPoint(y))); }
 
-/* The only local maximum of h(y) = tanh(y) - k y on [0, inf) (0 < k < 1): h' = sech^2 - k is
-   decreasing on [0, inf) and even, so h has its only local maximum at y* = atanh(sqrt(1 - k)) > 0
-   and, h being odd, its only local minimum at -y*.  y* is enclosed by Z, certified by the signs
-   of h' at its ends (outward rounded), and h over Z by the mean-value form, M: sound whatever y*
-   rounds to.  false when no Z is certified. */
-static bool Peak_Private(double k, SRInterval *Zout, double *Mhi)
+/* Upper bounds of h(y) = tanh(y) - k y (0 < k < 1).  h'' = -2 sech^2 tanh, so h is concave on
+   [0, inf) and convex on (-inf, 0].  On the concave part the tangent at any p >= 0 lies above h:
+   h(y) <= h(p) + h'(p) (y - p) for every y >= 0, so over [a0, b] (a0 >= 0) h is at most
+   h(p) + h'(p) [a0 - p, b - p], enclosed from an enclosure Tp of tanh(p) (h'(p) = 1 - tanh^2(p)
+   - k).  p is the point of [a0, b] nearest y* = atanh(sqrt(1 - k)), the maximum of h on
+   [0, inf), computed in double: where it rounds to does not matter for soundness; at y* the
+   tangent is nearly flat (the bound is h(y*) to within ~1e-16), at an end of [a0, b] it gives
+   that end's value when h is monotone there. */
+static double Tangent_Private(double k, double p, SRInterval Tp, double a0, double b)
 {
-  const double ys = atanh(sqrt(1.0 - k));
-  if (!isfinite(ys) || ys <= 0) return false;
-  for (double d = 1e-9 * (1.0 + ys); d < 1e-2 * (1.0 + ys); d *= 100) {
-    const SRInterval Z = {ys - d, ys + d}, K = SRIntervalPoint(k);
-    SRInterval       D, Dlo, Dhi;
-    if (Z.lo > 0) {
-      /* tanh' = 1 - tanh^2, decreasing on (0, inf): bounds from tanh at the ends of Z */
-      const SRInterval Tl = SRIntervalTanh(SRIntervalPoint(Z.lo)), Th = SRIntervalTanh(SRIntervalPoint(Z.hi));
-      Dlo = (SRInterval){SRSubDown(1.0, SRMulUp(Tl.hi, Tl.hi)), SRSubUp(1.0, SRMulDown(Tl.lo, Tl.lo))};
-      Dhi = (SRInterval){SRSubDown(1.0, SRMulUp(Th.hi, Th.hi)), SRSubUp(1.0, SRMulDown(Th.lo, Th.lo))};
-      D   = (SRInterval){Dhi.lo, Dlo.hi};
-    } else {
-      Dlo = SRIntervalDTanh(SRIntervalPoint(Z.lo)), Dhi = SRIntervalDTanh(SRIntervalPoint(Z.hi)), D = SRIntervalDTanh(Z);
-    }
-    if (!(SRIntervalSub(Dlo, K).lo > 0 && SRIntervalSub(Dhi, K).hi < 0)) continue;
-    *Zout = Z;
-    *Mhi  = SRIntervalAdd(H_Private(k, ys, SRIntervalTanh(SRIntervalPoint(ys))), SRIntervalMul(SRIntervalSub(D, K), SRIntervalShift(-ys, Z))).hi;
-    return true;
-  }
-  return false;
+  const SRInterval Hp = H_Private(k, p, Tp), Y = {SRSubDown(a0, p), SRSubUp(b, p)};
+  const SRInterval Dp = SRIntervalSub((SRInterval){SRSubDown(1.0, SRMulUp(Tp.hi, Tp.hi)), SRSubUp(1.0, SRMulDown(SRMax_Private(Tp.lo, 0.0), SRMax_Private(Tp.lo, 0.0)))}, SRIntervalPoint(k));
+  return SRIntervalAdd(Hp, SRIntervalMul(Dp, Y)).hi;
 }
 
-/* an upper bound of h over [a, b] from the upper bounds ha, hb of h(a), h(b) (NaN when none is
-   found): the maximum over [a, b] is at a, at b, or at y* when y* lies in [a, b] (Peak_Private;
-   k >= 1: h non-increasing) */
-static double SupH_Private(double k, double a, double b, double ha, double hb, bool peak, SRInterval Z, double Mhi)
+/* the point y*, and tanh there once (shared by both offsets) */
+typedef struct {
+  double     ys;
+  SRInterval Tys;
+  bool       have;
+} Peak;
+
+/* an upper bound of h over [a, b] from enclosures Ta, Tb of tanh(a), tanh(b) (NaN when none is
+   found).  k >= 1: h non-increasing, the bound at a.  b <= 0: h convex on [a, b], the larger end.
+   Otherwise the convex part [a, 0] (if any) is bounded by h(a) and h(0) = 0, and the concave part
+   [max(a, 0), b] by the tangent (which is >= h(0) too). */
+static double SupH_Private(double k, double a, double b, SRInterval Ta, SRInterval Tb, Peak *pk)
 {
-  const double up = SRMax_Private(ha, hb);
+  const double up = SRMax_Private(H_Private(k, a, Ta).hi, H_Private(k, b, Tb).hi);
+  double       a0;
   if (!(k > 0 && k < 1)) return k >= 1 ? up : NAN;
-  if (!peak) return NAN;
-  if (Z.hi < a || Z.lo > b) return up; /* y* outside [a, b] */
-  return SRMax_Private(up, Mhi);
+  if (b <= 0) return up;
+  if (!(isfinite(pk->ys) && pk->ys > 0)) return NAN;
+  a0 = SRMax_Private(a, 0.0);
+  if (pk->ys >= b) return SRMax_Private(up, Tangent_Private(k, b, Tb, a0, b));
+  if (pk->ys <= a0) return SRMax_Private(up, a0 == a ? Tangent_Private(k, a, Ta, a0, b) : Tangent_Private(k, 0.0, SRIntervalPoint(0.0), a0, b));
+  if (!pk->have) pk->Tys = SRIntervalTanh(SRIntervalPoint(pk->ys)), pk->have = true;
+  return SRMax_Private(up, Tangent_Private(k, pk->ys, pk->Tys, a0, b));
 }
 
 /* Parallel lines of the chord's slope k around tanh on [lo, hi], given enclosures Tl, Th of
    tanh(lo), tanh(hi): tanh(z) - k z lies in [inf h, sup h] there (inf h over [lo, hi] = -sup h
-   over [-hi, -lo], h being odd, so h(-y) is enclosed by -h(y) and the minimum -y* by -M).
-   Much narrower than the lines of the smallest derivative when [lo, hi] reaches the steep part
-   of tanh (over [-2, 1]: a gap of 0.41 against 1.5).  false when no bound is found. */
+   over [-hi, -lo], h being odd, so tanh(-y) is enclosed by -tanh(y)).  Much narrower than the
+   lines of the smallest derivative when [lo, hi] reaches the steep part of tanh (over [-2, 1]: a
+   gap of 0.41 against 1.5).  false when no bound is found. */
 static bool Chord_Private(double lo, double hi, SRInterval Tl, SRInterval Th, double *k, double *beL, double *beU)
 {
-  SRInterval hl, hh, Z = {0, 0};
-  double     Mhi = NAN;
-  bool       peak;
+  Peak pk = {NAN, {0, 0}, false};
   *k = (SRIntervalMid(Th) - SRIntervalMid(Tl)) / (hi - lo);
   if (!(hi > lo) || !(*k > 0)) return false;
   if (*k > 1) *k = 1;
-  hl   = H_Private(*k, lo, Tl), hh = H_Private(*k, hi, Th);
-  peak = *k > 0 && *k < 1 && Peak_Private(*k, &Z, &Mhi);
-  *beU = SupH_Private(*k, lo, hi, hl.hi, hh.hi, peak, Z, Mhi);
-  *beL = -SupH_Private(*k, -hi, -lo, -hh.lo, -hl.lo, peak, Z, Mhi);
+  if (*k < 1) pk.ys = atanh(sqrt(1.0 - *k));
+  *beU = SupH_Private(*k, lo, hi, Tl, Th, &pk);
+  *beL = -SupH_Private(*k, -hi, -lo, SRIntervalNeg(Th), SRIntervalNeg(Tl), &pk);
   return isfinite(*beU) && isfinite(*beL);
 }
 
