@@ -52,7 +52,7 @@ typedef struct {
    the negated row's at c[rows + i].  The results are the same bits as with both rows. */
 
 /* h(y) = tanh(y) - k y at the point y, from an enclosure T of tanh(y) */
-static SRInterval H_Private(double k, double y, SRInterval T) { return SRIntervalSub(T, SRIntervalMul(SRIntervalPoint(k), SRIntervalPoint(y))); }
+static SRInterval H_Private(double k, double y, SRInterval T) { return SRIntervalSub(T, (SRInterval){SRMulDown(k, y), SRMulUp(k, y)}); }
 
 /* Upper bounds of h(y) = tanh(y) - k y (0 < k < 1).  h'' = -2 sech^2 tanh, so h is concave on
    [0, inf) and convex on (-inf, 0].  On the concave part the tangent at any p >= 0 lies above h:
@@ -80,9 +80,9 @@ typedef struct {
    found).  k >= 1: h non-increasing, the bound at a.  b <= 0: h convex on [a, b], the larger end.
    Otherwise the convex part [a, 0] (if any) is bounded by h(a) and h(0) = 0, and the concave part
    [max(a, 0), b] by the tangent (which is >= h(0) too). */
-static double SupH_Private(double k, double a, double b, SRInterval Ta, SRInterval Tb, Peak *pk)
+static double SupH_Private(double k, double a, double b, SRInterval Ta, SRInterval Tb, SRInterval Ha, SRInterval Hb, Peak *pk)
 {
-  const double up = SRMax_Private(H_Private(k, a, Ta).hi, H_Private(k, b, Tb).hi);
+  const double up = SRMax_Private(Ha.hi, Hb.hi);
   double       a0;
   if (!(k > 0 && k < 1)) return k >= 1 ? up : NAN;
   if (b <= 0) return up;
@@ -106,8 +106,11 @@ static bool Chord_Private(double lo, double hi, SRInterval Tl, SRInterval Th, do
   if (!(hi > lo) || !(*k > 0)) return false;
   if (*k > 1) *k = 1;
   if (*k < 1) pk.ys = atanh(sqrt(1.0 - *k));
-  *beU = SupH_Private(*k, lo, hi, Tl, Th, &pk);
-  *beL = -SupH_Private(*k, -hi, -lo, SRIntervalNeg(Th), SRIntervalNeg(Tl), &pk);
+  {
+    const SRInterval Hl = H_Private(*k, lo, Tl), Hh = H_Private(*k, hi, Th); /* h(-y) in -h(y) */
+    *beU = SupH_Private(*k, lo, hi, Tl, Th, Hl, Hh, &pk);
+    *beL = -SupH_Private(*k, -hi, -lo, SRIntervalNeg(Th), SRIntervalNeg(Tl), SRIntervalNeg(Hh), SRIntervalNeg(Hl), &pk);
+  }
   return isfinite(*beU) && isfinite(*beL);
 }
 
@@ -431,26 +434,31 @@ static void InputStep_Private(Crown *C, int rows, double *A)
     sc[j] = t;
   }
   for (int i = 0; i < rows; i++) {
+    /* the constant: sum_j l_j c0_j + max(l_j r_j) as 2 nin plain products summed, bounded above
+       by SumUp_Private (the row -lam likewise, with -l_j) */
     const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], c2 = C->pair ? C->c[rows + i] : 0.0, t = 0.0, *restrict a = A + (size_t)i * m;
-    for (int s = 0; s < m; s++) a[s] = 0.0;
+    double        s = 0.0, a = 0.0, s2 = 0.0, a2 = 0.0, t = 0.0, *restrict A_i = A + (size_t)i * m;
+    for (int k = 0; k < m; k++) A_i[k] = 0.0;
     for (PetscInt j = 0; j < nin; j++) {
       const SRAffine *x = &C->x[j];
-      const double    l = lam[j], *restrict xc = x->c;
+      const double    l = lam[j];
       if (l == 0) continue;
-      Axpy_Private(m, l, xc, a);
-      c = SRAddUp(c, SRMulUp(l, x->c0));
-      c = SRAddUp(c, SRMax_Private(SRMulUp(l, x->r.lo), SRMulUp(l, x->r.hi)));
-      t = SRAddUp(t, SRMulUp(fabs(l), sc[j]));
-      if (C->pair) { /* the row -lam (its A is -a) */
-        c2 = SRAddUp(c2, SRMulUp(-l, x->c0));
-        c2 = SRAddUp(c2, SRMax_Private(SRMulUp(-l, x->r.lo), SRMulUp(-l, x->r.hi)));
+      Axpy_Private(m, l, x->c, A_i);
+      {
+        const double p = l * x->c0, q = l * (l >= 0 ? x->r.hi : x->r.lo);
+        s += p + q, a += fabs(p) + fabs(q), t += fabs(l) * sc[j];
+        if (C->pair) { /* the row -lam (its A is -A_i) */
+          const double q2 = -l * (l <= 0 ? x->r.hi : x->r.lo);
+          s2 += -p + q2, a2 += fabs(p) + fabs(q2);
+        }
       }
     }
-    /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
-    c       = SRAddUp(c, SRMulUp(g, t));
-    C->c[i] = SRAddUp(c, SRMulUp((double)(nin + 2), SR_TINY));
-    if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(c2, SRMulUp(g, t)), SRMulUp((double)(nin + 2), SR_TINY));
+    {
+      /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
+      const double e = SRAddUp(SRMulUp(g, SumUp_Private(t, t, nin)), (double)(nin + 2) * SR_TINY);
+      C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, 2 * nin)), e);
+      if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(s2, a2, 2 * nin)), e);
+    }
   }
 }
 
