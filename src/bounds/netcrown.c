@@ -40,6 +40,10 @@ typedef struct {
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
   int             pair;      /* 1: each row i stands for itself and its negation, row rows + i (below) */
+  const double   *src;       /* when set, the rows the next RelaxStep_Private reads (stride srcld), not lam */
+  PetscInt        srcld;
+  double         *vbuf;      /* per affine layer l at off[l]: sum_j |W_oj| amax_j bounded above, once per call */
+  bool            vdone[SR_MAX_LAYERS + 1];
   bool            parallel[SR_MAX_LAYERS + 1]; /* layer l's lines are parallel (alL = alU) for every neuron */
 } Crown;
 
@@ -219,9 +223,12 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
   const double  *zm  = C->zmax + C->off[l];
   double         zs  = 0.0;
   for (PetscInt j = 0; j < n; j++) zs = SRAddUp(zs, zm[j]);
+  const double *in = C->src ? C->src : C->lam;
+  const PetscInt ldin = C->src ? C->srcld : C->mlp->maxwidth;
   for (int i = 0; i < rows; i++) {
-    double *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0, s2 = 0.0, a2 = 0.0;
-    PetscInt j = 0;
+    double       *lam = C->lam + (size_t)i * C->mlp->maxwidth, s = 0.0, a = 0.0, ez = 0.0, s2 = 0.0, a2 = 0.0;
+    const double *lin = in + (size_t)i * ldin;
+    PetscInt      j = 0;
 #if SR_VEC4
     {
       const SRCrownVec_Private  zero = {0, 0, 0, 0};
@@ -230,7 +237,7 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
       for (; j < n4; j += 4) {
         SRCrownVec_Private  v, l0, l1, b0, b1, z, al, be, p, q;
         SRCrownMask_Private pos;
-        memcpy(&v, lam + j, sizeof v), memcpy(&l0, alL + j, sizeof v), memcpy(&l1, alU + j, sizeof v);
+        memcpy(&v, lin + j, sizeof v), memcpy(&l0, alL + j, sizeof v), memcpy(&l1, alU + j, sizeof v);
         memcpy(&b0, beL + j, sizeof v), memcpy(&b1, beU + j, sizeof v), memcpy(&z, zm + j, sizeof v);
         pos = v >= zero;
         al  = (SRCrownVec_Private)(((SRCrownMask_Private)l1 & pos) | ((SRCrownMask_Private)l0 & ~pos));
@@ -254,7 +261,7 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
     }
 #endif
     for (; j < n; j++) {
-      const double v = lam[j], p = v * (v >= 0 ? beU[j] : beL[j]), w = -v, p2 = w * (w >= 0 ? beU[j] : beL[j]);
+      const double v = lin[j], p = v * (v >= 0 ? beU[j] : beL[j]), w = -v, p2 = w * (w >= 0 ? beU[j] : beL[j]);
       lam[j] = v * (v >= 0 ? alU[j] : alL[j]);
       s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
       s2 += p2, a2 += fabs(p2);
@@ -393,14 +400,16 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   SRMLP          mlp = C->mlp;
   const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
   const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *am = C->amax + C->aoff[l];
-  double        *v = C->lam2 + (size_t)rows * mw; /* v_o = sum_j |W_oj| amax_j, then tiny total */
+  double        *v = C->vbuf + C->off[l]; /* v_o = sum_j |W_oj| amax_j */
   double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
-  for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above (amax >= 0) */
-    double s, a;
-    Dot3_Private(ni, W + o * ni, am, NULL, &s, &a, NULL);
-    v[o] = SumUp_Private(a, a, ni);
-  }
+  if (!C->vdone[l]) /* amax of layer l is fixed within a call: once */
+    for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above (amax >= 0) */
+      double s, a;
+      Dot3_Private(ni, W + o * ni, am, NULL, &s, &a, NULL);
+      v[o] = SumUp_Private(a, a, ni);
+    }
+  C->vdone[l] = true;
   const double es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
   Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
@@ -467,6 +476,7 @@ static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
   for (; l > 0; l--) {
     RelaxStep_Private(C, rows, l - 1);
+    C->src = NULL; /* from here on the rows are lam */
     AffineStep_Private(C, rows, l - 1);
   }
   InputStep_Private(C, rows, A);
@@ -480,6 +490,11 @@ static void Weights_Private(Crown *C, PetscInt l)
   SRMLP          mlp = C->mlp;
   const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
   const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
+  if (C->pair && l > 0) { /* the first relax step reads +W_l in place (the negated rows are implied) */
+    C->src = W, C->srcld = ni;
+    for (PetscInt i = 0; i < no; i++) C->c[i] = b[i], C->c[no + i] = -b[i];
+    return;
+  }
   for (PetscInt i = 0; i < no; i++) {
     double *up = C->lam + (size_t)i * mw, *dn = C->lam + (size_t)(no + i) * mw;
     for (PetscInt j = 0; j < ni; j++) up[j] = W[i * ni + j];
@@ -501,13 +516,16 @@ static void Identity_Private(Crown *C, PetscInt n)
   }
 }
 
-/* sup of A_i . xi + c_i over [-1, 1]^m */
-static double Sup_Private(int m, const double *a, double c)
+/* sum_s |a_s| bounded above (SumUp_Private) */
+static double AbsSumUp_Private(int m, const double *a)
 {
   double t = 0.0;
   for (int s = 0; s < m; s++) t += fabs(a[s]);
-  return SRAddUp(c, SumUp_Private(t, t, m)); /* sum |a_s| bounded above (SumUp_Private) */
+  return SumUp_Private(t, t, m);
 }
+
+/* sup of A_i . xi + c_i over [-1, 1]^m */
+static double Sup_Private(int m, const double *a, double c) { return SRAddUp(c, AbsSumUp_Private(m, a)); }
 
 /* bounds and relaxations of the pre-activations of layer l */
 static bool LayerBounds_Private(Crown *C, int l, double *A)
@@ -522,7 +540,11 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
   C->pair = 0;
   C->parallel[l] = true;
   for (PetscInt j = 0; j < n; j++) {
-    double hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)((par ? 0 : n) + j) * m, C->c[n + j]);
+    double hi, lo;
+    if (par) { /* one row, sum |A_j| once, the two constants */
+      const double t = AbsSumUp_Private(m, A + (size_t)j * m);
+      hi = SRAddUp(C->c[j], t), lo = -SRAddUp(C->c[n + j], t);
+    } else hi = Sup_Private(m, A + (size_t)j * m, C->c[j]), lo = -Sup_Private(m, A + (size_t)(n + j) * m, C->c[n + j]);
     if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) return false;
     C->lo[C->off[l] + j] = lo, C->hi[C->off[l] + j] = hi, C->zmax[C->off[l] + j] = SRMax_Private(fabs(lo), fabs(hi));
     if (!Relax_Private(C->mlp->act[l], lo, hi, &C->rx[C->off[l] + j])) return false;
@@ -559,19 +581,19 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   PetscInt       no = 0, na = 0;
   for (PetscInt l = 0; l < L; l++) C->off[l] = no, no += mlp->width[l + 1];
   for (PetscInt l = 0; l <= L; l++) C->aoff[l] = na, na += mlp->width[l];
-  C->lo   = malloc(sizeof(double) * (size_t)(7 * no + 2 * na));
+  C->lo   = malloc(sizeof(double) * (size_t)(8 * no + 2 * na));
   C->rx   = malloc(sizeof(Relax) * (size_t)no);
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
   if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
-  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->ntot = no;
+  C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->vbuf = C->rl + 4 * no, C->ntot = no;
   return true;
 }
 
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
-  Crown          C = {mlp, m, in, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}, {0}, NULL, NULL, NULL, 0, {false}};
+  Crown          C = {.mlp = mlp, .m = m, .x = in}; /* the rest zero */
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
