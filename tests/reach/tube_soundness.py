@@ -8,7 +8,7 @@ the C reader) or the HDF5 layers, RK4 with 200 steps per period (error far below
 From the corners of X0 and random points, each state at every RK4 point of period j must lie in
 the tube box of period j of every leaf piece containing the start point.  The disturbance of the
 Unicycle is drawn per period from its interval.  The verdicts must be the published ones
-(TORA, ACC, Unicycle VERIFIED; the ARCH Single Pendulum FALSIFIED, exit 6).  A planted violation
+(TORA, ACC, Unicycle VERIFIED, Docking on a smaller X0 VERIFIED; the ARCH Single Pendulum FALSIFIED, exit 6).  A planted violation
 (-closedloop_test_planted_shrink 0.5, the flow's result shrunk) must be caught on every benchmark.
 Usage: tube_soundness.py SIMREACH SRCDIR WORKDIR [MPIEXEC ...]"""
 import os
@@ -80,6 +80,13 @@ def acc():
                                  x[:, 4], x[:, 5], -2 * x[:, 5] + 2 * u[:, 0] - mu * x[:, 4] ** 2), 0.1, 50, None)
 
 
+def docking():  # Clohessy-Wiltshire, n = 0.001027, m = 12: linear, enclosed by the exact period map
+    n = 0.001027
+    return (lambda x: x, lambda y, x: y[:, :2],
+            lambda x, u, w: cols(x[:, 2], x[:, 3], 2 * n * x[:, 3] + 3 * n * n * x[:, 0] + u[:, 0] / 12,
+                                 -2 * n * x[:, 2] + u[:, 1] / 12), 1.0, 40, None)
+
+
 def pendulum():  # the ARCH plant, m = l = 0.5, g = 1, c = 0
     return (lambda x: x, lambda y, x: y[:, :1],
             lambda x, u, w: cols(x[:, 1], 1.0 / 0.5 * np.sin(x[:, 0]) + u[:, 0] / (0.5 * 0.25)), 0.05, 20, None)
@@ -143,6 +150,9 @@ cases = [
      os.path.join(A, "acc", "spec.txt"), open(os.path.join(A, "acc", "options")).read().split(), 200),
     ("unicycle", unicycle(), os.path.join(A, "unicycle", "plant.txt"), os.path.join(A, "unicycle", "controllerB.onnx"),
      os.path.join(A, "unicycle", "spec.txt"), open(os.path.join(A, "unicycle", "options")).read().split(), 200),
+    # the linear period map of src/model/flow_linear.c, with a smaller X0 than the published one
+    ("docking", docking(), os.path.join(A, "docking", "plant.txt"), os.path.join(A, "docking", "model.onnx"),
+     os.path.join(src, "tests", "data", "docking_spec_small.txt"), open(os.path.join(A, "docking", "options")).read().split(), 200),
 ]
 fails = 0
 for name, model, plant, net, spec, opts, npts in cases:
