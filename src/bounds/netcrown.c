@@ -39,6 +39,7 @@ typedef struct {
   double         *sc;        /* per network input, sum_s |C_js| (InputStep_Private) */
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
+  double         *wt;        /* a narrow layer's W transposed (at most 8 x maxwidth) */
   int             pair;      /* 1: each row i stands for itself and its negation, row rows + i (below) */
   const double   *src;       /* when set, the rows the next RelaxStep_Private reads (stride srcld), not lam */
   PetscInt        srcld;
@@ -320,25 +321,25 @@ SR_CROWN_CLONES static void Gemm_Private(int rows, PetscInt no, PetscInt ni, Pet
         O[(size_t)(i0 + s) * ld + j] = t;
       }
   }
-  for (int i = i0; i < rows; i++) { /* the last rows one at a time, the columns in vectors */
-    PetscInt j0 = 0;
+  for (int i = i0; i < rows; i++) { /* the last rows one at a time: O_i += L_io W_o, o in order */
+    double  *restrict Oi = O + (size_t)i * ld;
+    PetscInt j4 = 0;
+    for (PetscInt j = 0; j < ni; j++) Oi[j] = 0.0;
 #if defined(__GNUC__)
-    for (; j0 + 4 <= ni; j0 += 4) {
-      SRCrownVec_Private acc = {0, 0, 0, 0};
-      for (PetscInt o = 0; o < no; o++) {
-        SRCrownVec_Private w0;
-        const double       x  = L[(size_t)i * ld + o];
-        const SRCrownVec_Private xv = {x, x, x, x};
-        memcpy(&w0, W + o * ni + j0, sizeof w0);
-        acc += xv * w0;
-      }
-      memcpy(O + (size_t)i * ld + j0, &acc, sizeof acc);
-    }
+    j4 = ni - ni % 4;
 #endif
-    for (PetscInt j = j0; j < ni; j++) {
-      double t = 0.0;
-      for (PetscInt o = 0; o < no; o++) t += L[(size_t)i * ld + o] * W[o * ni + j];
-      O[(size_t)i * ld + j] = t;
+    for (PetscInt o = 0; o < no; o++) {
+      const double x = L[(size_t)i * ld + o];
+#if defined(__GNUC__)
+      const SRCrownVec_Private xv = {x, x, x, x};
+      for (PetscInt j = 0; j < j4; j += 4) {
+        SRCrownVec_Private w0, a0;
+        memcpy(&w0, W + o * ni + j, sizeof w0), memcpy(&a0, Oi + j, sizeof a0);
+        a0 += xv * w0;
+        memcpy(Oi + j, &a0, sizeof a0);
+      }
+#endif
+      for (PetscInt j = j4; j < ni; j++) Oi[j] += x * W[o * ni + j];
     }
   }
 }
@@ -394,6 +395,39 @@ SR_CROWN_CLONES static void Axpy_Private(int m, double l, const double *restrict
   for (; s < m; s++) a[s] += l * x[s];
 }
 
+#if defined(__GNUC__)
+typedef double SRCrownVec8_Private __attribute__((vector_size(8 * sizeof(double))));
+#endif
+
+/* O (rows x ni, row stride ld) = L (rows x no, stride ld) W for a narrow W (ni <= 8), given as
+   WT = W transposed (ni x no): each entry a dot product over o in eight partial sums (their
+   rounding is bounded by the callers a priori, whatever the order, as for Gemm_Private) */
+SR_CROWN_CLONES static void GemmNarrow_Private(int rows, PetscInt no, PetscInt ni, PetscInt ld, const double *restrict L, const double *restrict WT, double *restrict O)
+{
+  for (int i = 0; i < rows; i++) {
+    const double *l = L + (size_t)i * ld;
+    PetscInt      o = 0;
+    double        t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#if defined(__GNUC__)
+    SRCrownVec8_Private acc[8] = {{0}};
+    for (; o + 8 <= no; o += 8) {
+      SRCrownVec8_Private lv;
+      memcpy(&lv, l + o, sizeof lv);
+      for (PetscInt j = 0; j < ni; j++) {
+        SRCrownVec8_Private wv;
+        memcpy(&wv, WT + j * no + o, sizeof wv);
+        acc[j] += lv * wv;
+      }
+    }
+    for (PetscInt j = 0; j < ni; j++) t[j] = ((acc[j][0] + acc[j][1]) + (acc[j][2] + acc[j][3])) + ((acc[j][4] + acc[j][5]) + (acc[j][6] + acc[j][7]));
+#endif
+    for (PetscInt j = 0; j < ni; j++) {
+      for (PetscInt k = o; k < no; k++) t[j] += l[k] * WT[j * no + k];
+      O[(size_t)i * ld + j] = t[j];
+    }
+  }
+}
+
 /* rows over z^l -> rows over a^l (affine layer l) */
 static void AffineStep_Private(Crown *C, int rows, int l)
 {
@@ -411,7 +445,11 @@ static void AffineStep_Private(Crown *C, int rows, int l)
     }
   C->vdone[l] = true;
   const double es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
-  Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
+  if (ni <= 8 && no >= 16) { /* a narrow layer (the network's inputs): sums over o in lanes */
+    for (PetscInt o = 0; o < no; o++)
+      for (PetscInt j = 0; j < ni; j++) C->wt[j * no + o] = W[o * ni + j];
+    GemmNarrow_Private(rows, no, ni, mw, C->lam, C->wt, C->lam2);
+  } else Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
     const double *lam = C->lam + (size_t)i * mw;
     double        c = C->c[i], s, a, t;
@@ -585,8 +623,9 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   C->rx   = malloc(sizeof(Relax) * (size_t)no);
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
+  C->wt   = malloc(sizeof(double) * 8 * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
-  if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c) return false;
+  if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c || !C->wt) return false;
   C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->vbuf = C->rl + 4 * no, C->ntot = no;
   return true;
 }
@@ -619,6 +658,6 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
     }
   }
-  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c);
+  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c), free(C.wt);
   return ok;
 }

@@ -210,6 +210,16 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
   return true;
 }
 
+/* the slots of vars the plant's expressions can name (states, controls, disturbances, network
+   outputs): a form is ~4 KB, and the other of the nvars slots are never read */
+static void CopyVars_Private(const SRPlant *pl, const SRAffine *vars, SRAffine *v)
+{
+  for (int i = 0; i < pl->n; i++) v[i] = vars[i];
+  for (int j = 0; j < pl->nu; j++) v[SR_SLOT_U(j)] = vars[SR_SLOT_U(j)];
+  for (int k = 0; k < pl->nw; k++) v[SR_SLOT_W(k)] = vars[SR_SLOT_W(k)];
+  for (int k = 0; k < pl->nout; k++) v[SR_SLOT_Y(k)] = vars[SR_SLOT_Y(k)];
+}
+
 /* A discrete-time plant (SPEC §15 turn 4): the update x(j+1) = f(x(j), u, w) is the DAG
    evaluated in the affine forms, every operation outward rounded (SRExprEvalAffine), so Xout
    encloses the image of every state of X under every control and disturbance of vars.  The
@@ -218,8 +228,7 @@ static bool Adaptive_Private(const SRPlant *pl, int m, const SRAffine *X, SRAffi
 static bool Update_Private(const SRPlant *pl, int m, const SRAffine *X, const SRAffine *vars, const SRFlowOptions *o, SRAffine *Xout, SRAffine *tube, SRInterval *tubebox, SRAffine *work)
 {
   SRAffine *v = work, *val = work + pl->nvars;
-  for (int j = 0; j < pl->nvars; j++)
-    v[j] = vars[j];
+  CopyVars_Private(pl, vars, v);
   for (int i = 0; i < pl->n; i++)
     v[i] = X[i];
   SRExprEvalAffine(&pl->dag, m, v, val);
@@ -299,8 +308,7 @@ bool SRFlowStepParts(const SRPlant *pl, int m, const SRAffine *X, const SRAffine
   SRInterval hs = { h.lo / ns, h.hi / ns };
   if (ns & (ns - 1) || !(h.lo >= 0x1p-900) || !(h.lo <= h.hi)) return false;
   work += pl->nvars;
-  for (int j = 0; j < pl->nvars; j++)
-    v[j] = vars[j];
+  CopyVars_Private(pl, vars, v);
   for (int i = 0; i < pl->n; i++)
     Y[i] = X[i];
   for (int s = 0; s < ns; s++) {

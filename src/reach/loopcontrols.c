@@ -9,10 +9,17 @@ static bool Controls_Private(SRLoop *L, const SRController *ct, int m, const SRA
 {
   const SRPlant *pl = L->plant;
   SRInterval     in[SR_PLANT_MAX_INPUTS], y[SR_PLANT_MAX_OUTPUTS];
-  for (int j = 0; j < pl->nvars; j++)
-    L->vars[j] = SRAffineConstant(0.0);
+  /* the slots the plant's expressions can name (states, controls, disturbances, outputs; the
+     others of the nvars are never read): 0 until set, as the network's outputs are at the
+     first evaluation */
   for (int i = 0; i < pl->n; i++)
     L->vars[i] = X[i];
+  for (int j = 0; j < pl->nu; j++)
+    L->vars[SR_SLOT_U(j)] = SRAffineConstant(0.0);
+  for (int k = 0; k < pl->nw; k++)
+    L->vars[SR_SLOT_W(k)] = SRAffineConstant(0.0);
+  for (int k = 0; k < pl->nout; k++)
+    L->vars[SR_SLOT_Y(k)] = SRAffineConstant(0.0);
   SRExprEvalAffine(&pl->dag, m, L->vars, L->val);
   if (ct->enclose_affine) {
     SRAffine *ain = L->forms + (size_t)(7 + L->spec->nc) * (size_t)pl->n, *aout = ain + pl->nin;
