@@ -1,5 +1,5 @@
-/* Test access to the relaxation lines of CROWN (src/bounds/netcrown.c; SPEC §15): the two
-   lines CROWN puts around an activation over a pre-activation range, so that a test can check
+/* The relaxation lines of CROWN (src/bounds/crownrelax.c; SPEC §15): the two lines CROWN
+   (src/bounds/netcrown.c) puts around an activation over a pre-activation range; a test checks
    them against the function itself (tests/bounds/test_crown_relax.c). */
 #pragma once
 
