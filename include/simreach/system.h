@@ -113,6 +113,8 @@ PetscErrorCode SRSystemAdoptStored(MPI_Comm comm, SRSystem sys, const double par
 /* The linearisation at the equilibrium x = 0, u = 0 of the held map (m plant steps, u held):
    A (n x n) and B (n x nu), row-major. */
 void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B);
+/* one held step more of a chained linearisation: A <- J A, B <- J B + J_u (n x n, n x nu) */
+void SRSystemChainStep(PetscInt n, PetscInt nu, const double *J, const double *Ju, double *A, double *B);
 /* One start-up line (rank 0 of comm): the reference gain and its closed loop's spectral radius
    (SPEC §2); nothing for a system without a reference controller. */
 PetscErrorCode SRSystemPrintReference(MPI_Comm comm, SRSystem sys, const char who[]);

@@ -14,7 +14,7 @@ void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B)
 {
   const PetscInt n = sys->n, nu = sys->nu;
   const double   zero[SR_MAX_DIM] = { 0 };
-  double         J[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM], T[SR_MAX_DIM * SR_MAX_DIM];
+  double         J[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
 
   /* x = 0, u = 0 is an equilibrium of every system, so each of the m steps is linearised there:
      A_m = J^m, B_m = sum_{s < m} J^s J_u (built as A <- J A, B <- J B + J_u) */
@@ -22,20 +22,7 @@ void SRSystemHeldLinearisation(SRSystem sys, double *A, double *B)
   for (PetscInt i = 0; i < n * n; i++) A[i] = J[i];
   for (PetscInt i = 0; i < n * nu; i++) B[i] = Ju[i];
   for (PetscInt s = 1; s < sys->control_steps; s++) {
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt j = 0; j < n; j++) {
-        double t = 0;
-        for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * A[k * n + j];
-        T[i * n + j] = t;
-      }
-    for (PetscInt i = 0; i < n * n; i++) A[i] = T[i];
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt j = 0; j < nu; j++) {
-        double t = Ju[i * nu + j];
-        for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * B[k * nu + j];
-        T[i * nu + j] = t;
-      }
-    for (PetscInt i = 0; i < n * nu; i++) B[i] = T[i];
+    SRSystemChainStep(n, nu, J, Ju, A, B);
   }
 }
 
@@ -377,4 +364,24 @@ PetscErrorCode SRLQRGain(PetscInt n, PetscInt m, const double *A, const double *
   PetscCall(SRLQRGainIterate_Private(n, m, A, B, Q, R, K, &ok));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "SRLQRGain: the Riccati iteration diverged or did not converge ((A, B) not stabilisable?)");
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one held step more: A <- J A, B <- J B + J_u (n x n and n x nu, row-major) */
+void SRSystemChainStep(PetscInt n, PetscInt nu, const double *J, const double *Ju, double *A, double *B)
+{
+  double T[SR_MAX_DIM * SR_MAX_DIM];
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++) {
+      double t = 0;
+      for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * A[k * n + j];
+      T[i * n + j] = t;
+    }
+  for (PetscInt i = 0; i < n * n; i++) A[i] = T[i];
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < nu; j++) {
+      double t = Ju[i * nu + j];
+      for (PetscInt k = 0; k < n; k++) t += J[i * n + k] * B[k * nu + j];
+      T[i * nu + j] = t;
+    }
+  for (PetscInt i = 0; i < n * nu; i++) B[i] = T[i];
 }

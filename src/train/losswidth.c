@@ -186,26 +186,13 @@ static void SRW1Backward_Private(SRW1Pass_Private *s, const double *pN, const do
 void SRLossWidth1HeldJacobian(SRSystem sys, const double *x, const double *u, double *A, double *B)
 {
   const PetscInt n = sys->n, nu = sys->nu;
-  double         y[SR_MAX_DIM], z[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM], T[SR_MAX_DIM * SR_MAX_DIM];
+  double         y[SR_MAX_DIM], z[SR_MAX_DIM], Jx[SR_MAX_DIM * SR_MAX_DIM], Ju[SR_MAX_DIM * SR_MAX_DIM];
 
   sys->step_jacobian(sys, x, u, A, B);
   if (sys->control_steps > 1) sys->step(sys, x, u, y);
   for (PetscInt s = 1; s < sys->control_steps; s++) {
     sys->step_jacobian(sys, y, u, Jx, Ju);
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt j = 0; j < n; j++) {
-        double t = 0.0;
-        for (PetscInt k = 0; k < n; k++) t += Jx[i * n + k] * A[k * n + j];
-        T[i * n + j] = t;
-      }
-    for (PetscInt i = 0; i < n * n; i++) A[i] = T[i];
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt j = 0; j < nu; j++) {
-        double t = Ju[i * nu + j];
-        for (PetscInt k = 0; k < n; k++) t += Jx[i * n + k] * B[k * nu + j];
-        T[i * nu + j] = t;
-      }
-    for (PetscInt i = 0; i < n * nu; i++) B[i] = T[i];
+    SRSystemChainStep(n, nu, Jx, Ju, A, B);
     if (s + 1 < sys->control_steps) {
       for (PetscInt d = 0; d < n; d++) z[d] = y[d];
       sys->step(sys, z, u, y);
