@@ -512,6 +512,56 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   return true;
 }
 
+/* Au' = al A (entries rounded to nearest) and an upper bound of al c + be plus the rounding of
+   Au': |al a_s - fl(al a_s)| <= 2^-53 |fl(al a_s)| + 2^-1075 per entry, times |xi_s| <= 1 */
+static double ScaleRow_Private(int m, double al, const double *A, double c, double be, double *Au)
+{
+  for (int s = 0; s < m; s++) Au[s] = al * A[s];
+  return SRAddUp(SRAddUp(SRAddUp(SRMulUp(al, c), be), SRMulUp(0x1p-53, AbsSumUp_Private(m, Au))), (double)(m + 2) * SR_TINY);
+}
+
+/* The outputs from the last layer's own bounds.  Its rows z_o <= A_o . xi + c_o and -z_o <=
+   An_o . xi + cn_o are computed (LayerBounds_Private) before its activation is relaxed by
+   alL z + beL <= s(z) <= alU z + beU; with alU, alL >= 0 (relu, tanh, sigmoid, linear) the
+   outputs are bounded by s(z_o) <= alU (A_o . xi + c_o) + beU and -s(z_o) <= alL (An_o . xi +
+   cn_o) - beL.  Back-substituting the outputs from a^L gives the same rows in exact arithmetic
+   (every step is linear in the row, and a factor al >= 0 keeps every sign and so every choice of
+   line), so that pass is not run.  false (nothing written) when a slope is negative. */
+static bool LastLayer_Private(Crown *C, const double *A, SRAffine *out)
+{
+  const PetscInt L = C->mlp->nlayers, n = C->mlp->width[L];
+  const int      m = C->m;
+  bool           par = true;
+  double        *Au, *An;
+  for (PetscInt k = 0; k + 1 < L; k++) par = par && C->parallel[k];
+  for (PetscInt o = 0; o < n; o++) {
+    const Relax *r = &C->rx[C->off[L - 1] + o];
+    if (!(r->alL >= 0 && r->alU >= 0)) return false;
+  }
+  if (!(Au = malloc(sizeof(double) * 2 * (size_t)(m + 1)))) return false;
+  An = Au + m + 1;
+  for (PetscInt o = 0; o < n; o++) {
+    const Relax  *r  = &C->rx[C->off[L - 1] + o];
+    const double *Ao = A + (size_t)o * m;
+    double        cu, cn;
+    cu = ScaleRow_Private(m, r->alU, Ao, C->c[o], r->beU, Au);
+    if (par) { /* the lower row is -A_o (paired rows) */
+      for (int s = 0; s < m; s++) An[s] = -Ao[s];
+      cn = ScaleRow_Private(m, r->alL, An, C->c[n + o], -r->beL, An);
+    } else cn = ScaleRow_Private(m, r->alL, A + (size_t)(n + o) * m, C->c[n + o], -r->beL, An);
+    out[o] = Form_Private(m, Au, cu, An, cn);
+  }
+  free(Au);
+  return true;
+}
+
+static bool OutputsFinite_Private(int m, PetscInt nout, const SRAffine *out)
+{
+  for (PetscInt o = 0; o < nout; o++)
+    if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) return false;
+  return true;
+}
+
 bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
 {
   Crown          C = {.mlp = mlp, .m = m, .x = in}; /* the rest zero */
@@ -525,7 +575,8 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
     if (ok) C.amax[j] = SRMax_Private(fabs(R.lo), fabs(R.hi));
   }
   for (PetscInt l = 0; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
-  if (ok) {
+  if (ok && LastLayer_Private(&C, A, out)) ok = OutputsFinite_Private(m, nout, out);
+  else if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
     bool par = true;
     for (PetscInt l = 0; l < L; l++) par = par && C.parallel[l];
