@@ -124,15 +124,20 @@ SRAffine SRAffineVariable(int i, double centre, double halfwidth)
 
 bool SRAffineIsNaI(const SRAffine *a) { return SRIntervalIsNaI(a->r) || isnan(a->c0); }
 
+/* sum_i |a_i| bounded above: n nonnegative terms summed in round-to-nearest have a relative
+   error below (n - 1) 2^-53 / (1 - (n - 1) 2^-53), so S (1 + 2^-40) rounded up bounds the real
+   sum for n <= 2^30 (NaN stays NaN) */
+static double SRAffineAbsSum_Private(int n, const double *a)
+{
+  double S = 0.0;
+  for (int i = 0; i < n; i++) S += fabs(a[i]);
+  return SRMulUp(S, 1.0 + 0x1p-40);
+}
+
 SRInterval SRAffineLinearRange(int n, const SRAffine *a)
 {
-  /* n nonnegative terms summed in round-to-nearest: relative error below (n - 1) 2^-53 / (1 -
-     (n - 1) 2^-53), so S (1 + 2^-40) rounded up bounds the real sum for n <= 2^30 */
-  double S = 0.0;
-  for (int i = 0; i < n; i++)
-    S += fabs(a->c[i]);
+  const double S = SRAffineAbsSum_Private(n, a->c);
   if (isnan(S)) return SRIntervalNaI();
-  S = SRMulUp(S, 1.0 + 0x1p-40);
   return (SRInterval) { -S, S };
 }
 
@@ -199,14 +204,6 @@ static SRAffine SRAffineFinish_Private(SRAffine *y, SRInterval I0, double dev, S
   y->r  = SRIntervalAdd(SRIntervalAdd(R, SRIntervalShift(-y->c0, I0)), (SRInterval) { -dev, dev });
   if (isnan(y->r.lo) || isnan(y->r.hi)) y->r = SRIntervalNaI();
   return *y;
-}
-
-/* sum_i |a_i| bounded above (n nonnegative terms in round-to-nearest, as SRAffineLinearRange) */
-static double SRAffineAbsSum_Private(int n, const double *a)
-{
-  double S = 0.0;
-  for (int i = 0; i < n; i++) S += fabs(a[i]);
-  return SRMulUp(S, 1.0 + 0x1p-40);
 }
 
 /* s a + t b for interval scalars s, t.  Points take the double path of SRAffineCoeffs_Private.
