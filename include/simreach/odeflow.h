@@ -44,6 +44,7 @@ typedef struct {
   double shrink;   /* planted violation for the soundness suite: 0 (off) or a factor in (0,1) by which the result is shrunk */
   int    substeps_max; /* adaptive sub-steps (odeloop.c): a period whose flow fails or whose always check misses is retried with twice the sub-steps, up to this many (>= substeps; = substeps: off) */
   double retry_shrink; /* planted violation: 0 (off) or the factor by which a retried period's result is shrunk */
+  double join_shrink;  /* planted violation: 0 (off) or the factor by which a join of two halves (src/reach/subtree.c) is shrunk about its centre */
   bool          linear; /* a linear plant's period by its exact map (SRFlowLinear; default true; -plant_linear_flow, -closedloop_linear_flow) */
   SRFlowLinear *lin;    /* the map made once by the caller, or NULL: made per call when linear is set */
 } SRFlowOptions;

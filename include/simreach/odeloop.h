@@ -71,12 +71,24 @@ typedef struct {
   bool      eval_failed; /* a point evaluation of the network failed (SRSimulate returned -inf) */
   SRFlowParts parts;   /* the parts of a period's tube (one per sub-step) */
   long        retries; /* periods run again with more sub-steps (adaptive sub-steps), this rank */
+  bool        join_first; /* SRPieceProveWindow from a join (src/reach/subtree.c): its first period runs once, without the adaptive sub-steps */
 } SRLoop;
 
 PetscErrorCode SRLoopCreate(const SRPlant *plant, const SRSpec *spec, const SRController *ctrl, const SRFlowOptions *o, SRLoop *loop);
 void           SRLoopDestroy(SRLoop *loop);
+/* the forms' coordinates of a piece: its n, then the noise symbols (SPEC §15) */
+int SRLoopCoordinates(const SRLoop *loop);
+/* a piece's coordinate over [lo, hi]: x = c + rad xi with |xi| <= 1 for every x of [lo, hi]
+   (rad rounded up) */
+void SRPieceCoordinate(double lo, double hi, double *c, double *rad);
 /* prove the spec for every point of the box [lo, hi] */
 void SRPieceProve(SRLoop *loop, const double *lo, const double *hi, SRPieceResult *r);
+/* the same over the periods s..e-1 only, from the forms Fs (n forms over the piece's
+   coordinates and the noise symbols) at sample time s, or from the box when Fs is NULL (then s
+   must be 0); Fe (optional, n forms) receives the states at sample time e.  Windows other than
+   the whole horizon are for plants whose constraints are all 'always' and that select no
+   network (SRLoopCanMerge); the sample time s is not checked again. */
+void SRPieceProveWindow(SRLoop *loop, const double *lo, const double *hi, int s, int e, const SRAffine *Fs, SRAffine *Fe, SRPieceResult *r);
 /* true when every trajectory from the point x0 violates constraint *c (set on return) */
 bool SRPieceRefute(SRLoop *loop, const double *x0, int *c);
 /* SRPieceRefute for an always constraint a simulation saw broken at time t: the periods up to

@@ -26,6 +26,9 @@ typedef struct {
   int       sim_nsub;    /* RK4 steps per period in simulations */
   PetscBool keep_tubes;  /* return the tube boxes of every leaf piece */
   PetscBool progress;    /* print a progress line (rank 0) */
+  int       merge_depth; /* pieces this deep or deeper are proven in windows with their halves
+                            joined again (src/reach/subtree.c; -1: never, or SRLoopCanMerge false) */
+  int       merge_window; /* periods a failed window's halves run past the failed one before the join */
 } SRSplitOptions;
 
 typedef struct {

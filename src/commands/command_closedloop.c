@@ -7,6 +7,7 @@
 #include <simreach/model.h>
 #include <simreach/netaffine.h>
 #include <simreach/odesplit.h>
+#include <simreach/private/subtree.h>
 #include <simreach/private/commands.h>
 #include <simreach/private/fileio.h>
 #include <simreach/private/h5attr.h>
@@ -58,8 +59,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   char           plantf[PETSC_MAX_PATH_LEN] = "", netf[PETSC_MAX_PATH_LEN] = "", specf[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "";
   PetscBool      has_p, has_n, has_s, has_o, force = PETSC_FALSE, progress = PETSC_TRUE, affine_net = PETSC_TRUE, linflow = PETSC_TRUE;
   NetCtx         netctx = { NULL, SR_NET_BEST }, nets[SR_PLANT_MAX_OUTPUTS];
-  PetscInt       order = 6, substeps = 1, substeps_max = -1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1;
-  PetscReal      shrink = 0, rshrink = 0;
+  PetscInt       order = 6, substeps = 1, substeps_max = -1, depth = 12, samples = 256, nsub = 20, list = 10, symbols = -1, merge_depth = 5, merge_window = 5;
+  PetscReal      shrink = 0, rshrink = 0, jshrink = 0;
   SRPlant        pl;
   SRSpec         S;
   SRMLP          mlp = NULL, mlps[SR_PLANT_MAX_OUTPUTS] = {NULL};
@@ -105,6 +106,9 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(GetInt_Private(comm, "-closedloop_sim_substeps", 1, 10000, &nsub));
   PetscCall(GetInt_Private(comm, "-closedloop_list", 0, 1000000, &list));
   PetscCall(GetInt_Private(comm, "-closedloop_symbols", -1, SR_AFFINE_MAX - 1, &symbols));
+  /* windows with the halves joined again (src/reach/subtree.c, docs/arch.md "Merging") */
+  PetscCall(GetInt_Private(comm, "-closedloop_merge_depth", -1, 50, &merge_depth));
+  PetscCall(GetInt_Private(comm, "-closedloop_merge_window", 1, 1000000, &merge_window));
   PetscCheck(!(substeps & (substeps - 1)), comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps %" PetscInt_FMT ": allowed are powers of two 1..1024 (the sub-steps must add up to the period exactly)", substeps);
   /* adaptive sub-steps (docs/arch.md): a period that fails is run again with twice the
      sub-steps, up to -closedloop_substeps_max (default 16, at least -closedloop_substeps) */
@@ -125,6 +129,9 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
        accepted shrunk by this factor (tests/reach/adaptive_soundness.py must catch it) */
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_retry_shrink", &rshrink, NULL));
     PetscCheck(rshrink >= 0 && rshrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_retry_shrink %g: allowed are 0 (off) to below 1", (double)rshrink);
+    /* and for the windows' joins only (src/reach/subtree.c; tests/reach/tube_soundness.py) */
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-closedloop_test_planted_join_shrink", &jshrink, NULL));
+    PetscCheck(jshrink >= 0 && jshrink < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_test_planted_join_shrink %g: allowed are 0 (off) to below 1", (double)jshrink);
   }
   PetscCall(SRCheckUnusedOptions(comm));
   if (has_o) PetscCall(SRFileCheckOutput(comm, "-o", out, force)); /* before the work (issue 34) */
@@ -158,6 +165,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   fo.shrink   = (double)shrink;
   fo.substeps_max = (int)substeps_max;
   fo.retry_shrink = (double)rshrink;
+  fo.join_shrink  = (double)jshrink;
   fo.lin          = linflow ? SRFlowLinearCreate(&pl) : NULL; /* once: a linear plant's map (NULL: not linear) */
   fo.linear       = fo.lin != NULL;
   PetscCall(SRLoopCreate(&pl, &S, &ctrl, &fo, &L));
@@ -169,6 +177,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   so.sim_nsub   = (int)nsub;
   so.keep_tubes = has_o;
   so.progress   = progress;
+  so.merge_depth  = SRLoopCanMerge(&L) ? (int)merge_depth : -1;
+  so.merge_window = (int)merge_window;
   PetscCall(PetscPrintf(comm, "closedloop: plant %s (%d states%s, %d network inputs, %d outputs, period %g, %d steps), spec %s (%d constraints), network %s, %d ranks\n", plantf, pl.n, pl.discrete ? ", discrete-time" : "", pl.nin, pl.nout, pl.period, pl.steps, specf, S.nc, netf, size));
   PetscCall(SRSplitSolve(comm, &L, &so, &res));
   {
@@ -180,8 +190,8 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     PetscCallMPI(MPI_Allreduce(&mine, &mx, 1, MPI_LONG, MPI_MAX, comm));
     PetscCallMPI(MPI_Allreduce(&mine, &mn, 1, MPI_LONG, MPI_MIN, comm));
     PetscCallMPI(MPI_Allreduce(&cpu, &cpus, 1, MPI_DOUBLE, MPI_SUM, comm));
-    if (shrink > 0 || rshrink > 0) {
-      PetscCall(PetscPrintf(comm, "closedloop: PLANTED-FAULT: the test option %s %g shrank %s; this run answers nothing (the split ended %s; exit %d)\n", shrink > 0 ? "-closedloop_test_planted_shrink" : "-closedloop_test_planted_retry_shrink", (double)(shrink > 0 ? shrink : rshrink), shrink > 0 ? "every flow enclosure" : "every retried period's enclosure",
+    if (shrink > 0 || rshrink > 0 || jshrink > 0) {
+      PetscCall(PetscPrintf(comm, "closedloop: PLANTED-FAULT: the test option %s %g shrank %s; this run answers nothing (the split ended %s; exit %d)\n", shrink > 0 ? "-closedloop_test_planted_shrink" : rshrink > 0 ? "-closedloop_test_planted_retry_shrink" : "-closedloop_test_planted_join_shrink", (double)(shrink > 0 ? shrink : rshrink > 0 ? rshrink : jshrink), shrink > 0 ? "every flow enclosure" : rshrink > 0 ? "every retried period's enclosure" : "every join of two halves' states",
           res.verdict == SR_VERDICT_VERIFIED ? "with every piece proven under the fault" : res.verdict == SR_VERDICT_FALSIFIED ? "with a counterexample" : "with open pieces", SR_EXIT_PLANTED));
     } else if (res.verdict == SR_VERDICT_FALSIFIED) {
       char pt[512] = "";
@@ -253,9 +263,10 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
     SRTubesWriteInfo info         = {plantf, netf, specf, planted, (int)nsub};
     if (shrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_shrink %g", (double)shrink);
     else if (rshrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_retry_shrink %g", (double)rshrink);
+    else if (jshrink > 0) snprintf(planted, sizeof planted, "-closedloop_test_planted_join_shrink %g", (double)jshrink);
     PetscCall(SRTubesFileWrite(comm, out, force, &pl, &S, &L, &res, &info));
   }
-  code = shrink > 0 || rshrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
+  code = shrink > 0 || rshrink > 0 || jshrink > 0 ? SR_EXIT_PLANTED : res.verdict == SR_VERDICT_VERIFIED ? SR_EXIT_OK : res.verdict == SR_VERDICT_FALSIFIED ? SR_EXIT_FALSIFIED : SR_EXIT_UNPROVEN;
   SRSplitResultFree(&res, pl.n);
   SRLoopDestroy(&L);
   SRFlowLinearDestroy(&fo.lin);

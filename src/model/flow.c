@@ -21,6 +21,7 @@ void SRFlowOptionsDefault(SRFlowOptions *o)
   o->shrink   = 0.0;
   o->substeps_max = 16; /* docs/arch.md, "Adaptive sub-steps" */
   o->retry_shrink = 0.0;
+  o->join_shrink  = 0.0;
   o->linear       = true;
   o->lin          = NULL;
 }

@@ -245,7 +245,7 @@ static int SplitDim_Private(const SRLoop *L, int m, const double *lo, const doub
 }
 
 /* the forms' coordinates: the piece's n and the noise symbols */
-static int Coordinates_Private(const SRLoop *L)
+int SRLoopCoordinates(const SRLoop *L)
 {
   const int n = L->plant->n, room = SR_AFFINE_MAX - n - L->plant->nin; /* the network adds nin symbols (netaffine.c) */
   int       k = L->symbols >= 0 ? L->symbols : 15 * n; /* default: 16n coordinates in all */
@@ -293,7 +293,24 @@ static bool AlwaysParts_Private(SRLoop *L, int j, int mm, const SRAffine *X, con
   return false;
 }
 
+void SRPieceCoordinate(double lo, double hi, double *c, double *rad)
+{
+  *c   = 0.5 * lo + 0.5 * hi;
+  *rad = SRMax_Private(SRSubUp(hi, *c), SRSubUp(*c, lo));
+  if (!(lo <= *c && *c <= hi)) *c = lo, *rad = SRSubUp(hi, lo);
+}
+
 void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *r)
+{
+  SRPieceProveWindow(L, lo, hi, 0, L->plant->steps, NULL, NULL, r);
+}
+
+/* Periods s..e-1 from the forms Fs at sample time s (NULL: from the box, s = 0); Fe (optional)
+   receives the forms at sample time e when the window is proven.  The sample time s was checked
+   by whoever made Fs (the window before, or the children merged into Fs: src/reach/merge.c), so
+   a window from Fs checks its periods and the later sample times only (SPEC §15, docs/arch.md
+   "Merging"). */
+void SRPieceProveWindow(SRLoop *L, const double *lo, const double *hi, int s, int e, const SRAffine *Fs, SRAffine *Fe, SRPieceResult *r)
 {
   const SRPlant *pl = L->plant;
   const SRSpec  *S  = L->spec;
@@ -305,7 +322,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   int            besta[SR_SPEC_MAX_CONSTRAINTS];
   const double   plo = pl->period_iv.lo, phi = pl->period_iv.hi;
   /* the forms: the piece's n coordinates, then noise symbols (SRAffineRemaindersToSymbols) */
-  const int mm = Coordinates_Private(L);
+  const int mm = SRLoopCoordinates(L);
   uint64_t  cand; /* the networks that may run (plant->select) */
 
   r->status     = SR_PIECE_OPEN;
@@ -316,19 +333,23 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
   for (int c = 0; c < S->nc; c++)
     bestm[c] = INFINITY, besta[c] = 0;
   for (int i = 0; i < n; i++) {
-    double c = 0.5 * lo[i] + 0.5 * hi[i], rad = SRMax_Private(SRSubUp(hi[i], c), SRSubUp(c, lo[i]));
-    if (!(lo[i] <= c && c <= hi[i])) c = lo[i], rad = SRSubUp(hi[i], lo[i]);
+    if (Fs) {
+      X[i] = Fs[i];
+      continue;
+    }
+    double c, rad;
+    SRPieceCoordinate(lo[i], hi[i], &c, &rad);
     X[i] = SRAffineVariable(i, c, rad);
   }
   r->split = SplitDim_Private(L, mm, lo, hi, NULL);
   cand     = pl->select ? (uint64_t)1 << (pl->select - 1) : 0;
-  for (int j = 0; j <= pl->steps; j++) {
+  for (int j = Fs ? s : 0; j <= e; j++) {
     /* sample time j: [j plo, j phi] */
     const SRInterval tj = { SRMulDown(j, plo), SRMulUp(j, phi) };
     if (L->states)
       for (int i = 0; i < n; i++)
         L->states[j * n + i] = SRAffineRange(mm, &X[i]);
-    if (pl->discrete) /* always at the sample times, all the times the plant has (docs/arch.md) */
+    if (pl->discrete && !(Fs && j == s)) /* always at the sample times, all the times the plant has (docs/arch.md) */
       for (int c = 0; c < S->nc; c++) {
         const SRSpecConstraint *C = &S->c[c];
         double                  m;
@@ -360,7 +381,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
           bestF0[c * n + i] = X[i];
       }
     }
-    if (j == pl->steps) break;
+    if (j == e) break;
     {
       /* the states' remainders become noise symbols, so the network and the flow keep their
          signs, and they stay symbols in the next periods */
@@ -410,7 +431,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
           level = passed, rerun = 1;
           continue;
         }
-        if (2 * level > L->flow.substeps_max) {
+        if (2 * level > L->flow.substeps_max || (L->join_first && Fs && j == s)) { /* a join's first period: no retries (subtree.c) */
           if (!fail) break; /* coarse, but as fine as allowed */
           r->substeps = level;
           r->step     = j; /* r holds the cause of the last attempt */
@@ -428,7 +449,10 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
     for (int i = 0; i < n; i++)
       X[i] = Y[i];
   }
-  for (int c = 0; c < S->nc; c++)
+  if (Fe)
+    for (int i = 0; i < n; i++)
+      Fe[i] = X[i];
+  for (int c = 0; c < S->nc && e == pl->steps; c++)
     if (S->c[c].kind != SR_SPEC_ALWAYS && !reached[c]) {
       r->constraint = c, r->atom = besta[c], r->step = pl->steps, r->margin = bestm[c], r->cause = SR_CAUSE_TARGET;
       if (isfinite(bestm[c])) {

@@ -1,13 +1,14 @@
 /* The work queue over ranks and the falsification phase (include/simreach/odesplit.h, SPEC §15).
 
    Messages (MPI_DOUBLE arrays):
-     request/result, worker -> 0, tag SR_TAG_RESULT:
-       [has, id, depth, status, split, constraint, step, margin, refuted, cause, cex[n], lo[n], hi[n], tube[steps n 2]]
+     request/result, worker -> 0, tag SR_TAG_RESULT (a subtree's leaves first, tag SR_TAG_LEAF):
+       [kind, id, depth, status, split, constraint, step, margin, refuted, cause, cex[n], lo[n], hi[n], tube[steps n 2]]
      work, 0 -> worker, tag SR_TAG_WORK: [id, depth, lo[n], hi[n]]; tag SR_TAG_DONE ends.
    Every message to rank 0 frees one slot of its sender; a worker has SR_SLOTS slots (it opens
    with SR_SLOTS empty requests), so it holds the next piece while it proves one and never waits
    for rank 0 to finish a piece of its own before it is served. */
 #include <simreach/odesplit.h>
+#include <simreach/private/subtree.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,12 @@
 #define SR_TAG_RESULT 7101
 #define SR_TAG_WORK 7102
 #define SR_TAG_DONE 7103
+#define SR_TAG_LEAF 7104
+/* message kinds (msg[0]) */
+#define SR_MSG_REQUEST 0 /* an empty request */
+#define SR_MSG_PIECE 1   /* one piece proven or not */
+#define SR_MSG_SUBTREE 2 /* a piece proven in windows: its leaves came before (tag SR_TAG_LEAF); msg[1]: the windows run */
+#define SR_MSG_LEAF 3    /* one leaf of such a piece */
 #define SR_MAX_KEPT 134217728.0 /* doubles (1 GB): a piece's tube and the trajectory kept for -o */
 #define SR_REFINE_CANDIDATES 2 /* falsification candidates re-checked with more sub-steps */
 #define SR_SLOTS 4 /* pieces a worker may hold (one proving, the others waiting): 2 slots gave 1.68x on 2 ranks for the wide TORA of tests/bench/bench_arch.sh, 4 gave 1.92x */
@@ -180,32 +187,76 @@ static PetscErrorCode Falsify_Private(MPI_Comm comm, SRLoop *L, const SRSplitOpt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* prove one piece; fill the result message */
-static void Work_Private(SRLoop *L, const SRSplitOptions *o, const SRPiece_Private *p, double *msg)
+/* the result message of one piece (r: its result; tube: steps x n x 2 or NULL for L->tube up to
+   the failed step); an open leaf (at the depth limit or unsplittable) has its centre simulated
+   and, when that breaks the spec, re-checked from the point */
+static void Message_Private(SRLoop *L, const SRSplitOptions *o, int kind, double id, int depth, const double *lo, const double *hi, const SRPieceResult *r, const double *tube, double *msg)
 {
-  const int     n = L->plant->n, steps = L->plant->steps;
-  SRPieceResult r;
-  double        x[SR_AFFINE_MAX] = {0};
-  int           c = -1;
-  SRPieceProve(L, p->lo, p->hi, &r);
-  msg[0] = 1, msg[1] = p->id, msg[2] = p->depth, msg[3] = r.status, msg[4] = r.split, msg[5] = r.constraint, msg[6] = r.step, msg[7] = r.margin, msg[8] = 0, msg[9] = r.cause;
-  if (r.status != SR_PIECE_PROVEN && (p->depth >= o->max_depth || r.split < 0)) {
-    /* a leaf that stays open: does its centre break the spec? */
-    for (int i = 0; i < n; i++) x[i] = 0.5 * p->lo[i] + 0.5 * p->hi[i];
+  const int n = L->plant->n, steps = L->plant->steps;
+  double    x[SR_AFFINE_MAX] = {0};
+  int       c = -1;
+  msg[0] = kind, msg[1] = id, msg[2] = depth, msg[3] = r->status, msg[4] = r->split, msg[5] = r->constraint, msg[6] = r->step, msg[7] = r->margin, msg[8] = 0, msg[9] = r->cause;
+  if (r->status != SR_PIECE_PROVEN && (depth >= o->max_depth || r->split < 0)) {
+    for (int i = 0; i < n; i++) x[i] = 0.5 * lo[i] + 0.5 * hi[i];
     for (int i = 0; i < n; i++) {
       if (x[i] < L->spec->ilo[i]) x[i] = L->spec->ilo[i];
       if (x[i] > L->spec->ihi[i]) x[i] = L->spec->ihi[i];
     }
     if (SRSimulate(L, x, o->sim_nsub, NULL) > 0 && SRPieceRefute(L, x, &c)) msg[8] = 1 + c;
   }
-  for (int i = 0; i < n; i++) msg[10 + i] = x[i], msg[10 + n + i] = p->lo[i], msg[10 + 2 * n + i] = p->hi[i];
+  for (int i = 0; i < n; i++) msg[10 + i] = x[i], msg[10 + n + i] = lo[i], msg[10 + 2 * n + i] = hi[i];
   if (o->keep_tubes) {
     double *t = msg + 10 + 3 * n;
-    for (int k = 0; k < steps * n; k++) {
-      bool ok = r.status == SR_PIECE_PROVEN || k / n < (r.step >= 0 ? r.step : 0);
-      t[2 * k] = ok ? L->tube[k].lo : NAN, t[2 * k + 1] = ok ? L->tube[k].hi : NAN;
-    }
+    if (tube) PetscArraycpy(t, tube, 2 * steps * n);
+    else
+      for (int k = 0; k < steps * n; k++) {
+        bool ok = r->status == SR_PIECE_PROVEN || k / n < (r->step >= 0 ? r->step : 0);
+        t[2 * k] = ok ? L->tube[k].lo : NAN, t[2 * k + 1] = ok ? L->tube[k].hi : NAN;
+      }
   }
+}
+
+/* the leaves of a subtree (SRSubtreeSolve) as messages of kind SR_MSG_LEAF, kept in order */
+typedef struct {
+  SRLoop               *L;
+  const SRSplitOptions *o;
+  int                   mlen;
+  double               *buf;
+  long                  count, cap;
+} Leaves_Private;
+
+static int EmitLeaf_Private(void *ctx, double id, int depth, const double *lo, const double *hi, const SRPieceResult *r, const double *tube)
+{
+  Leaves_Private *B = ctx;
+  SRPieceResult   q = *r;
+  if (B->count == B->cap) {
+    long    cap = B->cap ? 2 * B->cap : 64;
+    double *p   = realloc(B->buf, (size_t)cap * B->mlen * sizeof(double));
+    if (!p) return 2;
+    B->buf = p, B->cap = cap;
+  }
+  q.split = -1; /* a leaf: the subtree split what it could */
+  Message_Private(B->L, B->o, SR_MSG_LEAF, id, depth, lo, hi, &q, tube, B->buf + (size_t)B->count++ * B->mlen);
+  return 0;
+}
+
+/* prove one piece: a message of kind SR_MSG_PIECE in msg, or (a piece at merge_depth or deeper)
+   its subtree's leaves in B and a message of kind SR_MSG_SUBTREE with the windows run in msg[1] */
+static PetscErrorCode Work_Private(SRLoop *L, const SRSplitOptions *o, const SRPiece_Private *p, double *msg, Leaves_Private *B)
+{
+  SRPieceResult r;
+  PetscFunctionBeginUser;
+  B->count = 0;
+  if (o->merge_depth >= 0 && p->depth >= o->merge_depth) {
+    long windows = 0;
+    int  err     = SRSubtreeSolve(L, o->merge_window, o->max_depth, o->keep_tubes, p->id, p->depth, p->lo, p->hi, EmitLeaf_Private, B, &windows);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_MEM, "closedloop: out of memory in the windows of piece %.0f (depth %d): give the run more memory, or -closedloop_merge_depth -1", p->id, p->depth);
+    msg[0] = SR_MSG_SUBTREE, msg[1] = (double)windows;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  SRPieceProve(L, p->lo, p->hi, &r);
+  Message_Private(L, o, SR_MSG_PIECE, p->id, p->depth, p->lo, p->hi, &r, NULL, msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static int CmpLeaf_Private(const void *a, const void *b)
@@ -223,6 +274,7 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
   double          *msg, *wmsg, t0;
   long             found = -1;
   int              cc    = -1;
+  Leaves_Private   B     = {L, o, mlen, NULL, 0, 0};
 
   PetscFunctionBeginUser;
   memset(res, 0, sizeof *res);
@@ -271,9 +323,10 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
       /* handle one result message (from msg) */
 #define SR_HANDLE_RESULT() \
   do { \
-    if (msg[0] == 1) { \
+    if (msg[0] == SR_MSG_SUBTREE) res->pieces += (long)msg[1]; \
+    if (msg[0] == SR_MSG_PIECE || msg[0] == SR_MSG_LEAF) { \
       const int status = (int)msg[3], split = (int)msg[4], depth = (int)msg[2]; \
-      res->pieces++; \
+      res->pieces += msg[0] == SR_MSG_PIECE; \
       if (msg[8] > 0 && (!haveCex)) { \
         haveCex = true, stop = true; \
         for (int i_ = 0; i_ < n; i_++) res->cex[i_] = msg[10 + i_]; \
@@ -322,11 +375,12 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
   } while (0)
       /* serve every waiting worker */
       while (size > 1) {
-        PetscCallMPI(MPI_Iprobe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &flag, &st));
+        PetscCallMPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &st));
         if (!flag) break;
-        PetscCallMPI(MPI_Recv(msg, mlen, MPI_DOUBLE, st.MPI_SOURCE, SR_TAG_RESULT, comm, MPI_STATUS_IGNORE));
-        if (msg[0] == 1) outstanding--;
+        PetscCallMPI(MPI_Recv(msg, mlen, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE));
         SR_HANDLE_RESULT();
+        if (st.MPI_TAG == SR_TAG_LEAF) continue; /* a subtree's leaf: its result message follows */
+        if (msg[0] != SR_MSG_REQUEST) outstanding--;
         idle[nidle++] = st.MPI_SOURCE;
       }
       if (stop) qhead = qtail; /* a counterexample: hand out nothing more */
@@ -339,15 +393,19 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
       }
       if (qhead < qtail) {
         SRPiece_Private p = queue[qhead++];
-        Work_Private(L, o, &p, msg);
+        PetscCall(Work_Private(L, o, &p, msg, &B));
         res->my_pieces++;
         SR_HANDLE_RESULT();
+        for (long k = 0; k < B.count; k++) {
+          PetscCall(PetscArraycpy(msg, B.buf + (size_t)k * mlen, mlen));
+          SR_HANDLE_RESULT();
+        }
       } else if (outstanding > 0) {
-        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &st));
+        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
       } else if (nidle == SR_SLOTS * (size - 1)) break;
       else {
         /* workers that have not asked yet */
-        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, SR_TAG_RESULT, comm, &st));
+        PetscCallMPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
       }
       if (o->progress && MPI_Wtime() - lastprint > 2.0) {
         lastprint = MPI_Wtime();
@@ -391,8 +449,9 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
         SRPiece_Private p = held[0];
         for (int k = 1; k < nheld; k++) held[k - 1] = held[k];
         nheld--;
-        Work_Private(L, o, &p, msg);
+        PetscCall(Work_Private(L, o, &p, msg, &B));
         res->my_pieces++;
+        for (long k = 0; k < B.count; k++) PetscCallMPI(MPI_Send(B.buf + (size_t)k * mlen, mlen, MPI_DOUBLE, 0, SR_TAG_LEAF, comm));
         PetscCallMPI(MPI_Send(msg, mlen, MPI_DOUBLE, 0, SR_TAG_RESULT, comm));
       }
     }
@@ -411,6 +470,7 @@ PetscErrorCode SRSplitSolve(MPI_Comm comm, SRLoop *L, const SRSplitOptions *o, S
   }
   PetscCall(PetscFree2(msg, wmsg));
   PetscCall(PetscFree(L->tube));
+  free(B.buf);
   L->tube = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

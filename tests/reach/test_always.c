@@ -47,7 +47,7 @@ static PetscErrorCode Case(const SRPlant *pl, const char name[], const char spec
   SRFlowOptions  fo;
   SRLoop         loop;
   SRPieceResult  r;
-  SRSplitOptions so = { 4, 16, 3, PETSC_FALSE, PETSC_FALSE };
+  SRSplitOptions so = { 4, 16, 3, PETSC_FALSE, PETSC_FALSE, -1, 2 };
   SRSplitResult  res;
 
   PetscFunctionBeginUser;

@@ -153,6 +153,10 @@ cases = [
     # the linear period map of src/model/flow_linear.c, with a smaller X0 than the published one
     ("docking", docking(), os.path.join(A, "docking", "plant.txt"), os.path.join(A, "docking", "model.onnx"),
      os.path.join(src, "tests", "data", "docking_spec_small.txt"), open(os.path.join(A, "docking", "options")).read().split(), 200),
+    # the windows with the halves' states joined again (src/reach/subtree.c) from the root on:
+    # its planted fault shrinks every join
+    ("docking_windows", docking(), os.path.join(A, "docking", "plant.txt"), os.path.join(A, "docking", "model.onnx"),
+     os.path.join(src, "tests", "data", "docking_spec_small.txt"), open(os.path.join(A, "docking", "options")).read().split() + ["-closedloop_merge_depth", "0", "-closedloop_merge_window", "2"], 200),
 ]
 fails = 0
 for name, model, plant, net, spec, opts, npts in cases:
@@ -164,9 +168,10 @@ for name, model, plant, net, spec, opts, npts in cases:
     e, c, wst = check(h5, model, ctrl, npts)
     print(f"{name}: {verdict}\n  {c} tube checks, {e} escapes, largest excess {wst:.3g} (tolerance {TOL})")
     fails += e > 0
-    h5, verdict = run(name, plant, net, spec, opts, ["-closedloop_test_planted_shrink", "0.5"])
+    planted = ["-closedloop_test_planted_join_shrink" if name.endswith("_windows") else "-closedloop_test_planted_shrink", "0.5"]
+    h5, verdict = run(name, plant, net, spec, opts, planted)
     e, c, wst = check(h5, model, ctrl, npts)
-    print(f"  planted shrink 0.5: {e} escapes of {c} checks {'(caught)' if e else 'NOT CAUGHT'}")
+    print(f"  planted {planted[0][25:]} 0.5: {e} escapes of {c} checks {'(caught)' if e else 'NOT CAUGHT'}")
     fails += e == 0
 # the ARCH Single Pendulum is a falsification instance: FALSIFIED, exit 6
 P = os.path.join(A, "pendulum")
