@@ -28,6 +28,9 @@ SRAffine SRAffineFromIntervals(int n, SRInterval I0, const SRInterval *Ic, SRInt
 SRAffine SRAffineConstant(double v);
 /* the interval x as a form without coefficients (c0 = mid x, r = x - mid x) */
 SRAffine SRAffineInterval(SRInterval x);
+/* C + sum_j s_j a_j over k <= 64 forms with interval scalars, in one pass (more forms or
+   unbounded scalars: pairwise) */
+SRAffine SRAffineDotInterval(int n, int k, const SRInterval *s, const SRAffine *const *a, SRInterval C);
 /* centre + halfwidth xi_i */
 SRAffine   SRAffineVariable(int i, double centre, double halfwidth);
 SRInterval SRAffineRange(int n, const SRAffine *a);

@@ -235,6 +235,47 @@ static SRAffine SRAffineCombine_Private(int n, SRInterval s, const SRAffine *a, 
   return SRAffineFrom_Private(n, I0, I, R);
 }
 
+/* C + sum_j s_j a_j (k forms, interval scalars) in one pass: the coefficients sum_j mid(s_j) a_j,i
+   in double (any order, fused or not: a dot product of k terms is within
+   gamma_k sum_j |mid(s_j) a_j,i| of its value, gamma_k <= (k + 2) 2^-52 for k < 2^40, plus
+   k 2^-1074 for underflow), the radii of the s_j times sum_i |a_j,i| and the constants and
+   remainders in interval arithmetic, all bounded upward into the remainder (as
+   SRAffineCombine_Private does for two forms).  Unbounded scalars fall back to pairwise sums. */
+SRAffine SRAffineDotInterval(int n, int k, const SRInterval *s, const SRAffine *const *a, SRInterval C)
+{
+  SRAffine   y = SRAffineConstant(0.0);
+  SRInterval I0 = C, R = P_(0.0);
+  double     mu[64], S = 0.0, dev = 0.0;
+  bool       bounded = k <= 64;
+  for (int j = 0; j < k && bounded; j++) bounded = SRIntervalIsBounded(s[j]) && s[j].lo <= s[j].hi;
+  if (!bounded) {
+    y = SRAffineInterval(C);
+    for (int j = 0; j < k; j++) {
+      SRAffine t = SRAffineScaleInterval(n, s[j], a[j]);
+      y          = SRAffineAdd(n, &y, &t);
+    }
+    return y;
+  }
+  for (int j = 0; j < k; j++) {
+    const double r = SRIntervalRadUp(s[j]);
+    mu[j]          = SRIntervalMid(s[j]);
+    I0             = SRIntervalAdd(I0, SRIntervalMul(s[j], P_(a[j]->c0)));
+    R              = SRIntervalAdd(R, SRIntervalMul(s[j], a[j]->r));
+    if (r > 0) dev = SRAddUp(dev, SRMulUp(r, SRAffineAbsSum_Private(n, a[j]->c)));
+  }
+  for (int i = 0; i < n; i++) {
+    double c = 0.0, t = 0.0;
+    for (int j = 0; j < k; j++) {
+      const double p = mu[j] * a[j]->c[i];
+      c += p, t += fabs(p);
+    }
+    y.c[i] = c, S += t;
+  }
+  if (!isfinite(S)) dev = NAN;
+  else dev = SRAddUp(dev, SRAddUp(SRMulUp(SRMulUp(S, 1.0 + 0x1p-40), (double)(k + 2) * 0x1p-52), SRMulUp((double)n * (double)k + 1.0, 0x1p-1073)));
+  return SRAffineFinish_Private(&y, I0, dev, R);
+}
+
 SRAffine SRAffineAdd(int n, const SRAffine *a, const SRAffine *b) { return SRAffineCombine_Private(n, P_(1.0), a, P_(1.0), b); }
 SRAffine SRAffineSub(int n, const SRAffine *a, const SRAffine *b) { return SRAffineCombine_Private(n, P_(1.0), a, P_(-1.0), b); }
 SRAffine SRAffineNeg(int n, const SRAffine *a)

@@ -134,27 +134,29 @@ static void SpecEvalAffine_Private(const SRExpr *e, int m, const SRAffine *vars,
 /* the range of atom A over the forms F (m coordinates), intersected with its range over box when
    box is given; a nonlinear atom evaluates the spec's DAG (SPEC §15 turn 4: the expression
    enclosed over the tube), once per call of Margins_Private (*fresh) */
-static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const SRInterval *box, bool *fresh)
+static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const SRAffine *F, const SRInterval *box, bool box_only, bool *fresh)
 {
   const SRExpr *e = &L->spec->dag;
   const int     n = L->plant->n;
   SRInterval    R;
   if (A->root < 0) return DotRange_Private(n, m, A->a, F, box);
   if (!*fresh) {
-    for (int i = 0; i < n; i++) L->svars[i] = F[i];
-    SpecEvalAffine_Private(e, m, L->svars, L->sval);
-    /* and in intervals over the box (the forms' ranges when none is given): a square is >= 0
+    /* in intervals over the box (the forms' ranges when none is given): a square is >= 0
        there, so sqrt(x^2 + y^2) has an enclosure where the forms' range of x^2 + y^2 dips
        below 0 */
     for (int i = 0; i < n; i++) L->svars[i] = SRAffineInterval(box ? box[i] : SRAffineRange(m, &F[i]));
     SpecEvalAffine_Private(e, 0, L->svars, L->sbox);
+    if (!box_only) {
+      for (int i = 0; i < n; i++) L->svars[i] = F[i];
+      SpecEvalAffine_Private(e, m, L->svars, L->sval);
+    }
     *fresh = true;
   }
-  R = SRAffineRange(m, &L->sval[A->root]);
-  {
-    SRInterval S = SRAffineRange(0, &L->sbox[A->root]);
+  R = SRAffineRange(0, &L->sbox[A->root]);
+  if (!box_only) {
+    SRInterval S = SRAffineRange(m, &L->sval[A->root]);
     if (SRIntervalIsNaI(R)) R = S;
-    else if (!SRIntervalIsNaI(S)) R = SRIntervalIntersect(R, S);
+    else if (!SRIntervalIsNaI(S)) R = SRIntervalIntersect(S, R);
   }
   if (L->flow.shrink > 0 && SRIntervalIsBounded(R)) { /* planted violation (tests/reach/spec_soundness.py must catch it) */
     const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
@@ -164,20 +166,27 @@ static SRInterval AtomRange_Private(SRLoop *L, const SRSpecAtom *A, int m, const
 }
 
 /* constraint C over the forms F (box: optional, their hull): *up <= 0 proves it, *low > 0
-   (optional) shows it broken for every state of F; *crit: the atom deciding *up */
+   (optional) shows it broken for every state of F; *crit: the atom deciding *up.  With a box
+   and no *low, the nonlinear atoms are first enclosed over the box alone (their range over the
+   forms is intersected with it, so a proof over the box is one over the forms); the forms'
+   evaluation runs only when that does not prove C (the same decision, without the affine DAG
+   for most parts of a tube). */
 static void Margins_Private(SRLoop *L, const SRSpecConstraint *C, int m, const SRAffine *F, const SRInterval *box, double *up, double *low, int *crit)
 {
   double mu[SR_SPEC_MAX_ATOMS], ml[SR_SPEC_MAX_ATOMS];
-  bool   fresh = false;
-  for (int k = 0; k < C->natoms; k++) {
-    SRInterval R = AtomRange_Private(L, &C->atom[k], m, F, box, &fresh);
-    if (L->flow.shrink > 0 && C->atom[k].root < 0 && C->atom[k].strict && SRIntervalIsBounded(R)) { /* planted, as above: negated atoms */
-      const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
-      R = (SRInterval){c - r, c + r};
+  for (int pass = box && !low ? 0 : 1; pass < 2; pass++) {
+    bool fresh = false;
+    for (int k = 0; k < C->natoms; k++) {
+      SRInterval R = AtomRange_Private(L, &C->atom[k], m, F, box, pass == 0, &fresh);
+      if (L->flow.shrink > 0 && C->atom[k].root < 0 && C->atom[k].strict && SRIntervalIsBounded(R)) { /* planted, as above: negated atoms */
+        const double c = 0.5 * R.lo + 0.5 * R.hi, r = 0.5 * (R.hi - R.lo) * (1.0 - L->flow.shrink);
+        R = (SRInterval){c - r, c + r};
+      }
+      SRSpecAtomMargins(&C->atom[k], R, &mu[k], &ml[k]);
     }
-    SRSpecAtomMargins(&C->atom[k], R, &mu[k], &ml[k]);
+    *up = SRSpecCombine(C, mu, crit);
+    if (pass == 0 && *up <= 0) return;
   }
-  *up = SRSpecCombine(C, mu, crit);
   if (low) *low = SRSpecCombine(C, ml, NULL);
 }
 
@@ -186,7 +195,7 @@ static SRAffine AtomForm_Private(SRLoop *L, const SRSpecAtom *A, int m, const SR
 {
   bool fresh = false;
   if (A->root < 0) return Dot_Private(L->plant->n, m, A->a, F);
-  (void)AtomRange_Private(L, A, m, F, NULL, &fresh);
+  (void)AtomRange_Private(L, A, m, F, NULL, false, &fresh);
   return L->sval[A->root];
 }
 
