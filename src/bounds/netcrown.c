@@ -450,6 +450,28 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
   const PetscInt n = C->mlp->width[l + 1];
   const int      m = C->m;
   bool           par = true;
+  if (C->mlp->act[l] == SR_ACT_LINEAR && l > 0 && l + 1 < C->mlp->nlayers) {
+    /* a linear layer inside the network (not the last, whose rows give the outputs): its
+       lines are the identity whatever its bounds, which enter only the rounding terms (zmax,
+       amax of the next layer), so interval bounds from |a^l| <= amax do (sound, and no
+       back-substitution through the wide layers before it) */
+    SRMLP          mlp = C->mlp;
+    const PetscInt ni = mlp->width[l];
+    const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *am = C->amax + C->aoff[l];
+    C->parallel[l] = true;
+    for (PetscInt j = 0; j < n; j++) {
+      const PetscInt k = C->off[l] + j, t = C->ntot;
+      double         v = 0.0, lo, hi;
+      for (PetscInt i = 0; i < ni; i++) v = SRAddUp(v, SRMulUp(fabs(W[j * ni + i]), am[i]));
+      lo = SRSubDown(b[j], v), hi = SRAddUp(b[j], v);
+      if (!(isfinite(lo) && isfinite(hi))) return false;
+      C->lo[k] = lo, C->hi[k] = hi, C->zmax[k] = SRMax_Private(fabs(lo), fabs(hi));
+      C->rx[k] = (Relax){1.0, 0.0, 1.0, 0.0};
+      C->rl[k] = 1.0, C->rl[t + k] = 0.0, C->rl[2 * t + k] = 1.0, C->rl[3 * t + k] = 0.0;
+      C->amax[C->aoff[l + 1] + j] = C->zmax[k];
+    }
+    return true;
+  }
   for (int k = 0; k < l; k++) par = par && C->parallel[k];
   C->pair = par; /* the rows -W_l as negations of +W_l (paired rows, above) */
   Weights_Private(C, l);

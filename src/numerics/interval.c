@@ -12,6 +12,8 @@
    200 bits on >= 10^6 intervals per function. */
 #include <simreach/interval.h>
 
+#include <string.h>
+
 #define SR_ULPS_EXP_SIN_COS 4
 #define SR_ULPS_TANH        6
 
@@ -23,6 +25,13 @@
 static inline void SRWiden_Private(double y, int k, double *lo, double *hi)
 {
   double l = y, h = y;
+  if (fabs(y) >= 0x1p-1000 && fabs(y) <= 0x1p1000) { /* k steps on the bit pattern at once: the same as k one-ulp steps (no sign change, no inf) */
+    uint64_t u, ul, uh;
+    memcpy(&u, &y, sizeof u);
+    ul = y > 0 ? u - (uint64_t)k : u + (uint64_t)k, uh = y > 0 ? u + (uint64_t)k : u - (uint64_t)k;
+    memcpy(lo, &ul, sizeof ul), memcpy(hi, &uh, sizeof uh);
+    return;
+  }
   for (int i = 0; i < k; i++) {
     l = SRNextDown(l);
     h = SRNextUp(h);
