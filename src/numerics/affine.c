@@ -316,12 +316,13 @@ SRAffine SRAffineMul(int n, const SRAffine *a, const SRAffine *b)
 /* a^2 = a0^2 + 2 a0 A xi + [(A xi + ra)^2 + 2 a0 ra]: the square term is >= 0. */
 SRAffine SRAffineSqr(int n, const SRAffine *a)
 {
-  SRInterval I[SR_AFFINE_MAX], I0, R, D = SRIntervalAdd(SRAffineLinearRange(n, a), a->r);
+  SRAffine   y = SRAffineConstant(0.0);
+  SRInterval I0, R, D = SRIntervalAdd(SRAffineLinearRange(n, a), a->r);
+  /* the coefficients 2 a0 a_i in double (2 a0 exact), their rounding bounded a priori */
+  const double dev = SRAffineCoeffs_Private(n, 2.0 * a->c0, a->c, 0.0, a->c, y.c);
   I0 = SRIntervalMul(P_(a->c0), P_(a->c0));
-  for (int i = 0; i < n; i++)
-    I[i] = SRIntervalMul(P_(2.0 * a->c0), P_(a->c[i])); /* 2 a0 exact */
-  R = SRIntervalAdd(SRIntervalSqr(D), SRIntervalMul(P_(2.0 * a->c0), a->r));
-  return SRAffineFrom_Private(n, I0, I, R);
+  R  = SRIntervalAdd(SRIntervalSqr(D), SRIntervalMul(P_(2.0 * a->c0), a->r));
+  return SRAffineFinish_Private(&y, I0, dev, R);
 }
 
 typedef enum { SR_AF_EXP, SR_AF_LOG, SR_AF_SQRT, SR_AF_SIN, SR_AF_COS, SR_AF_TAN, SR_AF_TANH, SR_AF_RECIP } SRAffineFun_Private;
