@@ -40,6 +40,7 @@ typedef struct {
   PetscInt        off[SR_MAX_LAYERS + 2], aoff[SR_MAX_LAYERS + 3];
   double         *lam, *lam2, *c; /* rows x maxwidth (two buffers), rows constants */
   double         *wt;        /* a narrow layer's W transposed (at most 8 x maxwidth) */
+  double         *dots;      /* the fused step's row sums (8 x 2 maxwidth) */
   int             pair;      /* 1: each row i stands for itself and its negation, row rows + i (below) */
   const double   *src;       /* when set, the rows the next RelaxStep_Private reads (stride srcld), not lam */
   PetscInt        srcld;
@@ -275,7 +276,8 @@ SR_CROWN_CLONES static void Axpy_Private(int m, double l, const double *restrict
 }
 
 #if defined(__GNUC__)
-typedef double SRCrownVec8_Private __attribute__((vector_size(8 * sizeof(double))));
+typedef double    SRCrownVec8_Private __attribute__((vector_size(8 * sizeof(double))));
+typedef long long SRCrownMask8_Private __attribute__((vector_size(8 * sizeof(long long))));
 #endif
 
 /* O (rows x ni, row stride ld) = L (rows x no, stride ld) W for a narrow W (ni <= 8), given as
@@ -307,14 +309,15 @@ SR_CROWN_CLONES static void GemmNarrow_Private(int rows, PetscInt no, PetscInt n
   }
 }
 
-/* rows over z^l -> rows over a^l (affine layer l) */
-static void AffineStep_Private(Crown *C, int rows, int l)
+/* what affine layer l's step adds to every row's constants: v_o = sum_j |W_oj| amax_j (once per
+   call), g = (no + 2) 2^-51 and the underflow part es */
+static void AffinePrep_Private(Crown *C, int l, double *g, double *es)
 {
   SRMLP          mlp = C->mlp;
-  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
-  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *am = C->amax + C->aoff[l];
-  double        *v = C->vbuf + C->off[l]; /* v_o = sum_j |W_oj| amax_j */
-  double         g = SRMulUp((double)(no + 2), 0x1p-51), sa = 0.0;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1];
+  const double  *W = mlp->params + mlp->woff[l], *am = C->amax + C->aoff[l];
+  double        *v = C->vbuf + C->off[l], sa = 0.0;
+  *g = SRMulUp((double)(no + 2), 0x1p-51);
   for (PetscInt j = 0; j < ni; j++) sa = SRAddUp(sa, am[j]);
   if (!C->vdone[l]) /* amax of layer l is fixed within a call: once */
     for (PetscInt o = 0; o < no; o++) { /* sum_j |W_oj| amax_j in nearest, bounded above (amax >= 0) */
@@ -323,29 +326,132 @@ static void AffineStep_Private(Crown *C, int rows, int l)
       v[o] = SumUp_Private(a, a, ni);
     }
   C->vdone[l] = true;
-  const double es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
+  *es = SRMulUp(SRMulUp((double)(no + 2), SR_TINY), sa); /* the same for every row */
+}
+
+/* row i's constants after affine layer l (no outputs), from s = sum_o lam_o b_o, a = sum_o
+   |lam_o b_o| and t = sum_o |lam_o| v_o computed in nearest: the rounding of the dot products is
+   at most n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (t bounded above as in SumUp_Private) */
+static void AffineConstants_Private(Crown *C, int rows, int i, PetscInt no, double g, double es, double s, double a, double t)
+{
+  const double et = SRMulUp(g, SumUp_Private(t, t, no));
+  C->c[i]         = SRAddUp(SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, no)), et), es);
+  if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(-s, a, no)), et), es); /* the row -lam: sum -s */
+}
+
+static void SwapRows_Private(Crown *C)
+{
+  double *s = C->lam;
+  C->lam    = C->lam2;
+  C->lam2   = s;
+}
+
+/* rows over z^l -> rows over a^l (affine layer l) */
+static void AffineStep_Private(Crown *C, int rows, int l)
+{
+  SRMLP          mlp = C->mlp;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *v = C->vbuf + C->off[l];
+  double         g, es;
+  AffinePrep_Private(C, l, &g, &es);
   if (ni <= 8 && no >= 16) { /* a narrow layer (the network's inputs): sums over o in lanes */
     for (PetscInt o = 0; o < no; o++)
       for (PetscInt j = 0; j < ni; j++) C->wt[j * no + o] = W[o * ni + j];
     GemmNarrow_Private(rows, no, ni, mw, C->lam, C->wt, C->lam2);
   } else Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
   for (int i = 0; i < rows; i++) {
-    const double *lam = C->lam + (size_t)i * mw;
-    double        c = C->c[i], s, a, t;
-    Dot3_Private(no, lam, b, v, &s, &a, &t);
+    double s, a, t;
+    Dot3_Private(no, C->lam + (size_t)i * mw, b, v, &s, &a, &t);
+    AffineConstants_Private(C, rows, i, no, g, es, s, a, t);
+  }
+  SwapRows_Private(C);
+}
+
+/* RelaxStep_Private(l) then AffineStep_Private(l) for a narrow affine layer l (ni <= 8 inputs,
+   no >= 16 outputs: the network's first layers) in one pass over each row: the same products
+   (lam'_j = fl(lam_j al_j), the offsets' and the dot products' terms), summed in another order,
+   which the a-priori bounds of both steps cover; lam' is never stored.  Per row i, sums[k rows
+   + i] for k = 0..7: s, a, ez, s2, a2 of the relax step, s, a, t of the affine step. */
+SR_CROWN_CLONES static void RelaxNarrowRows_Private(int rows, PetscInt no, PetscInt ni, const double *in, PetscInt ldin, const double *alL, const double *beL, const double *alU, const double *beU, const double *zm, const double *WT, const double *b, const double *vb, int pair, double *out, PetscInt ldout, double *sums)
+{
+  for (int i = 0; i < rows; i++) {
+    const double *lin = in + (size_t)i * ldin;
+    PetscInt      j   = 0;
+    double        t[8] = {0, 0, 0, 0, 0, 0, 0, 0}, r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#if defined(__GNUC__)
     {
-      /* rounding of the dot products: n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (the sum
-         t of non-negative terms bounded above as in SumUp_Private) */
-      const double et = SRMulUp(g, SumUp_Private(t, t, no));
-      C->c[i]         = SRAddUp(SRAddUp(SRAddUp(c, SumUp_Private(s, a, no)), et), es);
-      if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(-s, a, no)), et), es); /* the row -lam: sum -s */
+      const SRCrownVec8_Private  zero = {0};
+      const SRCrownMask8_Private absm = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+      SRCrownVec8_Private        acc[8] = {{0}}, vs = zero, va = zero, vz = zero, vs2 = zero, va2 = zero, ds = zero, da = zero, dt = zero;
+      for (; j + 8 <= no; j += 8) {
+        SRCrownVec8_Private  v, l0, l1, b0, b1, z, al, be, p, q, bv, vv, pb;
+        SRCrownMask8_Private pos;
+        memcpy(&v, lin + j, sizeof v), memcpy(&l0, alL + j, sizeof v), memcpy(&l1, alU + j, sizeof v);
+        memcpy(&b0, beL + j, sizeof v), memcpy(&b1, beU + j, sizeof v), memcpy(&z, zm + j, sizeof v);
+        memcpy(&bv, b + j, sizeof v), memcpy(&vv, vb + j, sizeof v);
+        pos = v >= zero;
+        al  = (SRCrownVec8_Private)(((SRCrownMask8_Private)l1 & pos) | ((SRCrownMask8_Private)l0 & ~pos));
+        be  = (SRCrownVec8_Private)(((SRCrownMask8_Private)b1 & pos) | ((SRCrownMask8_Private)b0 & ~pos));
+        p   = v * be;
+        q   = v * al; /* lam'_j */
+        vs += p;
+        va += (SRCrownVec8_Private)((SRCrownMask8_Private)p & absm);
+        vz += (SRCrownVec8_Private)((SRCrownMask8_Private)q & absm) * z;
+        if (pair) {
+          const SRCrownVec8_Private  w  = -v;
+          const SRCrownMask8_Private pw = w >= zero;
+          const SRCrownVec8_Private  p2 = w * (SRCrownVec8_Private)(((SRCrownMask8_Private)b1 & pw) | ((SRCrownMask8_Private)b0 & ~pw));
+          vs2 += p2;
+          va2 += (SRCrownVec8_Private)((SRCrownMask8_Private)p2 & absm);
+        }
+        for (PetscInt k = 0; k < ni; k++) {
+          SRCrownVec8_Private wv;
+          memcpy(&wv, WT + k * no + j, sizeof wv);
+          acc[k] += q * wv;
+        }
+        pb = q * bv;
+        ds += pb;
+        da += (SRCrownVec8_Private)((SRCrownMask8_Private)pb & absm);
+        dt += (SRCrownVec8_Private)((SRCrownMask8_Private)q & absm) * vv;
+      }
+      for (PetscInt k = 0; k < ni; k++) t[k] = ((acc[k][0] + acc[k][1]) + (acc[k][2] + acc[k][3])) + ((acc[k][4] + acc[k][5]) + (acc[k][6] + acc[k][7]));
+#define SR_SUM8(x) (((x)[0] + (x)[1]) + ((x)[2] + (x)[3])) + (((x)[4] + (x)[5]) + ((x)[6] + (x)[7]))
+      r[0] = SR_SUM8(vs), r[1] = SR_SUM8(va), r[2] = SR_SUM8(vz), r[3] = SR_SUM8(vs2), r[4] = SR_SUM8(va2), r[5] = SR_SUM8(ds), r[6] = SR_SUM8(da), r[7] = SR_SUM8(dt);
+#undef SR_SUM8
     }
+#endif
+    for (; j < no; j++) {
+      const double v = lin[j], p = v * (v >= 0 ? beU[j] : beL[j]), w = -v, p2 = w * (w >= 0 ? beU[j] : beL[j]), q = v * (v >= 0 ? alU[j] : alL[j]), pb = q * b[j];
+      r[0] += p, r[1] += fabs(p), r[2] += fabs(q) * zm[j], r[3] += p2, r[4] += fabs(p2);
+      for (PetscInt k = 0; k < ni; k++) t[k] += q * WT[k * no + j];
+      r[5] += pb, r[6] += fabs(pb), r[7] += fabs(q) * vb[j];
+    }
+    for (PetscInt k = 0; k < ni; k++) out[(size_t)i * ldout + k] = t[k];
+    for (int k = 0; k < 8; k++) sums[(size_t)k * rows + i] = r[k];
   }
-  {
-    double *s = C->lam;
-    C->lam    = C->lam2;
-    C->lam2   = s;
+}
+
+static void RelaxAffineNarrow_Private(Crown *C, int rows, int l)
+{
+  SRMLP          mlp = C->mlp;
+  const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth, nt = C->ntot;
+  const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *v = C->vbuf + C->off[l];
+  const double  *alL = C->rl + C->off[l], *beL = alL + nt, *alU = beL + nt, *beU = alU + nt, *zm = C->zmax + C->off[l];
+  double         g, es, zs = 0.0, *S = C->dots;
+  for (PetscInt j = 0; j < no; j++) zs = SRAddUp(zs, zm[j]);
+  AffinePrep_Private(C, l, &g, &es);
+  for (PetscInt o = 0; o < no; o++)
+    for (PetscInt j = 0; j < ni; j++) C->wt[j * no + o] = W[o * ni + j];
+  RelaxNarrowRows_Private(rows, no, ni, C->src ? C->src : C->lam, C->src ? C->srcld : mw, alL, beL, alU, beU, zm, C->wt, b, v, C->pair, C->lam2, mw, S);
+  for (int i = 0; i < rows; i++) {
+    /* the relax step's constants (RelaxStep_Private), then the affine step's */
+    const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(S[2 * rows + i], S[2 * rows + i], no)), SRMulUp(SR_TINY, zs));
+    C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(S[i], S[rows + i], no)), e);
+    if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(S[3 * rows + i], S[4 * rows + i], no)), e);
+    AffineConstants_Private(C, rows, i, no, g, es, S[5 * rows + i], S[6 * rows + i], S[7 * rows + i]);
   }
+  C->src = NULL;
+  SwapRows_Private(C);
 }
 
 /* rows over a^0 = the input forms -> A (rows x m) and upper constants c */
@@ -392,6 +498,11 @@ static void InputStep_Private(Crown *C, int rows, double *A)
 static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
   for (; l > 0; l--) {
+    const PetscInt ni = C->mlp->width[l - 1], no = C->mlp->width[l];
+    if (ni <= 8 && no >= 16 && C->dots) { /* the two steps in one pass */
+      RelaxAffineNarrow_Private(C, rows, l - 1);
+      continue;
+    }
     RelaxStep_Private(C, rows, l - 1);
     C->src = NULL; /* from here on the rows are lam */
     AffineStep_Private(C, rows, l - 1);
@@ -528,6 +639,7 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   C->lam  = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->lam2 = malloc(sizeof(double) * (size_t)(2 * mw + 1) * (size_t)mw);
   C->wt   = malloc(sizeof(double) * 8 * (size_t)mw);
+  C->dots = malloc(sizeof(double) * 16 * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
   if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c || !C->wt) return false;
   C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->vbuf = C->rl + 4 * no, C->ntot = no;
@@ -613,6 +725,6 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
     }
   }
-  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c), free(C.wt);
+  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c), free(C.wt), free(C.dots);
   return ok;
 }
