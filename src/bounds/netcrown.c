@@ -280,35 +280,6 @@ typedef double    SRCrownVec8_Private __attribute__((vector_size(8 * sizeof(doub
 typedef long long SRCrownMask8_Private __attribute__((vector_size(8 * sizeof(long long))));
 #endif
 
-/* O (rows x ni, row stride ld) = L (rows x no, stride ld) W for a narrow W (ni <= 8), given as
-   WT = W transposed (ni x no): each entry a dot product over o in eight partial sums (their
-   rounding is bounded by the callers a priori, whatever the order, as for Gemm_Private) */
-SR_CROWN_CLONES static void GemmNarrow_Private(int rows, PetscInt no, PetscInt ni, PetscInt ld, const double *restrict L, const double *restrict WT, double *restrict O)
-{
-  for (int i = 0; i < rows; i++) {
-    const double *l = L + (size_t)i * ld;
-    PetscInt      o = 0;
-    double        t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-#if defined(__GNUC__)
-    SRCrownVec8_Private acc[8] = {{0}};
-    for (; o + 8 <= no; o += 8) {
-      SRCrownVec8_Private lv;
-      memcpy(&lv, l + o, sizeof lv);
-      for (PetscInt j = 0; j < ni; j++) {
-        SRCrownVec8_Private wv;
-        memcpy(&wv, WT + j * no + o, sizeof wv);
-        acc[j] += lv * wv;
-      }
-    }
-    for (PetscInt j = 0; j < ni; j++) t[j] = ((acc[j][0] + acc[j][1]) + (acc[j][2] + acc[j][3])) + ((acc[j][4] + acc[j][5]) + (acc[j][6] + acc[j][7]));
-#endif
-    for (PetscInt j = 0; j < ni; j++) {
-      for (PetscInt k = o; k < no; k++) t[j] += l[k] * WT[j * no + k];
-      O[(size_t)i * ld + j] = t[j];
-    }
-  }
-}
-
 /* what affine layer l's step adds to every row's constants: v_o = sum_j |W_oj| amax_j (once per
    call), g = (no + 2) 2^-51 and the underflow part es */
 static void AffinePrep_Private(Crown *C, int l, double *g, double *es)
@@ -354,11 +325,7 @@ static void AffineStep_Private(Crown *C, int rows, int l)
   const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l], *v = C->vbuf + C->off[l];
   double         g, es;
   AffinePrep_Private(C, l, &g, &es);
-  if (ni <= 8 && no >= 16) { /* a narrow layer (the network's inputs): sums over o in lanes */
-    for (PetscInt o = 0; o < no; o++)
-      for (PetscInt j = 0; j < ni; j++) C->wt[j * no + o] = W[o * ni + j];
-    GemmNarrow_Private(rows, no, ni, mw, C->lam, C->wt, C->lam2);
-  } else Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2);
+  Gemm_Private(rows, no, ni, mw, C->lam, W, C->lam2); /* a narrow layer takes RelaxAffineNarrow_Private instead (BackSub_Private) */
   for (int i = 0; i < rows; i++) {
     double s, a, t;
     Dot3_Private(no, C->lam + (size_t)i * mw, b, v, &s, &a, &t);
@@ -499,7 +466,7 @@ static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
   for (; l > 0; l--) {
     const PetscInt ni = C->mlp->width[l - 1], no = C->mlp->width[l];
-    if (ni <= 8 && no >= 16 && C->dots) { /* the two steps in one pass */
+    if (ni <= 8 && no >= 16) { /* the two steps in one pass */
       RelaxAffineNarrow_Private(C, rows, l - 1);
       continue;
     }
@@ -641,7 +608,7 @@ static bool Alloc_Private(Crown *C, SRMLP mlp, int m)
   C->wt   = malloc(sizeof(double) * 8 * (size_t)mw);
   C->dots = malloc(sizeof(double) * 16 * (size_t)mw);
   C->c    = malloc(sizeof(double) * (size_t)(2 * mw) * (size_t)(m + 1));
-  if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c || !C->wt) return false;
+  if (!C->lo || !C->rx || !C->lam || !C->lam2 || !C->c || !C->wt || !C->dots) return false;
   C->hi = C->lo + no, C->zmax = C->hi + no, C->amax = C->zmax + no, C->sc = C->amax + na, C->rl = C->sc + na, C->vbuf = C->rl + 4 * no, C->ntot = no;
   return true;
 }
