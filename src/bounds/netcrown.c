@@ -73,8 +73,18 @@ static double AMax_Private(SRActivation act, double lo, double hi)
    reject a bound that is not finite). */
 static double G_Private(PetscInt n) { return (double)(n + 2) * 0x1p-51; } /* exact: an integer below 2^53 times a power of two */
 
-/* an upper bound of the exact sum whose plain sums are s and a over n terms */
-static double SumUp_Private(double s, double a, PetscInt n) { return SRAddUp(SRAddUp(s, SRMulUp(G_Private(n), a)), (double)(n + 2) * SR_TINY); } /* (n + 2) SR_TINY exact (normal) */
+/* An upper bound U of the exact sum whose plain sums are s and a over n terms: U >= s + G(n) a + T
+   with T = (n + 2) SR_TINY, in four round-to-nearest operations (no directed rounding, fused or
+   not).  With u = 2^-53: w = fl(G a + T) >= (G a + T)(1 - 2u) (two positive terms), r = fl(s + w)
+   with |r - (s + w)| <= u |r|, so s + G a + T <= r + u |r| + 2.01 u w.  The returned
+   fl(r + m), m = fl(2^-51 (|r| + w) + SR_TINY) >= 3.99 u (|r| + w) + 0.99 SR_TINY (w >= T is
+   normal, so the products' relative bounds hold up to an absolute 2^-1074, far below SR_TINY),
+   is at least r + m - u |r + m| >= r + 2.98 u |r| + 3.98 u w >= s + G a + T.  inf and NaN stay. */
+static inline double SumUp_Private(double s, double a, PetscInt n)
+{
+  const double w = G_Private(n) * a + (double)(n + 2) * SR_TINY, r = s + w;
+  return r + (0x1p-51 * (fabs(r) + w) + SR_TINY);
+}
 
 #define SR_CT_I 4 /* rows per tile */
 #define SR_CT_J 8 /* columns per tile (two vectors of 4) */
