@@ -86,6 +86,20 @@ static inline double SumUp_Private(double s, double a, PetscInt n)
   return r + (0x1p-51 * (fabs(r) + w) + SR_TINY);
 }
 
+/* An upper bound of a + b + c + d the same way: r = fl(((a + b) + c) + d) is within
+   gamma_3 sum |t| <= 3.01 u sum |t| of the sum, A = fl(sum |t|) >= sum |t| (1 - gamma_3), and
+   fl(r + fl(16 u A + SR_TINY)) >= r + 15.9 u sum |t| - u (|r| + m) >= r + 14.8 u sum |t| (the
+   rows' constants, four terms at a time). */
+static inline double Up4_Private(double a, double b, double c, double d)
+{
+  const double r = ((a + b) + c) + d, A = ((fabs(a) + fabs(b)) + fabs(c)) + fabs(d);
+  return r + (0x1p-49 * A + SR_TINY);
+}
+
+/* an upper bound of x y for x, y >= 0: fl(fl(x y)(1 + 4u)) >= x y (1 - u)^2 (1 + 4u) >= x y,
+   and SR_TINY for an underflow */
+static inline double MulUpPos_Private(double x, double y) { return x * y * (1.0 + 0x1p-51) + SR_TINY; }
+
 #define SR_CT_I 4 /* rows per tile */
 #define SR_CT_J 8 /* columns per tile (two vectors of 4) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
@@ -159,9 +173,9 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
     }
     {
       /* e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j, the first sum bounded as above */
-      const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(ez, ez, n)), SRMulUp(SR_TINY, zs));
-      C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, n)), e);
-      if (pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(s2, a2, n)), e);
+      const double e = Up4_Private(MulUpPos_Private(0x1p-52, SumUp_Private(ez, ez, n)), MulUpPos_Private(SR_TINY, zs), 0.0, 0.0);
+      C->c[i]        = Up4_Private(C->c[i], SumUp_Private(s, a, n), e, 0.0);
+      if (pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(s2, a2, n), e, 0.0);
     }
   }
 }
@@ -315,9 +329,9 @@ static void AffinePrep_Private(Crown *C, int l, double *g, double *es)
    at most n 2^-52 sum_o |lam_o| sum_j |W_oj| amax_j, doubled (t bounded above as in SumUp_Private) */
 static void AffineConstants_Private(Crown *C, int rows, int i, PetscInt no, double g, double es, double s, double a, double t)
 {
-  const double et = SRMulUp(g, SumUp_Private(t, t, no));
-  C->c[i]         = SRAddUp(SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, no)), et), es);
-  if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(-s, a, no)), et), es); /* the row -lam: sum -s */
+  const double et = MulUpPos_Private(g, SumUp_Private(t, t, no));
+  C->c[i]         = Up4_Private(C->c[i], SumUp_Private(s, a, no), et, es);
+  if (C->pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(-s, a, no), et, es); /* the row -lam: sum -s */
 }
 
 static void SwapRows_Private(Crown *C)
@@ -422,9 +436,9 @@ static void RelaxAffineNarrow_Private(Crown *C, int rows, int l)
   RelaxNarrowRows_Private(rows, no, ni, C->src ? C->src : C->lam, C->src ? C->srcld : mw, alL, beL, alU, beU, zm, C->wt, b, v, C->pair, C->lam2, mw, S);
   for (int i = 0; i < rows; i++) {
     /* the relax step's constants (RelaxStep_Private), then the affine step's */
-    const double e = SRAddUp(SRMulUp(0x1p-52, SumUp_Private(S[2 * rows + i], S[2 * rows + i], no)), SRMulUp(SR_TINY, zs));
-    C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(S[i], S[rows + i], no)), e);
-    if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(S[3 * rows + i], S[4 * rows + i], no)), e);
+    const double e = Up4_Private(MulUpPos_Private(0x1p-52, SumUp_Private(S[2 * rows + i], S[2 * rows + i], no)), MulUpPos_Private(SR_TINY, zs), 0.0, 0.0);
+    C->c[i]        = Up4_Private(C->c[i], SumUp_Private(S[i], S[rows + i], no), e, 0.0);
+    if (C->pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(S[3 * rows + i], S[4 * rows + i], no), e, 0.0);
     AffineConstants_Private(C, rows, i, no, g, es, S[5 * rows + i], S[6 * rows + i], S[7 * rows + i]);
   }
   C->src = NULL;
@@ -464,9 +478,9 @@ static void InputStep_Private(Crown *C, int rows, double *A)
     }
     {
       /* rounding of A: n 2^-52 sum_j |lam_j| sum_s |C_js| doubled, plus the underflow part */
-      const double e = SRAddUp(SRMulUp(g, SumUp_Private(t, t, nin)), (double)(nin + 2) * SR_TINY);
-      C->c[i]        = SRAddUp(SRAddUp(C->c[i], SumUp_Private(s, a, 2 * nin)), e);
-      if (C->pair) C->c[rows + i] = SRAddUp(SRAddUp(C->c[rows + i], SumUp_Private(s2, a2, 2 * nin)), e);
+      const double e = Up4_Private(MulUpPos_Private(g, SumUp_Private(t, t, nin)), (double)(nin + 2) * SR_TINY, 0.0, 0.0);
+      C->c[i]        = Up4_Private(C->c[i], SumUp_Private(s, a, 2 * nin), e, 0.0);
+      if (C->pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(s2, a2, 2 * nin), e, 0.0);
     }
   }
 }
