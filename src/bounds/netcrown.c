@@ -29,7 +29,8 @@ typedef struct {
 typedef struct {
   SRMLP           mlp;
   int             m;
-  const SRAffine *x;         /* the network's inputs over m coordinates */
+  const SRAffine *x;         /* the inputs of layer first over m coordinates */
+  int             first;     /* the first layer the relaxation sees: 1 when a linear layer 0 was applied to the forms (SRMLPForwardCrown) */
   double         *lo, *hi;   /* pre-activation bounds per layer, at off[l] */
   Relax          *rx;        /* relaxations per layer, at off[l] */
   double         *rl;        /* the same lines as arrays: alL, beL, alU, beU, each ntot long, at off[l] */
@@ -449,7 +450,7 @@ static void RelaxAffineNarrow_Private(Crown *C, int rows, int l)
 static void InputStep_Private(Crown *C, int rows, double *A)
 {
   const int      m   = C->m;
-  const PetscInt nin = C->mlp->width[0], mw = C->mlp->maxwidth;
+  const PetscInt nin = C->mlp->width[C->first], mw = C->mlp->maxwidth;
   double         g   = SRMulUp((double)(nin + 2), 0x1p-51), *sc = C->sc;
   for (PetscInt j = 0; j < nin; j++) { /* sum_s |C_js| rounded up, once per input */
     double t = 0.0;
@@ -488,7 +489,7 @@ static void InputStep_Private(Crown *C, int rows, double *A)
 /* rows over a^l (the inputs of affine layer l) down to xi */
 static void BackSub_Private(Crown *C, int rows, int l, double *A)
 {
-  for (; l > 0; l--) {
+  for (; l > C->first; l--) {
     const PetscInt ni = C->mlp->width[l - 1], no = C->mlp->width[l];
     if (ni <= 8 && no >= 16) { /* the two steps in one pass */
       RelaxAffineNarrow_Private(C, rows, l - 1);
@@ -509,7 +510,7 @@ static void Weights_Private(Crown *C, PetscInt l)
   SRMLP          mlp = C->mlp;
   const PetscInt ni = mlp->width[l], no = mlp->width[l + 1], mw = mlp->maxwidth;
   const double  *W = mlp->params + mlp->woff[l], *b = mlp->params + mlp->boff[l];
-  if (C->pair && l > 0) { /* the first relax step reads +W_l in place (the negated rows are implied) */
+  if (C->pair && l > C->first) { /* the first relax step reads +W_l in place (the negated rows are implied) */
     C->src = W, C->srcld = ni;
     for (PetscInt i = 0; i < no; i++) C->c[i] = b[i], C->c[no + i] = -b[i];
     return;
@@ -552,7 +553,7 @@ static bool LayerBounds_Private(Crown *C, int l, double *A)
   const PetscInt n = C->mlp->width[l + 1];
   const int      m = C->m;
   bool           par = true;
-  if (C->mlp->act[l] == SR_ACT_LINEAR && l > 0 && l + 1 < C->mlp->nlayers) {
+  if (C->mlp->act[l] == SR_ACT_LINEAR && l > C->first && l + 1 < C->mlp->nlayers) {
     /* a linear layer inside the network (not the last, whose rows give the outputs): its
        lines are the identity whatever its bounds, which enter only the rounding terms (zmax,
        amax of the next layer), so interval bounds from |a^l| <= amax do (sound, and no
@@ -692,14 +693,30 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
   Crown          C = {.mlp = mlp, .m = m, .x = in}; /* the rest zero */
   const PetscInt L = mlp->nlayers, nout = mlp->width[L];
   double        *A = NULL;
+  SRAffine      *y = NULL;
   bool           ok = Alloc_Private(&C, mlp, m);
   if (ok) A = malloc(sizeof(double) * ((size_t)(2 * mlp->maxwidth) * (size_t)m + 1)), ok = A != NULL;
-  for (PetscInt j = 0; ok && j < mlp->width[0]; j++) {
-    SRInterval R = SRAffineRange(m, &in[j]);
-    ok           = SRIntervalIsBounded(R) && !SRAffineIsNaI(&in[j]);
-    if (ok) C.amax[j] = SRMax_Private(fabs(R.lo), fabs(R.hi));
+  if (ok && L > 1 && mlp->act[0] == SR_ACT_LINEAR && mlp->width[0] <= 64 && mlp->width[1] <= 16 && (y = malloc(sizeof(SRAffine) * (size_t)mlp->width[1]))) {
+    /* a linear layer 0 (an imported network's input normalisation) applied to the forms in
+       affine arithmetic (outward rounded: SRAffineDotInterval), so that no row of the
+       back-substitution passes it (its lines are the identity) */
+    const PetscInt ni = mlp->width[0];
+    const double  *W = mlp->params + mlp->woff[0], *b = mlp->params + mlp->boff[0];
+    const SRAffine *ptr[64];
+    SRInterval      sc[64];
+    for (PetscInt i = 0; i < ni; i++) ptr[i] = &in[i];
+    for (PetscInt j = 0; ok && j < mlp->width[1]; j++) {
+      for (PetscInt i = 0; i < ni; i++) sc[i] = SRIntervalPoint(W[j * ni + i]);
+      y[j] = SRAffineDotInterval(m, (int)ni, sc, ptr, SRIntervalPoint(b[j]));
+    }
+    C.x = y, C.first = 1, C.parallel[0] = true;
   }
-  for (PetscInt l = 0; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
+  for (PetscInt j = 0; ok && j < mlp->width[C.first]; j++) {
+    SRInterval R = SRAffineRange(m, &C.x[j]);
+    ok           = SRIntervalIsBounded(R) && !SRAffineIsNaI(&C.x[j]);
+    if (ok) C.amax[C.aoff[C.first] + j] = SRMax_Private(fabs(R.lo), fabs(R.hi));
+  }
+  for (PetscInt l = C.first; ok && l < L; l++) ok = LayerBounds_Private(&C, (int)l, A);
   if (ok && LastLayer_Private(&C, A, out)) ok = OutputsFinite_Private(m, nout, out);
   else if (ok) {
     /* the outputs a^L: relaxed by the last activation, then back to xi */
@@ -716,6 +733,6 @@ bool SRMLPForwardCrown(SRMLP mlp, int m, const SRAffine *in, SRAffine *out)
       if (SRAffineIsNaI(&out[o]) || !SRIntervalIsBounded(out[o].r)) ok = false;
     }
   }
-  free(A), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c), free(C.wt), free(C.dots);
+  free(A), free(y), free(C.lo), free(C.rx), free(C.lam), free(C.lam2), free(C.c), free(C.wt), free(C.dots);
   return ok;
 }
