@@ -106,7 +106,7 @@ PetscErrorCode SRCommandClosedLoop(MPI_Comm comm, int *exit_code)
   PetscCall(GetInt_Private(comm, "-closedloop_sim_substeps", 1, 10000, &nsub));
   PetscCall(GetInt_Private(comm, "-closedloop_list", 0, 1000000, &list));
   PetscCall(GetInt_Private(comm, "-closedloop_symbols", -1, SR_AFFINE_MAX - 1, &symbols));
-  /* windows with the halves joined again (src/reach/subtree.c, docs/arch.md "Merging") */
+  /* windows with the halves joined again (src/reach/subtree.c, docs/arch.md "Windows and joins") */
   PetscCall(GetInt_Private(comm, "-closedloop_merge_depth", -1, 50, &merge_depth));
   PetscCall(GetInt_Private(comm, "-closedloop_merge_window", 1, 1000000, &merge_window));
   PetscCheck(!(substeps & (substeps - 1)), comm, PETSC_ERR_ARG_OUTOFRANGE, "option -closedloop_substeps %" PetscInt_FMT ": allowed are powers of two 1..1024 (the sub-steps must add up to the period exactly)", substeps);

@@ -1,5 +1,5 @@
 /* The join of two sibling pieces' states (include/simreach/odemerge.h, SPEC §15, docs/arch.md
-   "Merging").
+   "Windows and joins").
 
    Child k (k = 0, 1) of a piece P split in dimension d has the coordinate x_d = c_k + r_k xi_d
    (SRPieceCoordinate over its half) where P has x_d = c + r xi'_d, so over child k's half

@@ -318,7 +318,7 @@ void SRPieceProve(SRLoop *L, const double *lo, const double *hi, SRPieceResult *
    receives the forms at sample time e when the window is proven.  The sample time s was checked
    by whoever made Fs (the window before, or the children merged into Fs: src/reach/merge.c), so
    a window from Fs checks its periods and the later sample times only (SPEC §15, docs/arch.md
-   "Merging"). */
+   "Windows and joins"). */
 void SRPieceProveWindow(SRLoop *L, const double *lo, const double *hi, int s, int e, const SRAffine *Fs, SRAffine *Fe, SRPieceResult *r)
 {
   const SRPlant *pl = L->plant;

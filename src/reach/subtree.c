@@ -1,5 +1,5 @@
 /* One piece of X0 and the pieces split from it, proven in windows of periods with the halves'
-   states joined again (include/simreach/private/subtree.h, SPEC §15, docs/arch.md "Merging").
+   states joined again (include/simreach/private/subtree.h, SPEC §15, docs/arch.md "Windows and joins").
 
    Solve(N, s, e, F) proves node N over the periods s..e-1 from its states F at sample time s.
    When the window fails at period j, N's halves (bisected as split.c does, or the halves it

@@ -1,6 +1,6 @@
 /* A piece of X0 and the pieces split from it, proven in windows of periods with the halves'
    states joined again after the period that made them split (src/reach/subtree.c, SPEC §15,
-   docs/arch.md "Merging").  For plants whose constraints are all 'always' and that select no
+   docs/arch.md "Windows and joins").  For plants whose constraints are all 'always' and that select no
    network (SRLoopCanMerge); not collective. */
 #pragma once
 
