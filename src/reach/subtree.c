@@ -58,10 +58,14 @@ static int NewNode_Private(Ctx_Private *X)
   return X->nnode++;
 }
 
+/* the n forms in n x (m + 3) doubles; a coefficient beyond the m coordinates (none is expected:
+   the network folds its extra symbols back, netaffine.c) goes into the remainder, outward */
 static void Pack_Private(const Ctx_Private *X, const SRAffine *F, double *p)
 {
   for (int i = 0; i < X->n; i++, p += X->m + 3) {
-    p[0] = F[i].c0, p[1] = F[i].r.lo, p[2] = F[i].r.hi;
+    double beyond = 0.0;
+    for (int j = X->m; j < SR_AFFINE_MAX; j++) beyond = SRAddUp(beyond, fabs(F[i].c[j]));
+    p[0] = F[i].c0, p[1] = SRSubDown(F[i].r.lo, beyond), p[2] = SRAddUp(F[i].r.hi, beyond);
     memcpy(p + 3, F[i].c, (size_t)X->m * sizeof(double));
   }
 }
