@@ -1,16 +1,18 @@
 /* One piece of X0 and the pieces split from it, proven in windows of periods with the halves'
-   states joined again (include/simreach/private/subtree.h, SPEC §15, docs/arch.md "Windows and joins").
+   states joined again (include/simreach/private/subtree.h, SPEC §15, docs/arch.md "Windows and
+   joins").
 
-   Solve(N, s, e, F) proves node N over the periods s..e-1 from its states F at sample time s.
-   When the window fails at period j, N's halves (bisected as split.c does, or the halves it
-   already has) run on only to E = min(e, j + W); when both are proven there, their states at E
-   are joined into N's coordinates (src/reach/merge.c) and N runs on from E alone.  A half that
-   is new starts from its box at period 0; one that exists starts from the states it last
-   stored (the sample time of its last proven window).  A node at the depth limit (or that
-   cannot be split) whose window fails is an open leaf.  Every window is a whole enclosure of
-   every trajectory from its node's box over its periods, so the box leaves' tubes, assembled
-   from the windows that covered them, enclose theirs; which windows run depends on the node
-   alone, not on the ranks. */
+   Reach_Private(k, emin, emax) brings node k to a sample time T in [emin, emax].  Node k is
+   either itself (its states stored at t, or its box at t = 0) or its halves.  When its own
+   window t..emin fails at period j, its halves (bisected as split.c does, or the halves it already
+   has, from the states they last stored) are brought to at least j + W, both to the later of
+   their times T, their states at T are joined into k's coordinates (src/reach/merge.c) and k goes
+   on from T alone.  A join whose window fails is not tried again: the halves go on alone.  A node
+   at the depth limit (or that cannot be split) whose window fails is an open leaf, and then every
+   other box leaf under its ancestors is brought to the horizon, so each is open or proven over
+   every period.  Every window is a whole enclosure of every trajectory from its node's box over
+   its periods, so the box leaves' tubes, assembled from the windows that covered them, enclose
+   theirs; which windows run depends on the node alone, not on the ranks. */
 #include <simreach/private/subtree.h>
 #include <simreach/odemerge.h>
 
