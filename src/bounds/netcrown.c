@@ -101,6 +101,17 @@ static inline double Up4_Private(double a, double b, double c, double d)
    and SR_TINY for an underflow */
 static inline double MulUpPos_Private(double x, double y) { return x * y * (1.0 + 0x1p-51) + SR_TINY; }
 
+/* row i's constants (c[i] and, for paired rows, c[rows + i]) after a relax step over n neurons,
+   from the plain sums s, a (the offsets' terms), ez (sum |lam'_j| zmax_j) and s2, a2 (the
+   negated row's offsets): e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j (zs) bounds the
+   rounding of lam'_j = fl(lam_j al_j) times |z_j| */
+static inline void RelaxConstants_Private(double *c, int rows, int i, int pair, PetscInt n, double zs, double s, double a, double ez, double s2, double a2)
+{
+  const double e = Up4_Private(MulUpPos_Private(0x1p-52, SumUp_Private(ez, ez, n)), MulUpPos_Private(SR_TINY, zs), 0.0, 0.0);
+  c[i]           = Up4_Private(c[i], SumUp_Private(s, a, n), e, 0.0);
+  if (pair) c[rows + i] = Up4_Private(c[rows + i], SumUp_Private(s2, a2, n), e, 0.0);
+}
+
 /* rows over a^{l+1} -> rows over z^l (relaxations of layer l).  lam'_j = fl(lam_j al_j) is the new
    row, exact by definition; its rounding error against lam_j al_j, at most 2^-52 |lam'_j| + SR_TINY,
    times |z_j| <= zmax_j goes into the constant (e), as does the rounding of sum lam_j be_j.  The
@@ -157,12 +168,7 @@ SR_CROWN_CLONES static void RelaxStep_Private(Crown *C, int rows, int l)
       s += p, a += fabs(p), ez += fabs(lam[j]) * zm[j];
       s2 += p2, a2 += fabs(p2);
     }
-    {
-      /* e <= 2^-52 sum |lam'_j| zmax_j + SR_TINY sum zmax_j, the first sum bounded as above */
-      const double e = Up4_Private(MulUpPos_Private(0x1p-52, SumUp_Private(ez, ez, n)), MulUpPos_Private(SR_TINY, zs), 0.0, 0.0);
-      C->c[i]        = Up4_Private(C->c[i], SumUp_Private(s, a, n), e, 0.0);
-      if (pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(s2, a2, n), e, 0.0);
-    }
+    RelaxConstants_Private(C->c, rows, i, pair, n, zs, s, a, ez, s2, a2);
   }
 }
 
@@ -234,9 +240,7 @@ static void RelaxAffineNarrow_Private(Crown *C, int rows, int l)
   SRCrownRelaxNarrowRows(rows, no, ni, C->src ? C->src : C->lam, C->src ? C->srcld : mw, alL, beL, alU, beU, zm, C->wt, b, v, C->pair, C->lam2, mw, S);
   for (int i = 0; i < rows; i++) {
     /* the relax step's constants (RelaxStep_Private), then the affine step's */
-    const double e = Up4_Private(MulUpPos_Private(0x1p-52, SumUp_Private(S[2 * rows + i], S[2 * rows + i], no)), MulUpPos_Private(SR_TINY, zs), 0.0, 0.0);
-    C->c[i]        = Up4_Private(C->c[i], SumUp_Private(S[i], S[rows + i], no), e, 0.0);
-    if (C->pair) C->c[rows + i] = Up4_Private(C->c[rows + i], SumUp_Private(S[3 * rows + i], S[4 * rows + i], no), e, 0.0);
+    RelaxConstants_Private(C->c, rows, i, C->pair, no, zs, S[i], S[rows + i], S[2 * rows + i], S[3 * rows + i], S[4 * rows + i]);
     AffineConstants_Private(C, rows, i, no, g, es, S[5 * rows + i], S[6 * rows + i], S[7 * rows + i]);
   }
   C->src = NULL;

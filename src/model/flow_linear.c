@@ -278,19 +278,15 @@ bool SRFlowLinearApply(const SRFlowLinear *L, int m, const SRInterval *E, const 
   const int d = L->d;
   for (int i = 0; i < L->n; i++) {
     const SRInterval *row = E + (size_t)i * d;
-    SRInterval        s[64];
-    const SRAffine   *f[64];
+    SRInterval        s[SR_AFFINE_MAX];
+    const SRAffine   *f[SR_AFFINE_MAX];
     int               k = 0;
     SRAffine          y;
     for (int j = 0; j + 1 < d; j++) {
       if (row[j].lo == 0.0 && row[j].hi == 0.0) continue; /* an exact zero */
-      if (k == 64) { /* more than 64 terms: sum them in blocks */
-        y = SRAffineDotInterval(m, k, s, f, SRIntervalPoint(0.0));
-        Y[i] = y, s[0] = SRIntervalPoint(1.0), f[0] = &Y[i], k = 1;
-      }
       s[k] = row[j], f[k++] = j < L->n ? &X[j] : j < L->n + L->nu ? &vars[SR_SLOT_U(j - L->n)] : &vars[SR_SLOT_W(j - L->n - L->nu)];
     }
-    y = SRAffineDotInterval(m, k, s, f, row[d - 1]); /* the constant column times 1 */
+    y = SRAffineDotInterval(m, k, s, f, row[d - 1]); /* the constant column times 1 (more than 64 terms: pairwise sums) */
     if (SRAffineIsNaI(&y) || !SRIntervalIsBounded(SRAffineRange(m, &y))) return false;
     Y[i] = y;
   }
